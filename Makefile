@@ -1,0 +1,120 @@
+# benchtop - build, run, check, bench, fuzz, install.
+# `make run` and `make check` first install missing Debian packages (as root)
+# or print the exact apt-get line and stop (as non-root).
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR    = $(PREFIX)/bin
+MANDIR    = $(PREFIX)/share/man/man1
+SHAREDIR  = $(PREFIX)/share/benchtop
+
+CC       ?= cc
+PKGS      = ncursesw libproc2
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+WARN      = -Wall -Wextra -Werror -Wno-error=deprecated-declarations
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS = -std=c17 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) \
+             -DBENCHTOP_SHAREDIR='"$(SHAREDIR)"' $(CFLAGS)
+LDLIBS    = $(PKG_LIBS) -lm
+
+SRCS     := $(sort $(wildcard src/*.c src/engines/*.c src/ui/*.c))
+LIBSRCS  := $(filter-out src/main.c,$(SRCS))
+OBJS     := $(SRCS:%.c=build/%.o)
+LIBOBJS  := $(LIBSRCS:%.c=build/%.o)
+SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SOBJS    := $(SRCS:%.c=build/san/%.o)
+SLIBOBJS := $(LIBSRCS:%.c=build/san/%.o)
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/tests/%)
+
+# Debian packages the build and the tests need.
+BUILD_DEBS = gcc make pkg-config libncurses-dev libproc2-dev
+TEST_DEBS  = libcmocka-dev tmux rsync jq man-db bsdutils coreutils procps util-linux
+FUZZ_DEBS  = clang libclang-rt-dev
+BENCH_DEBS = valgrind
+
+.PHONY: all run check unit e2e bench fuzz install uninstall clean deps deps-test deps-fuzz deps-bench
+
+all: benchtop
+
+benchtop: $(OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(LDFLAGS) $(LDLIBS)
+
+build/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -MMD -MP -c -o $@ $<
+
+build/san/benchtop: $(SOBJS)
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $(SOBJS) $(LDFLAGS) $(LDLIBS)
+
+build/san/tests/%: tests/unit/%.c $(SLIBOBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -o $@ $< $(SLIBOBJS) $(LDFLAGS) $(LDLIBS) -lcmocka
+
+-include $(OBJS:.o=.d) $(SOBJS:.o=.d)
+
+# deps: install what is missing (root) or print the line (non-root).
+define need_debs
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || printf '%s ' $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "benchtop: installing missing packages: $$missing"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; } || exit 1; \
+	  else \
+	    echo "benchtop: missing packages; run as root:"; echo "  apt-get install -y $$missing"; exit 1; \
+	  fi; \
+	fi
+endef
+
+deps:
+	$(call need_debs,$(BUILD_DEBS))
+deps-test: deps
+	$(call need_debs,$(TEST_DEBS))
+deps-fuzz: deps
+	$(call need_debs,$(FUZZ_DEBS))
+deps-bench: deps-test
+	$(call need_debs,$(BENCH_DEBS))
+
+run: deps
+	$(MAKE) benchtop
+	./benchtop $(ARGS)
+
+unit: deps-test
+	$(MAKE) $(UNIT_BINS)
+
+check: deps-test
+	$(MAKE) benchtop build/san/benchtop $(UNIT_BINS)
+	tests/run.sh $(UNIT_BINS)
+
+bench: deps-bench
+	$(MAKE) benchtop
+	bench/run.sh
+
+FUZZ_SECONDS ?= 60
+FUZZ_LIB := $(filter src/cli.c src/units.c,$(LIBSRCS))
+fuzz: deps-fuzz
+	@mkdir -p build/fuzz
+	clang -std=c17 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=fuzzer,address,undefined \
+	  -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c $(FUZZ_LIB) -lm
+	@mkdir -p build/fuzz/corpus
+	cp -n tests/fuzz/corpus/* build/fuzz/corpus/ 2>/dev/null || true
+	build/fuzz/fuzz_cli -max_total_time=$(FUZZ_SECONDS) -timeout=5 build/fuzz/corpus
+
+install: benchtop
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(SHAREDIR)/themes $(DESTDIR)$(SHAREDIR)/presets
+	install -m 755 benchtop $(DESTDIR)$(BINDIR)/benchtop
+	install -m 644 man/benchtop.1 $(DESTDIR)$(MANDIR)/benchtop.1
+	install -m 644 themes/*.theme $(DESTDIR)$(SHAREDIR)/themes/
+	if ls presets/* >/dev/null 2>&1; then install -m 644 presets/* $(DESTDIR)$(SHAREDIR)/presets/; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/benchtop $(DESTDIR)$(MANDIR)/benchtop.1
+	rm -rf $(DESTDIR)$(SHAREDIR)
+
+clean:
+	rm -rf build benchtop

@@ -1,0 +1,37 @@
+/* action.h - what a key press or an --at entry asks for.  The key table
+ * (ui/keys.c) maps keys to these; the app applies them (app.c) and answers
+ * with a status line; nothing here draws. */
+#ifndef BENCHTOP_ACTION_H
+#define BENCHTOP_ACTION_H
+
+enum action_id {
+	ACT_NONE,
+	ACT_SEL_UP, ACT_SEL_DOWN,
+	ACT_PIN_CPU,        /* arg.cpu */
+	ACT_PIN_LIST,       /* arg.text: CPU list; arg.whole: whole workload */
+	ACT_SPREAD, ACT_PACK, ACT_FREE,
+	ACT_GOV_NEXT,
+	ACT_GOV_SET,        /* arg.text: governor; arg.policy: -1 all */
+	ACT_MAXFREQ,        /* arg.khz (<= 0 lifts); arg.policy: -1 all */
+	ACT_MARKER,         /* arg.text */
+	ACT_PAUSE,          /* toggles pause / resume */
+	ACT_RESUME,
+	ACT_RESTART, ACT_STOP,
+	ACT_FASTER, ACT_SLOWER,
+	ACT_UNITS, ACT_THEME, ACT_HELP,
+	ACT_QUIT,
+	/* Keys that open a prompt or a menu in the dashboard first. */
+	ACT_PROMPT_PIN, ACT_PROMPT_MARKER, ACT_MENU_GOV, ACT_MENU_MAXFREQ,
+	ACT_REPLAY_SLOWER, ACT_REPLAY_FASTER,
+};
+
+struct action {
+	enum action_id id;
+	int cpu;
+	int policy;
+	long khz;
+	int whole;
+	char text[128];
+};
+
+#endif

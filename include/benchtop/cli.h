@@ -1,0 +1,116 @@
+/* cli.h - command line and workload specs: strings in, a run description
+ * (struct run) or an error message out.  Pure: no I/O, no exit().
+ *
+ * One table (cli_options[]) drives the parser, --help and the man page's
+ * option list.  Every error message names the offending word and says what
+ * would be accepted; the caller prints it and exits 2. */
+#ifndef BENCHTOP_CLI_H
+#define BENCHTOP_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CLI_ERR_MAX 512
+
+enum wl_kind { WL_COPY, WL_WRITE, WL_READ, WL_SEEK, WL_CMD };
+enum copy_engine { ENG_RW, ENG_CFR, ENG_SENDFILE, ENG_SPLICE, ENG_MMAP, ENG_PIPE };
+enum sync_mode { SYNC_END, SYNC_NONE, SYNC_EACH };
+enum units_mode { UNITS_IEC, UNITS_SI, UNITS_BITS };
+enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON };
+enum placement { PLACE_NONE, PLACE_PACK, PLACE_FREE, PLACE_SPREAD };
+enum run_mode { MODE_RUN, MODE_ATTACH, MODE_REPLAY, MODE_REPORT, MODE_RESTORE,
+                MODE_HELP, MODE_VERSION };
+
+/* One -w workload (or the command after --). */
+struct wl_spec {
+	enum wl_kind kind;
+	char *text;           /* the spec as typed, e.g. "copy:src=a,dst=b" */
+	char *src, *dst;      /* copy */
+	char *path;           /* write, read, seek */
+	uint64_t bs;          /* block size in bytes (default 128 KiB) */
+	uint64_t size;        /* write: bytes to write (0 = default) */
+	enum copy_engine engine;
+	int procs;            /* pipe engine: 2 or 3 */
+	enum sync_mode sync;
+	bool direct;          /* O_DIRECT */
+	int jobs;             /* instances at once, >= 1 */
+	bool rewrite;         /* write pattern=rewrite */
+	bool unit_char;       /* unit=char: a byte at a time through stdio */
+	int seekers;          /* seek: processes (default 3) */
+	uint64_t count;       /* seek: reads per seeker (0 = until stopped) */
+	char **argv;          /* cmd: NULL-terminated argv; run= goes via sh -c */
+	bool is_default;      /* the default workload (SPEC §2) */
+};
+
+/* One --at T:ACTION. */
+enum at_kind { AT_PIN, AT_PACK, AT_FREE, AT_SPREAD, AT_GOVERNOR, AT_MAXFREQ,
+               AT_MARKER, AT_PAUSE, AT_RESUME };
+struct at_action {
+	double t;             /* seconds since start */
+	enum at_kind kind;
+	char *arg;            /* pin: CPU list; governor: name; marker: text */
+	long khz;             /* maxfreq */
+};
+
+/* Everything the command line asks for. */
+struct run {
+	enum run_mode mode;
+	struct wl_spec *wl;   /* workloads, in order */
+	size_t nwl;
+	double interval;      /* seconds, 0.05 .. 10 */
+	double duration;      /* seconds, 0 = until done or quit */
+	bool loop, no_sync, batch, keep, force, drop_caches, no_color;
+	enum out_format format;
+	enum units_mode units;
+	char *record;         /* -o FILE (also the report output with --report) */
+	char *replay, *report;
+	int *attach;          /* pids */
+	size_t nattach;
+	char *cpus;           /* --cpus LIST, validated syntax */
+	enum placement placement;
+	char *governor;
+	struct at_action *at;
+	size_t nat;
+	char *sweep;          /* "bs=FROM:TO" (parsed by experiment) */
+	uint64_t sweep_from, sweep_to;
+	char *matrix_placement, *matrix_governor;
+	char *cell;
+	char *preset;
+	char *theme;
+	char *sysfs;          /* default "/sys" */
+};
+
+/* What an option table row says, for --help and the man page. */
+struct cli_option {
+	char short_name;      /* 0 if none */
+	const char *long_name;
+	const char *arg;      /* metavar, NULL for a flag */
+	const char *help;
+	int id;
+};
+extern const struct cli_option cli_options[];
+extern const size_t cli_noptions;
+
+/* Parse argv into *r.  Returns 0, or -1 with a message in err.
+ * On success *r owns its strings; free with cli_free(). */
+int cli_parse(int argc, char **argv, struct run *r, char *err, size_t errlen);
+void cli_free(struct run *r);
+
+/* Parse one workload spec "KIND[:k=v,...]" into *w. 0 or -1 + err. */
+int cli_parse_workload(const char *text, struct wl_spec *w, char *err, size_t errlen);
+void cli_free_workload(struct wl_spec *w);
+
+/* Strict scalar parsers; 0 or -1 with a message naming `what` and `s`. */
+int cli_parse_size(const char *s, uint64_t *out, const char *what, char *err, size_t errlen);
+int cli_parse_time(const char *s, double *out, const char *what, char *err, size_t errlen);
+/* CPU list "0,2-3": fills mask[0..ncpu) with 1 for listed CPUs.  ncpu bounds
+ * the accepted CPU numbers (pass a large number to check syntax only). */
+int cli_parse_cpulist(const char *s, unsigned char *mask, int ncpu, char *err, size_t errlen);
+/* --at "T:ACTION" */
+int cli_parse_at(const char *s, struct at_action *a, char *err, size_t errlen);
+
+/* Print --help generated from cli_options[] to fp (a FILE *). */
+void cli_print_help(void *fp);
+
+#endif

@@ -1,0 +1,78 @@
+/* cpufreq.h - CPU frequency policies, governors, limits and residency,
+ * read and written under a sysfs root (default "/sys"; tests pass a fake
+ * tree).  Nothing here invents a frequency: what the tree does not have is
+ * reported as missing.
+ *
+ * Every write (governor, scaling_max_freq) first records the original value
+ * in the restore journal (journal.h); cpufreq_restore() writes the originals
+ * back and removes the journal. */
+#ifndef BENCHTOP_CPUFREQ_H
+#define BENCHTOP_CPUFREQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "benchtop/model.h"
+
+struct cpufreq;
+
+/* Open the tree at sysfs_root for ncpu CPUs.  Never fails for a missing
+ * tree: cpufreq_source() then says FREQ_CPUINFO or FREQ_NONE.  procfs_root
+ * is "/proc" (used only for /proc/cpuinfo when sysfs_root is "/sys"). */
+struct cpufreq *cpufreq_open(const char *sysfs_root, int ncpu);
+void cpufreq_close(struct cpufreq *cf);
+
+enum freq_source cpufreq_source(const struct cpufreq *cf);
+const char *cpufreq_source_name(enum freq_source s); /* "scaling_cur_freq", ... */
+/* "kernel" (time_in_state), "sampled" or "none" - the start record's word. */
+const char *cpufreq_residency_kind(const struct cpufreq *cf);
+/* A sentence for the header when nothing is observable, else NULL:
+ * "frequency not observable here (nominal 2400 MHz)". */
+const char *cpufreq_unavailable_reason(const struct cpufreq *cf);
+
+/* Read current frequency and governor of every CPU into s->cpus[i].khz and
+ * .governor, and advance residency by dt seconds.  Cheap: a handful of
+ * small reads; a source that is slow is read less often. */
+void cpufreq_sample(struct cpufreq *cf, struct snapshot *s, double dt);
+
+int cpufreq_npolicies(const struct cpufreq *cf);
+/* Policy p: the CPUs it covers as a list ("0-3"), its available governors
+ * (space separated), current governor, driver, min/max limits and the
+ * available frequencies (ascending).  Strings are owned by cf. */
+const char *cpufreq_policy_cpus(const struct cpufreq *cf, int p);
+const char *cpufreq_policy_governors(const struct cpufreq *cf, int p);
+const char *cpufreq_policy_governor(const struct cpufreq *cf, int p);
+const char *cpufreq_policy_driver(const struct cpufreq *cf, int p);
+long cpufreq_policy_min(const struct cpufreq *cf, int p);
+long cpufreq_policy_max(const struct cpufreq *cf, int p);
+size_t cpufreq_policy_freqs(const struct cpufreq *cf, int p, const long **khz);
+
+/* Set the governor on policy p (or all when p < 0).  Refuses a name not in
+ * scaling_available_governors (-EINVAL) before writing.  Returns 0 or
+ * -errno; msg gets a sentence for the status line either way. */
+int cpufreq_set_governor(struct cpufreq *cf, int p, const char *gov, char *msg, size_t len);
+/* The governor after the current one on policy 0, cycling; NULL if none. */
+const char *cpufreq_next_governor(const struct cpufreq *cf);
+/* Cap scaling_max_freq at khz on policy p (all if p < 0); khz <= 0 lifts
+ * the cap (back to the saved original). */
+int cpufreq_set_maxfreq(struct cpufreq *cf, int p, long khz, char *msg, size_t len);
+
+/* Residency: seconds at each frequency of cpu since start (since_event =
+ * false) or since the last cpufreq_mark() (true).  Returns the number of
+ * rows; *khz and *secs point into cf. */
+size_t cpufreq_residency(const struct cpufreq *cf, int cpu, bool since_event,
+                         const long **khz, const double **secs);
+/* Start a new residency phase (called at every event). */
+void cpufreq_mark(struct cpufreq *cf);
+/* The residency of completed phase i as a JSON object
+ * {"0":{"800000":1.5,...},...} written to fp. */
+void cpufreq_phase_residency_json(const struct cpufreq *cf, size_t phase, FILE *fp);
+/* Policies with driver, governor and limits as a JSON array, for the start
+ * record and the summary. */
+void cpufreq_policies_json(const struct cpufreq *cf, FILE *fp);
+
+/* Write back every original value changed through cf; remove the journal.
+ * Safe to call more than once. */
+void cpufreq_restore(struct cpufreq *cf);
+
+#endif

@@ -1,0 +1,79 @@
+/* engine.h - benchtop's own I/O workloads (copy, write, read, seek).
+ *
+ * Lifecycle, in the parent: engine_prepare() checks the spec against the
+ * file system (exists? --force? free space? O_DIRECT possible?) and makes
+ * the files benchtop invents in its scratch directory; engine_plan() says
+ * how many child processes an instance needs and their roles; the parent
+ * forks one child per role and calls engine_child() in it; the child
+ * reports progress through its shared counter block (struct engine_counters,
+ * in MAP_SHARED memory made by engine_counters_new) and _exit()s with
+ * 0 or 1.  engine_cleanup() removes what engine_prepare() made (unless keep)
+ * and, for a failed instance, the partial output it wrote. */
+#ifndef BENCHTOP_ENGINE_H
+#define BENCHTOP_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "benchtop/cli.h"
+
+/* Written by one child, read by the sampler.  Plain aligned 64-bit stores
+ * and loads (relaxed atomics); the sampler tolerates a torn phase change. */
+struct engine_counters {
+	uint64_t bytes;      /* bytes done on the destination side (written; read for read/seek) */
+	uint64_t rbytes;     /* bytes read (source side) */
+	uint64_t calls;      /* system calls (or stdio calls for unit=char) */
+	int32_t err;         /* errno of the failure, 0 while fine */
+	int32_t phase;       /* 0 running, 1 rewrite phase, 2 syncing, 3 done */
+	double phase_t[4];   /* CLOCK_MONOTONIC seconds at which each phase began */
+	char msg[160];       /* failure text for the user, "" while fine */
+};
+
+/* Allocate n zeroed counter blocks in shared memory (survive fork). */
+struct engine_counters *engine_counters_new(int n);
+void engine_counters_free(struct engine_counters *c, int n);
+
+/* Roles of the processes of one instance. */
+enum engine_role { ROLE_MAIN, ROLE_READER, ROLE_WRITER, ROLE_CONTROL, ROLE_SEEKER };
+const char *engine_role_name(enum engine_role r);
+
+/* Files of one instance (one job), filled by engine_prepare. */
+struct engine_job {
+	char *src;           /* file read (copy src, read/seek path) */
+	char *dst;           /* file written (copy dst, write file) */
+	bool dst_invented;   /* dst is benchtop's own (removed at exit unless keep) */
+	bool src_invented;
+};
+
+/* Everything engine_prepare decided for one workload. */
+struct engine_plan {
+	int jobs;
+	struct engine_job *job;      /* jobs entries */
+	int nroles;                  /* processes per job */
+	enum engine_role roles[8];
+};
+
+/* Check and prepare workload w.  scratch is benchtop's scratch directory
+ * (created by the caller).  Returns 0, or a negative errno with a message
+ * naming the path and what would be accepted: -EEXIST (dst exists, no
+ * --force), -ENOSPC (less than 5% would stay free; the message says how
+ * much was needed), -EINVAL (O_DIRECT refused by the file system: the
+ * message names it), other -errno. */
+int engine_prepare(const struct wl_spec *w, const char *scratch, bool force,
+                   struct engine_plan *plan, char *msg, size_t len);
+
+/* Run role r of job j of workload w in this (child) process; never returns. */
+_Noreturn void engine_child(const struct wl_spec *w, const struct engine_plan *plan,
+                            int j, int r, struct engine_counters *c, int pipefd[2]);
+
+/* After the instance ended: remove invented files (unless keep) and, if
+ * failed, the partial destination. */
+void engine_cleanup(const struct wl_spec *w, struct engine_plan *plan, bool failed, bool keep);
+void engine_plan_free(struct engine_plan *plan);
+
+/* The default workload's source: a file of up to 1 GiB (smaller when free
+ * space is short) made with O_EXCL inside scratch.  Returns 0 and sets
+ * *path (malloc'd), or -errno with a message. */
+int engine_make_source(const char *scratch, uint64_t want, char **path, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,129 @@
+/* model.h - what one tick sees (struct snapshot) and what the run remembers
+ * (struct history: a ring of snapshots, the events, per-workload totals).
+ *
+ * The sampler fills snapshots; every view (dashboard panels, batch lines,
+ * the recorder, the summary) only reads them.  Replay fills the same
+ * structures from a recording.  Values that could not be measured are
+ * marked missing (negative numbers, or empty strings), never invented. */
+#ifndef BENCHTOP_MODEL_H
+#define BENCHTOP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MODEL_GOV_LEN 32
+#define MODEL_ROLE_LEN 12
+#define MODEL_COMM_LEN 16
+#define MODEL_CPUS_LEN 64
+#define MODEL_LABEL_LEN 64
+#define MODEL_DETAIL_LEN 384
+
+enum wl_state { WLS_STARTING, WLS_RUNNING, WLS_PAUSED, WLS_DONE, WLS_FAILED };
+const char *model_wl_state_name(enum wl_state s);
+
+/* How CPU frequency is known on this machine (or in the --sysfs tree). */
+enum freq_source { FREQ_NONE, FREQ_AVG, FREQ_APERF, FREQ_SCALING_CUR, FREQ_CPUINFO };
+
+struct cpu_sample {
+	int id;
+	double user, system, iowait, irq, idle;  /* % of the interval */
+	long khz;                                /* current frequency, -1 unknown */
+	char governor[MODEL_GOV_LEN];            /* "" when none */
+	char procs[MODEL_CPUS_LEN];              /* "123,456": workload pids on it now */
+};
+
+struct proc_sample {
+	pid_t pid;
+	int workload;                 /* 1-based workload id, 0 = attached */
+	char role[MODEL_ROLE_LEN];    /* reader, writer, control, cmd, seeker ... */
+	char comm[MODEL_COMM_LEN];
+	int cpu;                      /* CPU it last ran on */
+	char allowed[MODEL_CPUS_LEN]; /* allowed CPUs as a list, "0-1" */
+	char state;                   /* R S D T Z ... */
+	int nthreads;
+	double cpu_pct;               /* %CPU over the interval (all threads) */
+	double wait_pct;              /* run-queue wait as % of the interval */
+	double utime, stime;          /* seconds, cumulative */
+	double read_bps, write_bps;   /* this process's own I/O rate (rchar/wchar) */
+	uint64_t bytes;               /* bytes done by this process (destination side) */
+	uint64_t migrations;          /* se.nr_migrations summed over threads */
+	bool alive;
+};
+
+struct wl_sample {
+	int id;
+	double read_bps, write_bps;   /* destination-side rates */
+	uint64_t bytes;               /* total bytes done (written, or read for read/seek) */
+	uint64_t calls;               /* engine calls, 0 for commands */
+	double utime, stime;          /* cumulative, including exited descendants */
+	enum wl_state state;
+};
+
+struct disk_sample {
+	char device[32];              /* "vda", "" when unknown */
+	double read_bps, write_bps;
+	uint64_t dirty, writeback;    /* bytes, from meminfo */
+};
+
+struct snapshot {
+	double t;                     /* seconds since start */
+	double dt;                    /* seconds since the previous snapshot */
+	int ncpu;
+	struct cpu_sample *cpus;
+	int nproc;
+	struct proc_sample *procs;
+	int nwl;
+	struct wl_sample *wls;
+	struct disk_sample disk;
+	double self_cpu_pct;          /* benchtop's own CPU use over the interval */
+	double self_tick_us;          /* CPU time one tick cost, microseconds */
+};
+
+struct event {
+	double t;
+	char action[16];              /* pin placement governor maxfreq marker pause resume workload_end */
+	char label[MODEL_LABEL_LEN];  /* short label for the graph and the phase table */
+	char detail[MODEL_DETAIL_LEN];/* a JSON object, e.g. {"pid":12,"before":"0-1","after":"0"} */
+};
+
+/* Allocate / free a snapshot with room for ncpu CPUs, nproc processes and
+ * nwl workloads (arrays may later be grown with snapshot_reserve). */
+struct snapshot *snapshot_new(int ncpu, int nproc, int nwl);
+int snapshot_reserve_procs(struct snapshot *s, int nproc);
+void snapshot_copy(struct snapshot *dst, const struct snapshot *src);
+void snapshot_free(struct snapshot *s);
+
+/* The history: a ring of the last `cap` snapshots plus every event. */
+struct history;
+struct history *history_new(size_t cap);
+void history_free(struct history *h);
+/* Append a copy of s (the ring drops the oldest when full). */
+int history_push(struct history *h, const struct snapshot *s);
+size_t history_len(const struct history *h);
+size_t history_cap(const struct history *h);
+/* i = 0 is the oldest kept, history_len()-1 the newest; NULL if out of range. */
+const struct snapshot *history_at(const struct history *h, size_t i);
+const struct snapshot *history_last(const struct history *h);
+/* Total snapshots ever pushed (for sample counters that outlive the ring). */
+uint64_t history_total(const struct history *h);
+
+int history_add_event(struct history *h, const struct event *e);
+size_t history_nevents(const struct history *h);
+const struct event *history_event(const struct history *h, size_t i);
+
+/* Running phase accounting: between events.  A phase is [from, to). */
+struct phase {
+	double from, to;
+	char label[MODEL_LABEL_LEN];
+	uint64_t bytes;               /* destination bytes moved in the phase */
+	double cpu_s;                 /* user+sys CPU seconds of workload processes */
+	uint64_t migrations;
+	double khz_sum;               /* sum of khz*dt over CPUs (for mean frequency) */
+	double khz_time;              /* sum of dt over CPUs with a known khz */
+};
+size_t history_nphases(const struct history *h);
+const struct phase *history_phase(const struct history *h, size_t i);
+
+#endif

@@ -1,0 +1,59 @@
+/* sample.h - one snapshot per tick of everything benchtop watches in
+ * /proc: the tracked process trees (through libproc2 where it can, and
+ * small parsers for /proc/PID/sched, schedstat, fdinfo), per-CPU load,
+ * the block device under the workload's files (diskstats) and Dirty /
+ * Writeback (meminfo).  Nothing here draws; nothing else reads /proc.
+ *
+ * Call order: sampler_new, sampler_add (roots, any time), sampler_tick
+ * once per interval, sampler_free. */
+#ifndef BENCHTOP_SAMPLE_H
+#define BENCHTOP_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "benchtop/model.h"
+
+struct sampler;
+
+/* proc_root is "/proc" (tests may pass a fixture tree for the parsers).
+ * nwl is the number of workloads (ids 1..nwl); 0 for attached processes. */
+struct sampler *sampler_new(const char *proc_root, int ncpu, int nwl);
+void sampler_free(struct sampler *sp);
+
+/* Follow pid and, from the next tick on, all its descendants (found
+ * through /proc/PID/task/TID/children, so cost grows with the tracked
+ * processes, not with the machine's).  role is shown for pid itself;
+ * descendants inherit the root's role unless added explicitly.
+ * measure_io: count this tree's destination-side bytes for workload
+ * (growth of file positions of regular files open for writing in fdinfo,
+ * plus the growth of those files' sizes; falling back to write_bytes);
+ * false for built-in engines, whose counters the caller supplies. */
+int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, bool measure_io);
+/* Stop following pid's tree (its totals stay in the workload's sums). */
+void sampler_forget_workload(struct sampler *sp, int workload);
+/* A file whose block device should be watched (dev from st_dev). */
+void sampler_watch_path(struct sampler *sp, const char *path);
+
+/* Number of processes currently tracked (alive). */
+int sampler_nprocs(const struct sampler *sp);
+/* Pids tracked for workload w (w = 0: attached) into pids[max]; returns n. */
+int sampler_pids(const struct sampler *sp, int workload, pid_t *pids, int max);
+
+/* Take a snapshot: s->cpus[].user..idle, s->procs (grown as needed),
+ * s->disk, and for each workload in s->wls[]: utime/stime (including exited
+ * descendants, never going backwards) and, for measure_io trees, bytes and
+ * read_bps/write_bps.  now is CLOCK_MONOTONIC seconds.  Returns 0 or -errno. */
+int sampler_tick(struct sampler *sp, struct snapshot *s, double now);
+
+/* Parsers, exposed for tests: each takes file contents, returns 0 or -1. */
+int sample_parse_sched_migrations(const char *text, uint64_t *migrations);
+int sample_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns);
+int sample_parse_io(const char *text, uint64_t *rchar, uint64_t *wchar,
+                    uint64_t *read_bytes, uint64_t *write_bytes);
+/* fdinfo: "pos:" and "flags:" (octal); returns 0 when both were found. */
+int sample_parse_fdinfo(const char *text, uint64_t *pos, unsigned *flags);
+/* Rate of a counter across a tick, 0 when it went backwards (a reset). */
+double sample_rate(uint64_t before, uint64_t after, double dt);
+
+#endif

@@ -1,0 +1,70 @@
+/* ui.h - the ncurses dashboard.  It draws a struct ui_view (built by the
+ * app from the history; the same for live runs and replays) and turns keys
+ * into struct action through the key table.  It never reads /proc or /sys.
+ *
+ * Call order: ui_open, then per loop iteration ui_key for each key and
+ * ui_draw once; ui_close on every exit path (also from a fatal error). */
+#ifndef BENCHTOP_UI_H
+#define BENCHTOP_UI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "benchtop/action.h"
+#include "benchtop/cli.h"
+#include "benchtop/model.h"
+
+/* Residency rows of one CPU, from the live cpufreq model or a replay. */
+typedef size_t (*ui_residency_fn)(void *ctx, int cpu, bool since_event,
+                                  const long **khz, const double **secs);
+
+struct ui_view {
+	const struct history *hist;      /* samples and events */
+	const struct run *run;
+	const char *const *wl_names;     /* nwl short names ("copy engine=pipe procs=3") */
+	int nwl;
+	const char *status;              /* last action's result */
+	int selected;                    /* index into the newest snapshot's procs */
+	enum units_mode units;
+	const char *freq_source;         /* "scaling_cur_freq", "not observable here", ... */
+	const char *residency_label;     /* "kernel stats", "sampled", "no cpufreq here (VM?)" */
+	ui_residency_fn residency;       /* NULL when there is none */
+	void *residency_ctx;
+	bool paused;
+	bool replay;
+	double elapsed;
+	const char *const *governors;    /* for the G menu; NULL-terminated */
+	const long *freqs;               /* for the F menu, ascending, nfreqs */
+	size_t nfreqs;
+};
+
+/* Start curses.  theme: NULL, a name or a file (theme.h); no_color forces
+ * monochrome (also NO_COLOR).  Returns 0 or -1 with err naming file, line
+ * and word of a bad theme (the caller exits 2). */
+int ui_open(const char *theme, bool no_color, char *err, size_t errlen);
+void ui_close(void);
+/* The terminal's fd for poll(). */
+int ui_fd(void);
+/* Read pending keys; for each completed action fill *out and return 1,
+ * return 0 when no key is left.  Prompts (p, m) and menus (G, F) are
+ * handled inside: the action comes when the user confirms. */
+int ui_key(const struct ui_view *v, struct action *out);
+/* Draw the view; only what changed reaches the terminal (one doupdate). */
+void ui_draw(const struct ui_view *v);
+/* Mark everything for redraw (SIGWINCH: call after resizeterm). */
+void ui_resize(void);
+/* Cycle to the next theme; returns its name. */
+const char *ui_next_theme(void);
+/* Toggle the help screen. */
+void ui_toggle_help(void);
+
+/* The key table, shared by dispatch, the help screen and the man page test. */
+struct ui_key_binding {
+	int key;             /* curses key code or character */
+	const char *name;    /* as shown: "0-9", "space", "Up/k" */
+	const char *help;
+	enum action_id action;
+};
+extern const struct ui_key_binding ui_keys[];
+extern const size_t ui_nkeys;
+
+#endif

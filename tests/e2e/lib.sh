@@ -1,0 +1,39 @@
+# Shared helpers for end-to-end scripts: source it, call ok/fail/check,
+# and end with `finish`, which prints "N passed, N failed".
+BENCHTOP=${BENCHTOP:-$PWD/build/san/benchtop}
+E2E_PASSED=0
+E2E_FAILED=0
+E2E_TMP=$(mktemp -d /var/tmp/benchtop-e2e.XXXXXX)
+trap 'e2e_cleanup' EXIT
+
+e2e_cleanup() {
+	for s in $(tmux ls -F '#{session_name}' 2>/dev/null | grep "^bt$$-"); do
+		tmux kill-session -t "$s" 2>/dev/null
+	done
+	rm -rf "$E2E_TMP"
+}
+
+ok()   { E2E_PASSED=$((E2E_PASSED + 1)); echo "ok - $*"; }
+fail() { E2E_FAILED=$((E2E_FAILED + 1)); echo "not ok - $*"; }
+# check NAME COMMAND...: passes when COMMAND exits 0.
+check() { local n=$1; shift; if "$@"; then ok "$n"; else fail "$n"; fi; }
+finish() { echo "$E2E_PASSED passed, $E2E_FAILED failed"; [ "$E2E_FAILED" = 0 ]; }
+
+# children_of PID: pids whose parent is PID (recursively).
+descendants() {
+	local p
+	for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do echo "$p"; descendants "$p"; done
+}
+
+# wait_for SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
+wait_for() {
+	local n=$(( $1 * 10 )); shift
+	while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done
+	return 1
+}
+
+# A tmux session for dashboard tests: tm_start NAME WxH COMMAND
+tm_start() { tmux new-session -d -s "bt$$-$1" -x "${2%x*}" -y "${2#*x}" "$3"; }
+tm_keys() { local s=$1; shift; tmux send-keys -t "bt$$-$s" "$@"; }
+tm_screen() { tmux capture-pane -p -t "bt$$-$1"; }
+tm_kill() { tmux kill-session -t "bt$$-$1" 2>/dev/null; }
