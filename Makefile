@@ -52,9 +52,14 @@ build/san/%.o: %.c
 build/san/benchtop: $(SOBJS)
 	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $(SOBJS) $(LDFLAGS) $(LDLIBS)
 
-build/san/tests/%: tests/unit/%.c $(SLIBOBJS)
+build/san/libbenchtop.a: $(SLIBOBJS)
+	rm -f $@
+	ar rcs $@ $(SLIBOBJS)
+
+# Unit tests link the archive, so each pulls in only the modules it uses.
+build/san/tests/%: tests/unit/%.c build/san/libbenchtop.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -o $@ $< $(SLIBOBJS) $(LDFLAGS) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -o $@ $< build/san/libbenchtop.a $(LDFLAGS) $(LDLIBS) -lcmocka
 
 -include $(OBJS:.o=.d) $(SOBJS:.o=.d)
 
@@ -96,7 +101,7 @@ bench: deps-bench
 	bench/run.sh
 
 FUZZ_SECONDS ?= 60
-FUZZ_LIB := $(filter src/cli.c src/units.c,$(LIBSRCS))
+FUZZ_LIB := $(filter src/cli.c src/units.c src/cpulist.c,$(LIBSRCS))
 fuzz: deps-fuzz
 	@mkdir -p build/fuzz
 	clang -std=c17 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=fuzzer,address,undefined \
