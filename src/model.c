@@ -1,0 +1,275 @@
+/* model.c - snapshots and the history ring, events and phases. */
+#include "benchtop/model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *model_wl_state_name(enum wl_state s)
+{
+	static const char *names[] = {
+		[WLS_STARTING] = "running", [WLS_RUNNING] = "running",
+		[WLS_PAUSED] = "paused", [WLS_DONE] = "done", [WLS_FAILED] = "failed",
+	};
+	return (unsigned)s < sizeof names / sizeof *names ? names[s] : "unknown";
+}
+
+/* A snapshot remembers how many entries its arrays can hold, so copies into
+ * ring slots reuse memory instead of allocating every tick. */
+struct snapshot_cap {
+	struct snapshot s;
+	int cap_cpu, cap_proc, cap_wl;
+};
+
+static struct snapshot_cap *cap_of(struct snapshot *s)
+{
+	return (struct snapshot_cap *)s;
+}
+
+static int grow(void **p, int *cap, int want, size_t elem)
+{
+	if (want <= *cap)
+		return 0;
+	int n = *cap ? *cap : 4;
+	while (n < want)
+		n *= 2;
+	void *q = realloc(*p, (size_t)n * elem);
+	if (!q)
+		return -ENOMEM;
+	memset((char *)q + (size_t)*cap * elem, 0, (size_t)(n - *cap) * elem);
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+struct snapshot *snapshot_new(int ncpu, int nproc, int nwl)
+{
+	struct snapshot_cap *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	struct snapshot *s = &c->s;
+	if (grow((void **)&s->cpus, &c->cap_cpu, ncpu, sizeof *s->cpus) ||
+	    grow((void **)&s->procs, &c->cap_proc, nproc, sizeof *s->procs) ||
+	    grow((void **)&s->wls, &c->cap_wl, nwl, sizeof *s->wls)) {
+		snapshot_free(s);
+		return NULL;
+	}
+	s->ncpu = ncpu;
+	s->nwl = nwl;
+	for (int i = 0; i < ncpu; i++) {
+		s->cpus[i].id = i;
+		s->cpus[i].khz = -1;
+	}
+	for (int i = 0; i < nwl; i++)
+		s->wls[i].id = i + 1;
+	return s;
+}
+
+int snapshot_reserve_procs(struct snapshot *s, int nproc)
+{
+	return grow((void **)&s->procs, &cap_of(s)->cap_proc, nproc, sizeof *s->procs);
+}
+
+static int snapshot_reserve(struct snapshot *s, int ncpu, int nproc, int nwl)
+{
+	struct snapshot_cap *c = cap_of(s);
+	if (grow((void **)&s->cpus, &c->cap_cpu, ncpu, sizeof *s->cpus) ||
+	    grow((void **)&s->procs, &c->cap_proc, nproc, sizeof *s->procs) ||
+	    grow((void **)&s->wls, &c->cap_wl, nwl, sizeof *s->wls))
+		return -ENOMEM;
+	return 0;
+}
+
+void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
+{
+	if (snapshot_reserve(dst, src->ncpu, src->nproc, src->nwl))
+		abort(); /* out of memory: the caller cannot go on either */
+	struct cpu_sample *cpus = dst->cpus;
+	struct proc_sample *procs = dst->procs;
+	struct wl_sample *wls = dst->wls;
+	*dst = *src;
+	dst->cpus = cpus;
+	dst->procs = procs;
+	dst->wls = wls;
+	if (src->ncpu)
+		memcpy(cpus, src->cpus, (size_t)src->ncpu * sizeof *cpus);
+	if (src->nproc)
+		memcpy(procs, src->procs, (size_t)src->nproc * sizeof *procs);
+	if (src->nwl)
+		memcpy(wls, src->wls, (size_t)src->nwl * sizeof *wls);
+}
+
+void snapshot_free(struct snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->cpus);
+	free(s->procs);
+	free(s->wls);
+	free(cap_of(s));
+}
+
+struct history {
+	struct snapshot **ring;
+	size_t cap, len, head; /* head: index of the oldest */
+	uint64_t total;
+	struct event *ev;
+	size_t nev, evcap;
+	struct phase *ph;
+	size_t nph, phcap;
+};
+
+struct history *history_new(size_t cap)
+{
+	struct history *h = calloc(1, sizeof *h);
+	if (!h)
+		return NULL;
+	h->cap = cap ? cap : 1;
+	h->ring = calloc(h->cap, sizeof *h->ring);
+	h->ph = calloc(1, sizeof *h->ph);
+	if (!h->ring || !h->ph) {
+		history_free(h);
+		return NULL;
+	}
+	h->phcap = 1;
+	h->nph = 1;
+	strcpy(h->ph[0].label, "start");
+	return h;
+}
+
+void history_free(struct history *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->cap; i++)
+		snapshot_free(h->ring[i]);
+	free(h->ring);
+	free(h->ev);
+	free(h->ph);
+	free(h);
+}
+
+static uint64_t wl_bytes_total(const struct snapshot *s)
+{
+	uint64_t b = 0;
+	for (int i = 0; i < s->nwl; i++)
+		b += s->wls[i].bytes;
+	return b;
+}
+
+static double wl_cpu_total(const struct snapshot *s)
+{
+	double c = 0;
+	for (int i = 0; i < s->nwl; i++)
+		c += s->wls[i].utime + s->wls[i].stime;
+	return c;
+}
+
+/* Fold the new snapshot into the current phase: bytes and CPU as deltas
+ * against the previous one, so a phase only counts what happened in it. */
+static void phase_account(struct history *h, const struct snapshot *s)
+{
+	struct phase *p = &h->ph[h->nph - 1];
+	const struct snapshot *prev = history_last(h);
+	if (prev) {
+		uint64_t b0 = wl_bytes_total(prev), b1 = wl_bytes_total(s);
+		if (b1 > b0)
+			p->bytes += b1 - b0;
+		double c = wl_cpu_total(s) - wl_cpu_total(prev);
+		if (c > 0)
+			p->cpu_s += c;
+		uint64_t m0 = 0, m1 = 0;
+		for (int i = 0; i < prev->nproc; i++)
+			m0 += prev->procs[i].migrations;
+		for (int i = 0; i < s->nproc; i++)
+			m1 += s->procs[i].migrations;
+		if (m1 > m0)
+			p->migrations += m1 - m0;
+	}
+	for (int i = 0; i < s->ncpu; i++) {
+		if (s->cpus[i].khz > 0) {
+			p->khz_sum += (double)s->cpus[i].khz * s->dt;
+			p->khz_time += s->dt;
+		}
+	}
+	p->to = s->t;
+}
+
+int history_push(struct history *h, const struct snapshot *s)
+{
+	phase_account(h, s);
+	size_t slot;
+	if (h->len < h->cap) {
+		slot = (h->head + h->len) % h->cap;
+		h->len++;
+	} else {
+		slot = h->head;
+		h->head = (h->head + 1) % h->cap;
+	}
+	if (!h->ring[slot]) {
+		h->ring[slot] = snapshot_new(s->ncpu, s->nproc, s->nwl);
+		if (!h->ring[slot])
+			return -ENOMEM;
+	}
+	snapshot_copy(h->ring[slot], s);
+	h->total++;
+	return 0;
+}
+
+size_t history_len(const struct history *h) { return h->len; }
+size_t history_cap(const struct history *h) { return h->cap; }
+uint64_t history_total(const struct history *h) { return h->total; }
+
+const struct snapshot *history_at(const struct history *h, size_t i)
+{
+	if (i >= h->len)
+		return NULL;
+	return h->ring[(h->head + i) % h->cap];
+}
+
+const struct snapshot *history_last(const struct history *h)
+{
+	return h->len ? history_at(h, h->len - 1) : NULL;
+}
+
+int history_add_event(struct history *h, const struct event *e)
+{
+	if (h->nev == h->evcap) {
+		size_t n = h->evcap ? h->evcap * 2 : 16;
+		struct event *q = realloc(h->ev, n * sizeof *q);
+		if (!q)
+			return -ENOMEM;
+		h->ev = q;
+		h->evcap = n;
+	}
+	h->ev[h->nev++] = *e;
+	if (h->nph == h->phcap) {
+		size_t n = h->phcap * 2;
+		struct phase *q = realloc(h->ph, n * sizeof *q);
+		if (!q)
+			return -ENOMEM;
+		h->ph = q;
+		h->phcap = n;
+	}
+	h->ph[h->nph - 1].to = e->t;
+	struct phase *p = &h->ph[h->nph++];
+	memset(p, 0, sizeof *p);
+	p->from = p->to = e->t;
+	snprintf(p->label, sizeof p->label, "%s", e->label);
+	return 0;
+}
+
+size_t history_nevents(const struct history *h) { return h->nev; }
+
+const struct event *history_event(const struct history *h, size_t i)
+{
+	return i < h->nev ? &h->ev[i] : NULL;
+}
+
+size_t history_nphases(const struct history *h) { return h->nph; }
+
+const struct phase *history_phase(const struct history *h, size_t i)
+{
+	return i < h->nph ? &h->ph[i] : NULL;
+}
