@@ -40,10 +40,14 @@ struct wl_spec {
 	int seekers;          /* seek: processes (default 3) */
 	uint64_t count;       /* seek: reads per seeker (0 = until stopped) */
 	char **argv;          /* cmd: NULL-terminated argv; run= goes via sh -c */
-	bool is_default;      /* the default workload (SPEC §2) */
+	bool is_default;      /* the default workload (SPEC §2): copy, engine
+	                       * pipe, procs 3, src and dst NULL (benchtop
+	                       * invents both), repeated until the user quits.
+	                       * cli_parse adds it in MODE_RUN when no -w, no
+	                       * command and no --preset is given. */
 };
 
-/* One --at T:ACTION. */
+/* One --at T:ACTION.  run->at is kept sorted by t (stable). */
 enum at_kind { AT_PIN, AT_PACK, AT_FREE, AT_SPREAD, AT_GOVERNOR, AT_MAXFREQ,
                AT_MARKER, AT_PAUSE, AT_RESUME };
 struct at_action {
@@ -72,10 +76,16 @@ struct run {
 	char *governor;
 	struct at_action *at;
 	size_t nat;
-	char *sweep;          /* "bs=FROM:TO" (parsed by experiment) */
+	char *sweep;          /* "bs=FROM:TO" as typed; parsed into from/to */
 	uint64_t sweep_from, sweep_to;
+	bool matrix;          /* --matrix given */
+	/* --matrix lists as typed ("pack,spread"; "ondemand,performance");
+	 * NULL = that axis is not varied.  A bare --matrix means
+	 * placement=pack,free,spread. */
 	char *matrix_placement, *matrix_governor;
-	char *cell;
+	char *cell;           /* --cell as typed; exactly one of the next two is set */
+	double cell_sec;      /* --cell as a time (0 if a size or not given) */
+	uint64_t cell_bytes;  /* --cell as a size (0 if a time or not given) */
 	char *preset;
 	char *theme;
 	char *sysfs;          /* default "/sys" */
@@ -88,16 +98,22 @@ struct cli_option {
 	const char *arg;      /* metavar, NULL for a flag */
 	const char *help;
 	int id;
+	bool repeatable;      /* may be given more than once */
+	/* Stores the value (NULL for a flag) in *r; 0 or -1 with err. */
+	int (*apply)(struct run *r, const char *val, char *err, size_t errlen);
 };
 extern const struct cli_option cli_options[];
 extern const size_t cli_noptions;
 
-/* Parse argv into *r.  Returns 0, or -1 with a message in err.
- * On success *r owns its strings; free with cli_free(). */
+/* Parse argv into *r.  Returns 0, or -1 with a message in err (no
+ * "benchtop: " prefix; the caller adds it).  On success *r owns its
+ * strings; free with cli_free().  On failure *r is left zeroed (nothing to
+ * free, cli_free is harmless).  -h / -V stop parsing at once. */
 int cli_parse(int argc, char **argv, struct run *r, char *err, size_t errlen);
 void cli_free(struct run *r);
 
-/* Parse one workload spec "KIND[:k=v,...]" into *w. 0 or -1 + err. */
+/* Parse one workload spec "KIND[:k=v,...]" into *w. 0 or -1 + err.
+ * On failure *w is left zeroed. */
 int cli_parse_workload(const char *text, struct wl_spec *w, char *err, size_t errlen);
 void cli_free_workload(struct wl_spec *w);
 
@@ -107,7 +123,10 @@ int cli_parse_time(const char *s, double *out, const char *what, char *err, size
 /* CPU list "0,2-3": fills mask[0..ncpu) with 1 for listed CPUs.  ncpu bounds
  * the accepted CPU numbers (pass a large number to check syntax only). */
 int cli_parse_cpulist(const char *s, unsigned char *mask, int ncpu, char *err, size_t errlen);
-/* --at "T:ACTION" */
+/* --at "T:ACTION": T is a time (10, 10s, 500ms, 2min); ACTION is pin=LIST,
+ * pack, free, spread, governor=NAME, maxfreq=KHZ (bare kHz, or with kHz,
+ * MHz, GHz), marker=TEXT, pause or resume.  a->arg is malloc'd (NULL for
+ * actions without an argument); free it.  On failure a->arg is NULL. */
 int cli_parse_at(const char *s, struct at_action *a, char *err, size_t errlen);
 
 /* Print --help generated from cli_options[] to fp (a FILE *). */
