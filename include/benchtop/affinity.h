@@ -1,4 +1,4 @@
-/* affinity.h - pin processes (every thread, /proc/PID/task/*) to CPU sets
+/* affinity.h - pin processes (every thread, /proc/PID/task/TID) to CPU sets
  * sized from the CPU count (CPU_ALLOC), read the result back, and compute
  * placements (pack, free, spread) for a list of processes.
  *
@@ -15,22 +15,38 @@
  * and sys_root let tests point at fixture trees; pass "/proc" and "/sys". */
 int affinity_ncpu(void);
 bool affinity_cpu_online(const char *sys_root, int cpu);
+/* Fills mask[0..ncpu) with the online CPUs under sys_root; returns how many. */
+int affinity_online(const char *sys_root, unsigned char *mask, int ncpu);
+/* 0 when mask is non-empty and every CPU in it exists and is online under
+ * sys_root; else -EINVAL and msg names the CPU ("CPU 9 is out of range:
+ * this machine has CPUs 0-1", "CPU 3 is offline: online CPUs are 0-2").
+ * affinity_set_pid() runs this against "/sys" itself. */
+int affinity_check_cpus(const char *sys_root, const unsigned char *mask, int ncpu,
+			char *msg, size_t len);
 
 /* Set mask on every thread of pid, then read each back.  A thread whose
- * mask did not take is reported in msg (-EAGAIN), a vanished pid is -ESRCH,
- * a foreign one -EPERM.  Threads that appear while it runs are caught on
- * the next call (callers re-apply each tick). */
+ * mask did not take is reported in msg (-EAGAIN, naming the TID and the
+ * CPUs it has), a vanished pid is -ESRCH, a foreign one -EPERM, an empty,
+ * out-of-range or offline CPU set -EINVAL (nothing is changed then).
+ * Threads that already match are left alone, so calling it every tick is
+ * cheap.  Threads that appear while it runs are mostly caught by a second
+ * walk, else on the next call (callers re-apply each tick).  On success
+ * msg says what was done ("process 42 (3 threads) on CPU 0").  ncpu may
+ * exceed the machine's count (CPUs beyond it must not be in the mask). */
 int affinity_set_pid(pid_t pid, const unsigned char *mask, int ncpu, char *msg, size_t len);
-/* Read the allowed set of pid's main thread. */
+/* Read the allowed set of pid's main thread (CPUs >= ncpu are dropped). */
 int affinity_get_pid(pid_t pid, unsigned char *mask, int ncpu);
 /* True when every thread of pid has exactly mask. */
 bool affinity_pid_matches(pid_t pid, const unsigned char *mask, int ncpu);
-/* Set mask on the calling process (a child before exec). */
+/* Set mask on the calling thread (a child between fork and exec); 0 or
+ * -errno, -EINVAL for an empty mask. */
 int affinity_set_self(const unsigned char *mask, int ncpu);
 
 /* Placements over n processes.  allowed is the set to place within (all
- * online CPUs for free); anchor is the CPU for pack.  Fills masks[i] (each
- * ncpu bytes) with the set for process i. */
+ * online CPUs for free); anchor is the CPU for pack (CPU 0 when out of
+ * range).  Fills masks[i] (each ncpu bytes) with the set for process i;
+ * spread gives process i the (i mod k)-th of the k allowed CPUs, and
+ * empty sets when allowed is empty. */
 void affinity_pack(int n, int ncpu, int anchor, unsigned char **masks);
 void affinity_free(int n, int ncpu, const unsigned char *allowed, unsigned char **masks);
 void affinity_spread(int n, int ncpu, const unsigned char *allowed, unsigned char **masks);
