@@ -20,7 +20,16 @@ struct cpufreq;
  * tree: cpufreq_source() then says FREQ_CPUINFO or FREQ_NONE.  procfs_root
  * is "/proc" (used only for /proc/cpuinfo when sysfs_root is "/sys"). */
 struct cpufreq *cpufreq_open(const char *sysfs_root, int ncpu);
+/* The same with an explicit procfs root for /proc/cpuinfo (NULL: never
+ * read it).  cpufreq_open passes "/proc" only when sysfs_root is "/sys",
+ * so a fake tree's figures never mix with the real machine's. */
+struct cpufreq *cpufreq_open_at(const char *sysfs_root, const char *procfs_root, int ncpu);
 void cpufreq_close(struct cpufreq *cf);
+/* Where the restore journal goes when neither $XDG_RUNTIME_DIR nor
+ * /run/benchtop can take it (the caller's scratch directory). */
+void cpufreq_set_journal_fallback(struct cpufreq *cf, const char *dir);
+/* The journal file written for cf, "" before the first change. */
+const char *cpufreq_journal_path(const struct cpufreq *cf);
 
 enum freq_source cpufreq_source(const struct cpufreq *cf);
 const char *cpufreq_source_name(enum freq_source s); /* "scaling_cur_freq", ... */
@@ -36,6 +45,8 @@ const char *cpufreq_unavailable_reason(const struct cpufreq *cf);
 void cpufreq_sample(struct cpufreq *cf, struct snapshot *s, double dt);
 
 int cpufreq_npolicies(const struct cpufreq *cf);
+/* The policy CPU cpu belongs to, -1 when none covers it. */
+int cpufreq_policy_of_cpu(const struct cpufreq *cf, int cpu);
 /* Policy p: the CPUs it covers as a list ("0-3"), its available governors
  * (space separated), current governor, driver, min/max limits and the
  * available frequencies (ascending).  Strings are owned by cf. */
@@ -62,10 +73,15 @@ int cpufreq_set_maxfreq(struct cpufreq *cf, int p, long khz, char *msg, size_t l
  * rows; *khz and *secs point into cf. */
 size_t cpufreq_residency(const struct cpufreq *cf, int cpu, bool since_event,
                          const long **khz, const double **secs);
+/* Mean effective frequency of cpu in kHz over the same span, -1 unknown. */
+long cpufreq_mean_khz(const struct cpufreq *cf, int cpu, bool since_event);
 /* Start a new residency phase (called at every event). */
 void cpufreq_mark(struct cpufreq *cf);
+/* Number of completed phases (cpufreq_mark calls). */
+size_t cpufreq_nphases(const struct cpufreq *cf);
 /* The residency of completed phase i as a JSON object
- * {"0":{"800000":1.5,...},...} written to fp. */
+ * {"0":{"800000":1.5,...},...} written to fp; i == cpufreq_nphases()
+ * writes the phase still open. */
 void cpufreq_phase_residency_json(const struct cpufreq *cf, size_t phase, FILE *fp);
 /* Policies with driver, governor and limits as a JSON array, for the start
  * record and the summary. */
@@ -74,5 +90,15 @@ void cpufreq_policies_json(const struct cpufreq *cf, FILE *fp);
 /* Write back every original value changed through cf; remove the journal.
  * Safe to call more than once. */
 void cpufreq_restore(struct cpufreq *cf);
+/* The same, with one line per failure on report (may be NULL); 0 or the
+ * first -errno (the journal is kept when something could not be restored). */
+int cpufreq_restore_report(struct cpufreq *cf, FILE *report);
+
+/* Put one policy directory (absolute path) back to governor gov ("" to
+ * leave it), min_khz and max_khz (<= 0 to leave them), writing only what
+ * differs.  The governor must be in the policy's available list.  Used by
+ * cpufreq_restore and the journal.  0 or -errno, msg says what failed. */
+int cpufreq_restore_policy(const char *dir, const char *gov, long min_khz, long max_khz,
+                           char *msg, size_t len);
 
 #endif

@@ -1,0 +1,389 @@
+/* journal.c - the restore journal (see journal.h for the file format). */
+#include "benchtop/journal.h"
+#include "benchtop/cpufreq.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define JOURNAL_MAGIC "benchtop-journal 1"
+
+/* mkdir -p for the last component only: the parents are system ones. */
+static int make_dir(const char *path)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return access(path, W_OK | X_OK) == 0 ? 0 : -errno;
+}
+
+static void default_fallback(char *buf, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(buf, len, "%s/benchtop", tmp && *tmp ? tmp : "/var/tmp");
+}
+
+/* The candidate directories in order of preference; returns how many. */
+static int candidates(const char *fallback, char dirs[3][PATH_MAX])
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	int n = 0;
+
+	if (xdg && *xdg)
+		snprintf(dirs[n++], PATH_MAX, "%s/benchtop", xdg);
+	snprintf(dirs[n++], PATH_MAX, "/run/benchtop");
+	if (fallback && *fallback)
+		snprintf(dirs[n++], PATH_MAX, "%s", fallback);
+	else
+		default_fallback(dirs[n++], PATH_MAX);
+	return n;
+}
+
+int journal_dir(const char *fallback, char *buf, size_t len)
+{
+	char dirs[3][PATH_MAX];
+	int n = candidates(fallback, dirs), rc = -ENOENT;
+
+	for (int i = 0; i < n; i++) {
+		rc = make_dir(dirs[i]);
+		if (rc == 0) {
+			if ((size_t)snprintf(buf, len, "%s", dirs[i]) >= len)
+				return -ENAMETOOLONG;
+			return 0;
+		}
+	}
+	return rc;
+}
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "r");
+	int rc = 0;
+
+	if (!fp)
+		return -errno;
+	if (!fgets(buf, (int)len, fp))
+		rc = -EIO;
+	fclose(fp);
+	if (rc == 0)
+		buf[strcspn(buf, "\r\n")] = '\0';
+	return rc;
+}
+
+int journal_boot_id(char *buf, size_t len)
+{
+	return read_line("/proc/sys/kernel/random/boot_id", buf, len);
+}
+
+unsigned long long journal_proc_starttime(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long long st = 0;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: fields restart after the last ')'. */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	/* After ')' come fields 3..; starttime is field 22, the 20th of those. */
+	p++;
+	for (int field = 3; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		st = strtoull(p + 1, NULL, 10);
+	return st;
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int format_journal(const struct journal *j, char **out, size_t *outlen)
+{
+	FILE *fp = open_memstream(out, outlen);
+
+	if (!fp)
+		return -errno;
+	fprintf(fp, "%s\npid %d\nstarttime %llu\nboot_id %s\nsysfs %s\n", JOURNAL_MAGIC,
+	        (int)j->pid, j->starttime, j->boot_id[0] ? j->boot_id : "-", j->sysfs_root);
+	for (size_t i = 0; i < j->n; i++) {
+		const struct journal_policy *p = &j->pol[i];
+		fprintf(fp, "policy %s %s %ld %ld\n", p->dir, p->governor[0] ? p->governor : "-",
+		        p->min_khz, p->max_khz);
+	}
+	return fclose(fp) == 0 ? 0 : -ENOMEM;
+}
+
+int journal_save(const char *path, const struct journal *j)
+{
+	char tmp[PATH_MAX], *text = NULL;
+	const char *base = strrchr(path, '/');
+	size_t len = 0;
+	int fd, rc;
+
+	base = base ? base + 1 : path;
+	/* A hidden name in the same directory, so rename is atomic and the
+	 * half-written file is never taken for a journal. */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp", (int)(base - path), path, base) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	rc = format_journal(j, &text, &len);
+	if (rc < 0)
+		return rc;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		free(text);
+		return rc;
+	}
+	rc = write_all(fd, text, len);
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	free(text);
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}
+
+static int parse_policy(const char *line, struct journal *j)
+{
+	struct journal_policy p = { .min_khz = -1, .max_khz = -1 };
+	char dir[JOURNAL_DIR_LEN], gov[JOURNAL_GOV_LEN];
+	struct journal_policy *np;
+
+	if (sscanf(line, "policy %255s %31s %ld %ld", dir, gov, &p.min_khz, &p.max_khz) != 4)
+		return -EINVAL;
+	if (strstr(dir, ".."))
+		return -EINVAL; /* a journal never points outside its sysfs root */
+	snprintf(p.dir, sizeof(p.dir), "%s", dir);
+	if (strcmp(gov, "-") != 0)
+		snprintf(p.governor, sizeof(p.governor), "%s", gov);
+	np = realloc(j->pol, (j->n + 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	j->pol = np;
+	j->pol[j->n++] = p;
+	return 0;
+}
+
+static int parse_line(char *line, struct journal *j)
+{
+	int pid;
+
+	line[strcspn(line, "\n")] = '\0';
+	if (sscanf(line, "pid %d", &pid) == 1) {
+		j->pid = pid;
+		return 0;
+	}
+	if (sscanf(line, "starttime %llu", &j->starttime) == 1)
+		return 0;
+	if (strncmp(line, "boot_id ", 8) == 0) {
+		snprintf(j->boot_id, sizeof(j->boot_id), "%.63s", line + 8);
+		return 0;
+	}
+	if (strncmp(line, "sysfs ", 6) == 0) {
+		if (strlen(line + 6) >= sizeof(j->sysfs_root))
+			return -ENAMETOOLONG;
+		memcpy(j->sysfs_root, line + 6, strlen(line + 6) + 1);
+		return 0;
+	}
+	if (strncmp(line, "policy ", 7) == 0)
+		return parse_policy(line, j);
+	return line[0] ? -EINVAL : 0;
+}
+
+int journal_load(const char *path, struct journal *j)
+{
+	char line[PATH_MAX + 64];
+	FILE *fp = fopen(path, "r");
+	int rc = 0;
+
+	memset(j, 0, sizeof(*j));
+	if (!fp)
+		return -errno;
+	if (!fgets(line, sizeof(line), fp) || strncmp(line, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC)) != 0)
+		rc = -EINVAL;
+	while (rc == 0 && fgets(line, sizeof(line), fp))
+		rc = parse_line(line, j);
+	fclose(fp);
+	if (rc == 0 && (j->pid <= 0 || !j->sysfs_root[0]))
+		rc = -EINVAL;
+	if (rc < 0)
+		journal_free(j);
+	return rc;
+}
+
+void journal_free(struct journal *j)
+{
+	free(j->pol);
+	j->pol = NULL;
+	j->n = 0;
+}
+
+int journal_apply(const struct journal *j, FILE *report)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < j->n; i++) {
+		const struct journal_policy *p = &j->pol[i];
+		char dir[PATH_MAX + JOURNAL_DIR_LEN], msg[512];
+		int rc;
+
+		snprintf(dir, sizeof(dir), "%s/%s", strcmp(j->sysfs_root, "/") ? j->sysfs_root : "", p->dir);
+		rc = cpufreq_restore_policy(dir, p->governor, p->min_khz, p->max_khz, msg, sizeof(msg));
+		if (rc < 0) {
+			if (report)
+				fprintf(report, "benchtop: %s\n", msg);
+			if (first == 0)
+				first = rc;
+		}
+	}
+	return first;
+}
+
+/* A benchtop still running (the same process, not a reused pid). */
+static bool owner_alive(const struct journal *j)
+{
+	unsigned long long st;
+
+	if (kill(j->pid, 0) < 0 && errno != EPERM)
+		return false;
+	st = journal_proc_starttime(j->pid);
+	return j->starttime == 0 || st == 0 || st == j->starttime;
+}
+
+static bool same_root(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	if (!realpath(a, ra))
+		snprintf(ra, sizeof(ra), "%s", a);
+	if (!realpath(b, rb))
+		snprintf(rb, sizeof(rb), "%s", b);
+	return strcmp(ra, rb) == 0;
+}
+
+/* Handle one journal file; returns 1 when it was applied or discarded,
+ * 0 when left alone, -errno on failure. */
+static int restore_one(const char *path, const char *root, const char *boot, FILE *report)
+{
+	struct journal j;
+	int rc = journal_load(path, &j);
+
+	if (rc < 0) {
+		if (report)
+			fprintf(report, "benchtop: ignoring %s: not a readable benchtop journal (%s)\n",
+			        path, strerror(-rc));
+		return 0;
+	}
+	if (boot[0] && strcmp(j.boot_id, boot) != 0) {
+		if (report)
+			fprintf(report, "benchtop: discarding %s: it is from another boot, "
+			        "whose settings are gone already\n", path);
+		unlink(path);
+		rc = 1;
+	} else if (root && !same_root(root, j.sysfs_root)) {
+		rc = 0; /* another tree's journal: --restore --sysfs names which */
+	} else if (owner_alive(&j)) {
+		if (report)
+			fprintf(report, "benchtop: leaving %s: benchtop %d is still running and "
+			        "will restore it itself\n", path, (int)j.pid);
+		rc = 0;
+	} else {
+		rc = journal_apply(&j, report);
+		if (rc == 0) {
+			unlink(path);
+			if (report)
+				fprintf(report, "benchtop: restored %zu cpufreq polic%s under %s "
+				        "(left by benchtop %d)\n", j.n, j.n == 1 ? "y" : "ies",
+				        j.sysfs_root, (int)j.pid);
+			rc = 1;
+		}
+	}
+	journal_free(&j);
+	return rc;
+}
+
+static int restore_dir_count(const char *dir, const char *root, FILE *report, int *done)
+{
+	char boot[64] = "", path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int first = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	journal_boot_id(boot, sizeof(boot));
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "journal.", 8) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		int rc = restore_one(path, root, boot, report);
+		if (rc > 0)
+			(*done)++;
+		else if (rc < 0 && first == 0)
+			first = rc;
+	}
+	closedir(d);
+	return first;
+}
+
+int journal_restore_dir(const char *dir, const char *sysfs_root, FILE *report)
+{
+	int done = 0;
+
+	return restore_dir_count(dir, sysfs_root, report, &done);
+}
+
+int journal_restore_all(const char *sysfs_root, FILE *report)
+{
+	char dirs[3][PATH_MAX];
+	int n = candidates(NULL, dirs), first = 0, done = 0;
+
+	for (int i = 0; i < n; i++) {
+		int rc = restore_dir_count(dirs[i], sysfs_root, report, &done);
+		if (rc < 0 && first == 0)
+			first = rc;
+	}
+	if (done == 0 && first == 0 && report)
+		fprintf(report, "benchtop: nothing to restore: no journal left by a stopped benchtop%s%s\n",
+		        sysfs_root ? " for " : "", sysfs_root ? sysfs_root : "");
+	return first;
+}
