@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "benchtop/action.h"
 #include "benchtop/cli.h"
 #include "benchtop/model.h"
@@ -35,22 +36,38 @@ struct ui_view {
 	const char *const *governors;    /* for the G menu; NULL-terminated */
 	const long *freqs;               /* for the F menu, ascending, nfreqs */
 	size_t nfreqs;
+	double interval;                 /* sample interval in seconds (0: not shown) */
+	int ncpus_online;                /* CPUs for the G/F menus' "one CPU" choice; 0: from the snapshot */
 };
 
 /* Start curses.  theme: NULL, a name or a file (theme.h); no_color forces
  * monochrome (also NO_COLOR).  Returns 0 or -1 with err naming file, line
  * and word of a bad theme (the caller exits 2). */
 int ui_open(const char *theme, bool no_color, char *err, size_t errlen);
+/* The same on a given terminal (tests and the frame benchmark: newterm on
+ * /dev/null or a pipe): termtype such as "xterm-256color", a fixed size. */
+int ui_open_term(const char *termtype, FILE *out, FILE *in, int rows, int cols,
+                 const char *theme, bool no_color, char *err, size_t errlen);
 void ui_close(void);
 /* The terminal's fd for poll(). */
 int ui_fd(void);
-/* Read pending keys; for each completed action fill *out and return 1,
- * return 0 when no key is left.  Prompts (p, m) and menus (G, F) are
- * handled inside: the action comes when the user confirms. */
+/* Read pending keys (never blocks); for each completed action fill *out
+ * and return 1, return 0 when no key is left.  Prompts (p, m) and menus
+ * (G, F) are handled inside: the action comes when the user confirms.
+ * `?` toggles the help screen itself and returns ACT_HELP; `t` switches
+ * the theme itself and returns ACT_THEME with the new name in text (the
+ * app only sets its status line: it must not call ui_next_theme again).
+ * KEY_RESIZE comes back as ACT_NONE with 1 after ui_resize was done. */
 int ui_key(const struct ui_view *v, struct action *out);
+/* The key state machine without a terminal: feed one key code; 1 and *out
+ * when an action is complete, else 0 (ui_key calls this per key). */
+int ui_key_feed(const struct ui_view *v, int key, struct action *out);
+/* The prompt or menu in progress, for the draw pass: NULL when none. */
+const char *ui_key_prompt(void);
 /* Draw the view; only what changed reaches the terminal (one doupdate). */
 void ui_draw(const struct ui_view *v);
-/* Mark everything for redraw (SIGWINCH: call after resizeterm). */
+/* SIGWINCH: reads the terminal's new size (resizeterm) and marks
+ * everything for redraw; the next ui_draw paints the new size. */
 void ui_resize(void);
 /* Cycle to the next theme; returns its name. */
 const char *ui_next_theme(void);
@@ -60,11 +77,16 @@ void ui_toggle_help(void);
 /* The key table, shared by dispatch, the help screen and the man page test. */
 struct ui_key_binding {
 	int key;             /* curses key code or character */
-	const char *name;    /* as shown: "0-9", "space", "Up/k" */
+	const char *name;    /* as shown: "0-9", "space", "Up/k"; each '/' part is a key name */
 	const char *help;
 	enum action_id action;
+	int alt;             /* a second key for the same row ('k' for KEY_UP), 0 none */
+	int last;            /* key..last is a range ('0'..'9'), 0 none */
+	bool replay_only;    /* only in --replay */
 };
 extern const struct ui_key_binding ui_keys[];
 extern const size_t ui_nkeys;
+/* The row a key code dispatches to, NULL when none. */
+const struct ui_key_binding *ui_key_find(int key);
 
 #endif

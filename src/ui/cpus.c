@@ -1,0 +1,64 @@
+/* cpus.c - per CPU: a load bar (user / system / iowait / irq), the current
+ * frequency, the governor and the workload processes on it now. */
+#include "uipriv.h"
+
+#include <stdio.h>
+
+#define MIN_COLW 34
+
+/* One bar segment: colour in colour mode, a letter in mono so the split
+ * stays readable without colour. */
+static int segment(int y, int x, int n, enum theme_role role, char mono_ch)
+{
+	attr_t a = ui_attr(role);
+	for (int i = 0; i < n; i++)
+		mvaddch(y, x + i, (chtype)(ui_mono ? mono_ch : '|') | a);
+	return x + n;
+}
+
+static void cpu_row(const struct cpu_sample *c, int y, int x, int w)
+{
+	char khz[24];
+	ui_fmt_khz(c->khz, khz, sizeof(khz));
+	int barw = w - 32;
+	if (barw < 6)
+		barw = 6;
+	ui_textf(y, x, 6, ROLE_NORMAL, "cpu%-3d", c->id);
+	mvaddch(y, x + 6, '[' | ui_attr(ROLE_AXIS));
+	double parts[4] = { c->user, c->system, c->iowait, c->irq };
+	static const enum theme_role roles[4] = { ROLE_USER, ROLE_SYSTEM, ROLE_IOWAIT, ROLE_IRQ };
+	static const char letters[4] = { 'u', 's', 'w', 'i' };
+	int bx = x + 7, used = 0;
+	for (int k = 0; k < 4; k++) {
+		int n = parts[k] > 0 ? (int)(parts[k] * barw / 100 + 0.5) : 0;
+		if (n > barw - used)
+			n = barw - used;
+		bx = segment(y, bx, n, roles[k], letters[k]);
+		used += n;
+	}
+	mvaddch(y, x + 7 + barw, ']' | ui_attr(ROLE_AXIS));
+	int tx = x + 8 + barw;
+	ui_textf(y, tx, x + w - tx, ROLE_NORMAL, " %8s %-10.10s %s", khz,
+	         c->governor[0] ? c->governor : "-", c->procs);
+}
+
+void ui_cpus_draw(const struct ui_view *v, struct rect r)
+{
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
+	ui_title(r, "CPUs", "user system iowait irq | freq governor pids");
+	if (!s || r.h < 2)
+		return;
+	int rows = r.h - 1, ncol = (s->ncpu + rows - 1) / rows;
+	if (ncol < 1)
+		ncol = 1;
+	if (ncol > r.w / MIN_COLW)
+		ncol = r.w / MIN_COLW > 0 ? r.w / MIN_COLW : 1;
+	int colw = r.w / ncol, shown = rows * ncol;
+	if (shown < s->ncpu)
+		shown--;   /* leave the last cell for "+N more" */
+	for (int i = 0; i < s->ncpu && i < shown; i++)
+		cpu_row(&s->cpus[i], r.y + 1 + i % rows, r.x + i / rows * colw, colw - 1);
+	if (shown < s->ncpu)
+		ui_textf(r.y + r.h - 1, r.x + (ncol - 1) * colw, colw, ROLE_DIM,
+		         "+%d more CPUs (wider terminal)", s->ncpu - shown);
+}

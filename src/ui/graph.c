@@ -1,0 +1,270 @@
+/* graph.c - throughput over time: per workload and total, read and write
+ * apart, process-level and device-level lines, event markers.
+ *
+ * Braille cells (2x4 dots) under UTF-8, three ASCII levels per cell
+ * otherwise.  Columns are tied to the absolute sample number, so a new
+ * sample only shifts the plot every other tick in braille, and the work per
+ * frame depends on the width, never on how much history is kept. */
+#include "uipriv.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "benchtop/units.h"
+
+#define YLAB 8          /* columns for the y-axis labels */
+#define MAX_SERIES 12
+
+struct series {
+	const char *name;
+	enum theme_role role;
+	int wl;             /* workload index, -1 total, -2 disk */
+	bool read;
+};
+
+struct plot {
+	int h, w, vres, spc;        /* rows, columns, dots per row, samples per column */
+	uint8_t *bits;              /* h*w dot masks */
+	uint8_t *owner;             /* h*w role of the last series that drew there */
+	double *col_t;              /* w: time of the first sample in the column */
+};
+
+static double series_value(const struct snapshot *s, const struct series *se)
+{
+	if (se->wl == -2)
+		return se->read ? s->disk.read_bps : s->disk.write_bps;
+	double sum = 0;
+	for (int i = 0; i < s->nwl; i++) {
+		if (se->wl >= 0 && i != se->wl)
+			continue;
+		double b = se->read ? s->wls[i].read_bps : s->wls[i].write_bps;
+		if (b > 0)
+			sum += b;
+	}
+	return sum;
+}
+
+static int make_series(const struct snapshot *s, struct series *out)
+{
+	static const enum theme_role wl_roles[] = { ROLE_USER, ROLE_SYSTEM, ROLE_IOWAIT, ROLE_IRQ };
+	static char names[MAX_SERIES][24];
+	int n = 0;
+	/* Drawn in this order: later lines own the cells they share. */
+	out[n++] = (struct series){ "disk r", ROLE_DISK_READ, -2, true };
+	out[n++] = (struct series){ "disk w", ROLE_DISK_WRITE, -2, false };
+	if (s->nwl > 1)
+		for (int i = 0; i < s->nwl && n < MAX_SERIES - 2; i++) {
+			snprintf(names[n], sizeof(names[n]), "w%d", s->wls[i].id);
+			out[n] = (struct series){ names[n], wl_roles[i % 4], i, false };
+			n++;
+		}
+	out[n++] = (struct series){ "read", ROLE_READ, -1, true };
+	out[n++] = (struct series){ "write", ROLE_WRITE, -1, false };
+	return n;
+}
+
+/* 1, 2, 2.5, 5 times a power of ten, at least v. */
+static double nice_ceil(double v)
+{
+	if (!(v > 0))
+		return 1;
+	double p = pow(10, floor(log10(v))), m = v / p;
+	double k = m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10;
+	return k * p;
+}
+
+/* Visits the samples that fit, newest first; col < 0 ends. */
+static int sample_col(const struct history *h, size_t i, int w, int spc, int *sub)
+{
+	uint64_t total = history_total(h), len = history_len(h);
+	uint64_t a = total - len + i, last = total - 1;
+	*sub = (int)(a % (uint64_t)spc);
+	return w - 1 - (int)(last / (uint64_t)spc - a / (uint64_t)spc);
+}
+
+static double window_max(const struct ui_view *v, const struct series *se, int ns,
+                         const struct plot *p)
+{
+	double mx = 0;
+	size_t len = history_len(v->hist);
+	for (size_t i = len; i-- > 0;) {
+		int sub, col = sample_col(v->hist, i, p->w, p->spc, &sub);
+		if (col < 0)
+			break;
+		const struct snapshot *s = history_at(v->hist, i);
+		for (int k = 0; k < ns; k++) {
+			double y = units_rate_value(v->units, series_value(s, &se[k]));
+			if (y > mx)
+				mx = y;
+		}
+	}
+	return nice_ceil(mx);
+}
+
+static void set_dot(struct plot *p, int col, int sub, int dot, enum theme_role role)
+{
+	static const uint8_t braille[2][4] = { { 0x01, 0x02, 0x04, 0x40 },
+	                                       { 0x08, 0x10, 0x20, 0x80 } };
+	int row = p->h - 1 - dot / p->vres, d = p->vres - 1 - dot % p->vres;
+	if (row < 0 || row >= p->h)
+		return;
+	size_t c = (size_t)row * (size_t)p->w + (size_t)col;
+	p->bits[c] |= p->spc == 2 ? braille[sub][d] : (uint8_t)(1u << (p->vres - 1 - d));
+	p->owner[c] = (uint8_t)role;
+}
+
+/* One series: a dot per sample, joined vertically to the previous one. */
+static void plot_series(const struct ui_view *v, const struct series *se,
+                        struct plot *p, double top)
+{
+	int ndots = p->h * p->vres, prev = -1;
+	size_t len = history_len(v->hist);
+	for (size_t i = len; i-- > 0;) {
+		int sub, col = sample_col(v->hist, i, p->w, p->spc, &sub);
+		if (col < 0)
+			break;
+		const struct snapshot *s = history_at(v->hist, i);
+		double y = units_rate_value(v->units, series_value(s, se));
+		int dot = (int)lround(y / top * (ndots - 1));
+		dot = dot < 0 ? 0 : dot >= ndots ? ndots - 1 : dot;
+		int lo = prev < 0 || prev > dot ? dot : prev, hi = prev > dot ? prev : dot;
+		for (int d = lo; d <= hi; d++)
+			set_dot(p, col, sub, d, se->role);
+		prev = dot;
+		p->col_t[col] = s->t;
+	}
+}
+
+static void paint(const struct plot *p, int y0, int x0)
+{
+	static const char ascii[8] = { ' ', '.', '-', ':', '\'', '|', '+', '|' };
+	for (int r = 0; r < p->h; r++)
+		for (int c = 0; c < p->w; c++) {
+			size_t k = (size_t)r * (size_t)p->w + (size_t)c;
+			if (!p->bits[k])
+				continue;
+			attr_t a = ui_attr(p->owner[k]);
+			if (p->spc == 2)
+				ui_wch(y0 + r, x0 + c, 0x2800 + p->bits[k], '*', a);
+			else
+				mvaddch(y0 + r, x0 + c, (chtype)ascii[p->bits[k] & 7] | a);
+		}
+}
+
+static void draw_markers(const struct ui_view *v, const struct plot *p, int y0, int x0)
+{
+	size_t ne = history_nevents(v->hist);
+	attr_t a = ui_attr(ROLE_MARKER);
+	double first = p->col_t[0];
+	for (size_t i = 0; i < ne; i++) {
+		const struct event *e = history_event(v->hist, i);
+		if (e->t < first)
+			continue;
+		int c = 0;
+		while (c < p->w && !(p->col_t[c] >= e->t))
+			c++;
+		if (c >= p->w)
+			continue;
+		for (int r = 0; r < p->h; r++)
+			if (!p->bits[(size_t)r * (size_t)p->w + (size_t)c])
+				mvaddch(y0 + r, x0 + c, ACS_VLINE | a);
+		const char *lab = e->label[0] ? e->label : e->action;
+		ui_textf(y0, x0 + c + 1, p->w - c - 1 < 14 ? p->w - c - 1 : 14, ROLE_MARKER, "%s", lab);
+	}
+}
+
+static void fmt_axis(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, v >= 100 || v == floor(v) ? "%7.0f" : "%7.1f", v);
+}
+
+static void draw_axes(const struct plot *p, int y0, int x0, double top)
+{
+	char b[32];
+	for (int r = 0; r < p->h; r += (p->h > 8 ? p->h / 4 : p->h - 1)) {
+		fmt_axis(top * (p->h - r) / p->h, b, sizeof(b));
+		ui_text(y0 + r, x0 - YLAB, YLAB - 1, ROLE_AXIS, b);
+		if (p->h < 2)
+			break;
+	}
+	ui_text(y0 + p->h - 1, x0 - YLAB, YLAB - 1, ROLE_AXIS, "      0");
+	/* x axis: seconds of the run under every 12th column */
+	attr_t a = ui_attr(ROLE_AXIS);
+	attron(a);
+	mvhline(y0 + p->h, x0, ACS_HLINE, p->w);
+	attroff(a);
+	for (int c = p->w - 1; c >= 6; c -= 12)
+		if (p->col_t[c] >= 0) {
+			snprintf(b, sizeof(b), "%.0fs", p->col_t[c]);
+			ui_text(y0 + p->h, x0 + c - (int)strlen(b) + 1, (int)strlen(b), ROLE_AXIS, b);
+		}
+}
+
+static void legend(const struct ui_view *v, const struct snapshot *s,
+                   const struct series *se, int ns, char *buf, size_t len)
+{
+	size_t n = 0;
+	char r[32];
+	for (int k = ns; k-- > 0 && n + 1 < len;) {
+		units_fmt_rate(v->units, series_value(s, &se[k]), r, sizeof(r));
+		n += (size_t)snprintf(buf + n, len - n, "%s %s  ", se[k].name, r);
+	}
+	char d[32], wb[32];
+	units_fmt_bytes(v->units, s->disk.dirty, d, sizeof(d));
+	units_fmt_bytes(v->units, s->disk.writeback, wb, sizeof(wb));
+	if (n + 1 < len)
+		snprintf(buf + n, len - n, "dirty %s  writeback %s", d, wb);
+}
+
+static bool plot_alloc(struct plot *p)
+{
+	static uint8_t *bits, *owner;
+	static double *col_t;
+	static size_t cap;
+	size_t need = (size_t)p->h * (size_t)p->w;
+	if (need > cap || (size_t)p->w > cap) {
+		size_t n = need > (size_t)p->w ? need : (size_t)p->w;
+		uint8_t *b = realloc(bits, n), *o = realloc(owner, n);
+		double *t = realloc(col_t, n * sizeof(double));
+		bits = b ? b : bits;
+		owner = o ? o : owner;
+		col_t = t ? t : col_t;
+		if (!b || !o || !t)
+			return false;
+		cap = n;
+	}
+	memset(bits, 0, need);
+	for (int c = 0; c < p->w; c++)
+		col_t[c] = -1;
+	p->bits = bits, p->owner = owner, p->col_t = col_t;
+	return true;
+}
+
+void ui_graph_draw(const struct ui_view *v, struct rect r)
+{
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
+	char title[48];
+	snprintf(title, sizeof(title), "Throughput %s", units_rate_label(v->units));
+	if (!s || r.h < 4) {
+		ui_title(r, title, "waiting for the first sample");
+		return;
+	}
+	struct series se[MAX_SERIES];
+	int ns = make_series(s, se);
+	char leg[512];
+	legend(v, s, se, ns, leg, sizeof(leg));
+	ui_title(r, title, leg);
+	struct plot p = { .h = r.h - 2, .w = r.w - YLAB - 1,
+	                  .vres = ui_utf8 ? 4 : 3, .spc = ui_utf8 ? 2 : 1 };
+	if (p.w < 4 || !plot_alloc(&p))
+		return;
+	double top = window_max(v, se, ns, &p);
+	for (int k = 0; k < ns; k++)
+		plot_series(v, &se[k], &p, top);
+	int y0 = r.y + 1, x0 = r.x + YLAB;
+	paint(&p, y0, x0);
+	draw_markers(v, &p, y0, x0);
+	draw_axes(&p, y0, x0, top);
+}

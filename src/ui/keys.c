@@ -1,0 +1,294 @@
+/* keys.c - the key table (the only list of keys: dispatch, the help screen
+ * and the man page test all read it), the line-editing prompts of p and m,
+ * and the G / F menus. */
+#include "uipriv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define KEY_ESC 27
+#define KEY_TAB '\t'
+#define MENU_MAX 40
+
+const struct ui_key_binding ui_keys[] = {
+	{ .key = KEY_UP, .alt = 'k', .name = "Up/k", .help = "select the previous process", .action = ACT_SEL_UP },
+	{ .key = KEY_DOWN, .alt = 'j', .name = "Down/j", .help = "select the next process", .action = ACT_SEL_DOWN },
+	{ .key = '0', .last = '9', .name = "0-9", .help = "pin the selected process (all its threads) to that CPU", .action = ACT_PIN_CPU },
+	{ .key = 'p', .name = "p", .help = "pin the selected process to a CPU list typed at a prompt (Tab: its whole workload)", .action = ACT_PROMPT_PIN },
+	{ .key = 's', .name = "s", .help = "spread: every process on a CPU of its own, round robin", .action = ACT_SPREAD },
+	{ .key = 'c', .name = "c", .help = "pack: every process onto the selected process's CPU", .action = ACT_PACK },
+	{ .key = 'f', .name = "f", .help = "free: every process back to all CPUs", .action = ACT_FREE },
+	{ .key = 'g', .name = "g", .help = "next governor on all CPUs", .action = ACT_GOV_NEXT },
+	{ .key = 'G', .name = "G", .help = "pick a governor from a menu, for all CPUs or one (Tab)", .action = ACT_MENU_GOV },
+	{ .key = 'F', .name = "F", .help = "cap the maximum frequency from a menu; \"no cap\" lifts it", .action = ACT_MENU_MAXFREQ },
+	{ .key = 'm', .name = "m", .help = "add a marker with a typed label", .action = ACT_PROMPT_MARKER },
+	{ .key = ' ', .name = "space", .help = "pause / resume the workloads (SIGSTOP / SIGCONT)", .action = ACT_PAUSE },
+	{ .key = 'r', .name = "r", .help = "restart the selected finished workload", .action = ACT_RESTART },
+	{ .key = 'x', .name = "x", .help = "stop the selected workload", .action = ACT_STOP },
+	{ .key = '+', .name = "+", .help = "longer sample interval (samples less often)", .action = ACT_SLOWER },
+	{ .key = '-', .name = "-", .help = "shorter sample interval (samples more often)", .action = ACT_FASTER },
+	{ .key = 'u', .name = "u", .help = "units: iec (MiB/s) -> si (MB/s) -> bits (Mbit/s)", .action = ACT_UNITS },
+	{ .key = 't', .name = "t", .help = "next colour theme", .action = ACT_THEME },
+	{ .key = '?', .name = "?", .help = "this help (any key closes it)", .action = ACT_HELP },
+	{ .key = 'q', .name = "q", .help = "quit: stop workloads, restore governors, print the summary", .action = ACT_QUIT },
+	{ .key = '<', .name = "<", .help = "replay: slower", .action = ACT_REPLAY_SLOWER, .replay_only = true },
+	{ .key = '>', .name = ">", .help = "replay: faster", .action = ACT_REPLAY_FASTER, .replay_only = true },
+};
+const size_t ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
+
+const struct ui_key_binding *ui_key_find(int key)
+{
+	for (size_t i = 0; i < ui_nkeys; i++) {
+		const struct ui_key_binding *b = &ui_keys[i];
+		if (key == b->key || (b->alt && key == b->alt) ||
+		    (b->last && key >= b->key && key <= b->last))
+			return b;
+	}
+	return NULL;
+}
+
+/* ---- the prompt and menu state ---- */
+
+enum mode { M_NONE, M_PIN, M_PIN_WHOLE, M_MARKER, M_GOV, M_FREQ };
+
+static struct {
+	enum mode mode;
+	char text[128];
+	size_t len;
+	int sel;         /* menu row */
+	int scope;       /* menus: -1 all CPUs, else that CPU */
+	char line[256];  /* what the status line shows */
+} st;
+
+static void close_prompt(void)
+{
+	st.mode = M_NONE;
+	st.len = 0;
+	st.text[0] = 0;
+}
+
+static void open_mode(enum mode m)
+{
+	close_prompt();
+	st.mode = m;
+	st.sel = 0;
+	st.scope = -1;
+}
+
+static int ncpus_of(const struct ui_view *v)
+{
+	if (v->ncpus_online > 0)
+		return v->ncpus_online;
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
+	return s ? s->ncpu : 1;
+}
+
+static int menu_len(const struct ui_view *v)
+{
+	int n = 0;
+	if (st.mode == M_GOV)
+		while (v->governors && v->governors[n] && n < MENU_MAX)
+			n++;
+	else if (st.mode == M_FREQ)
+		n = (int)(v->nfreqs < MENU_MAX - 1 ? v->nfreqs : MENU_MAX - 1) + 1;
+	return n;
+}
+
+static void fill(struct action *out, enum action_id id)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = id;
+	out->policy = -1;
+}
+
+/* Enter in a menu: the governor or frequency on the selected row. */
+static int menu_pick(const struct ui_view *v, struct action *out)
+{
+	int n = menu_len(v);
+	if (n == 0) {
+		close_prompt();
+		return 0;
+	}
+	if (st.mode == M_GOV) {
+		fill(out, ACT_GOV_SET);
+		snprintf(out->text, sizeof(out->text), "%s", v->governors[st.sel]);
+	} else {
+		fill(out, ACT_MAXFREQ);
+		/* The last row is "no cap": 0 lifts the limit. */
+		out->khz = st.sel < n - 1 ? v->freqs[st.sel] : 0;
+	}
+	out->policy = st.scope;
+	close_prompt();
+	return 1;
+}
+
+static int menu_key(const struct ui_view *v, int key, struct action *out)
+{
+	int n = menu_len(v);
+	if (key == KEY_ESC || key == 'q') {
+		close_prompt();
+	} else if (key == KEY_UP || key == 'k') {
+		st.sel = st.sel > 0 ? st.sel - 1 : (n ? n - 1 : 0);
+	} else if (key == KEY_DOWN || key == 'j') {
+		st.sel = n ? (st.sel + 1) % n : 0;
+	} else if (key == KEY_TAB) {
+		/* scope cycles all CPUs -> cpu0 -> cpu1 ... -> all */
+		st.scope = st.scope + 1 < ncpus_of(v) ? st.scope + 1 : -1;
+	} else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+		return menu_pick(v, out);
+	}
+	return 0;
+}
+
+static int prompt_done(struct action *out)
+{
+	if (st.mode == M_MARKER) {
+		fill(out, ACT_MARKER);
+	} else {
+		fill(out, ACT_PIN_LIST);
+		out->whole = st.mode == M_PIN_WHOLE;
+	}
+	snprintf(out->text, sizeof(out->text), "%s", st.text);
+	close_prompt();
+	return 1;
+}
+
+static int prompt_key(int key, struct action *out)
+{
+	if (key == KEY_ESC) {
+		close_prompt();
+	} else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+		return prompt_done(out);
+	} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		/* Drop one whole UTF-8 character. */
+		while (st.len > 0 && ((unsigned char)st.text[--st.len] & 0xC0) == 0x80)
+			;
+		st.text[st.len] = 0;
+	} else if (key == KEY_TAB && st.mode != M_MARKER) {
+		st.mode = st.mode == M_PIN ? M_PIN_WHOLE : M_PIN;
+	} else if (key == 21) {   /* ^U: clear the line, as in a shell */
+		st.len = 0;
+		st.text[0] = 0;
+	} else if (key >= 32 && key < 256 && st.len + 1 < sizeof(st.text)) {
+		st.text[st.len++] = (char)key;
+		st.text[st.len] = 0;
+	}
+	return 0;
+}
+
+static int table_key(const struct ui_view *v, int key, struct action *out)
+{
+	const struct ui_key_binding *b = ui_key_find(key);
+	if (!b || (b->replay_only && !v->replay))
+		return 0;
+	switch (b->action) {
+	case ACT_PROMPT_PIN: open_mode(M_PIN); return 0;
+	case ACT_PROMPT_MARKER: open_mode(M_MARKER); return 0;
+	case ACT_MENU_GOV: open_mode(M_GOV); return 0;
+	case ACT_MENU_MAXFREQ: open_mode(M_FREQ); return 0;
+	default: break;
+	}
+	fill(out, b->action);
+	if (b->action == ACT_PIN_CPU)
+		out->cpu = key - '0';
+	else if (b->action == ACT_HELP)
+		ui_toggle_help();
+	else if (b->action == ACT_THEME)
+		snprintf(out->text, sizeof(out->text), "%s", ui_next_theme());
+	return 1;
+}
+
+int ui_key_feed(const struct ui_view *v, int key, struct action *out)
+{
+	if (ui_help_shown()) {
+		/* Any key closes the help; it does nothing else. */
+		ui_toggle_help();
+		fill(out, ACT_HELP);
+		return 1;
+	}
+	switch (st.mode) {
+	case M_NONE: return table_key(v, key, out);
+	case M_GOV: case M_FREQ: return menu_key(v, key, out);
+	default: return prompt_key(key, out);
+	}
+}
+
+const char *ui_key_prompt(void)
+{
+	switch (st.mode) {
+	case M_PIN: case M_PIN_WHOLE:
+		snprintf(st.line, sizeof(st.line), "pin %s to CPUs: %s_   (Tab: %s, Enter, Esc)",
+		         st.mode == M_PIN_WHOLE ? "the whole workload" : "the selected process",
+		         st.text, st.mode == M_PIN_WHOLE ? "this process only" : "whole workload");
+		return st.line;
+	case M_MARKER:
+		snprintf(st.line, sizeof(st.line), "marker label: %s_   (Enter, Esc)", st.text);
+		return st.line;
+	case M_GOV: case M_FREQ:
+		return "menu: Up/Down choose, Tab CPU, Enter apply, Esc cancel";
+	default:
+		return NULL;
+	}
+}
+
+int ui_key(const struct ui_view *v, struct action *out)
+{
+	int ch;
+	while ((ch = getch()) != ERR) {
+		if (ch == KEY_RESIZE) {
+			ui_resize();
+			fill(out, ACT_NONE);
+			return 1;
+		}
+		if (ui_key_feed(v, ch, out))
+			return 1;
+		/* A prompt or menu changed: the caller redraws after we return. */
+		if (st.mode != M_NONE) {
+			fill(out, ACT_NONE);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the menu overlay ---- */
+
+static void menu_row(const struct ui_view *v, int i, char *buf, size_t len)
+{
+	int n = menu_len(v);
+	if (st.mode == M_GOV)
+		snprintf(buf, len, "%s", v->governors[i]);
+	else if (i < n - 1)
+		ui_fmt_khz(v->freqs[i], buf, len);
+	else
+		snprintf(buf, len, "no cap");
+}
+
+void ui_menu_draw(const struct ui_view *v, struct rect r)
+{
+	if (st.mode != M_GOV && st.mode != M_FREQ)
+		return;
+	int n = menu_len(v), w = 34, h = n + 4;
+	if (h > r.h - 2)
+		h = r.h - 2;
+	int y0 = r.y + (r.h - h) / 2, x0 = r.x + (r.w - w) / 2;
+	for (int y = 0; y < h; y++)
+		ui_textf(y0 + y, x0, w, ROLE_NORMAL, "%*s", w, "");
+	char scope[32];
+	if (st.scope < 0)
+		snprintf(scope, sizeof(scope), "all CPUs");
+	else
+		snprintf(scope, sizeof(scope), "CPU %d", st.scope);
+	ui_title((struct rect){ y0, x0, 1, w },
+	         st.mode == M_GOV ? "governor" : "max frequency", scope);
+	if (n == 0)
+		ui_text(y0 + 1, x0 + 2, w - 4, ROLE_WARN,
+		        st.mode == M_GOV ? "no governors here" : "no frequencies here");
+	for (int i = 0; i < n && i < h - 3; i++) {
+		char buf[64];
+		menu_row(v, i, buf, sizeof(buf));
+		ui_textf(y0 + 1 + i, x0 + 1, w - 2, i == st.sel ? ROLE_SELECT : ROLE_NORMAL,
+		         " %-*s", w - 3, buf);
+	}
+	ui_text(y0 + h - 1, x0 + 1, w - 2, ROLE_DIM, "Enter apply  Tab CPU  Esc");
+}

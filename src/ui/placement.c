@@ -1,0 +1,59 @@
+/* placement.c - per process, the CPU it ran on in each of the last samples
+ * (a character and a colour per CPU) and its migration count. */
+#include "uipriv.h"
+
+#include <stdio.h>
+
+#define LEFT 24   /* "pid comm" */
+#define RIGHT 10  /* " mig 123" */
+
+static const struct proc_sample *find_proc(const struct snapshot *s, pid_t pid, int hint)
+{
+	if (hint < s->nproc && s->procs[hint].pid == pid)
+		return &s->procs[hint];
+	for (int i = 0; i < s->nproc; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+static char cpu_char(int cpu)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	return cpu >= 0 && cpu < 36 ? digits[cpu] : '+';
+}
+
+static void strip(const struct ui_view *v, const struct proc_sample *p, int hint,
+                  int y, int x, int w)
+{
+	size_t len = history_len(v->hist);
+	int col = w - 1;
+	for (size_t i = len; i-- > 0 && col >= 0; col--) {
+		const struct proc_sample *q = find_proc(history_at(v->hist, i), p->pid, hint);
+		if (!q || q->cpu < 0)
+			continue;
+		enum theme_role role = ROLE_CPU0 + q->cpu % THEME_NCPU_ROLES;
+		mvaddch(y, x + col, (chtype)cpu_char(q->cpu) | ui_attr(role));
+	}
+}
+
+void ui_placement_draw(const struct ui_view *v, struct rect r)
+{
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
+	ui_title(r, "Placement", "CPU of each process per sample, newest right");
+	if (!s)
+		return;
+	int rows = r.h - 1, w = r.w - LEFT - RIGHT;
+	for (int i = 0; i < s->nproc && i < rows && w > 4; i++) {
+		const struct proc_sample *p = &s->procs[i];
+		int y = r.y + 1 + i;
+		ui_textf(y, r.x, LEFT, i == v->selected ? ROLE_SELECT : ROLE_NORMAL,
+		         "%7d %-15.15s ", (int)p->pid, p->comm);
+		strip(v, p, i, y, r.x + LEFT, w);
+		ui_textf(y, r.x + LEFT + w, RIGHT, ROLE_NORMAL, " mig %llu",
+		         (unsigned long long)p->migrations);
+	}
+	if (s->nproc > rows && rows > 0)
+		ui_textf(r.y + r.h - 1, r.x + r.w - 16, 16, ROLE_DIM, "+%d more",
+		         s->nproc - rows + 1);
+}

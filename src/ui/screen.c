@@ -1,0 +1,331 @@
+/* screen.c - the dashboard's terminal: open, close, colours, layout and
+ * the one draw pass per loop iteration (erase + draw + one doupdate, so
+ * curses sends only the cells that changed). */
+#include "uipriv.h"
+
+#include <langinfo.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#define MIN_ROWS 24
+#define MIN_COLS 80
+#define MAX_THEMES 64
+
+bool ui_utf8;
+bool ui_mono;
+
+static SCREEN *scr;
+static int term_fd = -1;
+static bool help_on;
+static struct theme cur;
+static attr_t role_attr[ROLE_COUNT];
+
+/* Attributes of each role without colour: enough to tell them apart. */
+static attr_t mono_attr(enum theme_role r)
+{
+	switch (r) {
+	case ROLE_TITLE: case ROLE_MARKER: case ROLE_WARN: case ROLE_KEY:
+	case ROLE_WRITE: case ROLE_FREQ_HI:
+		return A_BOLD;
+	case ROLE_HEADER: case ROLE_SELECT:
+	case ROLE_CPU0: case ROLE_CPU2: case ROLE_CPU4: case ROLE_CPU6:
+		return A_REVERSE;
+	case ROLE_DIM: case ROLE_AXIS:
+		return A_DIM;
+	default:
+		return A_NORMAL;
+	}
+}
+
+static short fit_colour(short c)
+{
+	if (c < 0 || c < COLORS)
+		return c;
+	return theme_fallback8(c);
+}
+
+static void apply_theme(void)
+{
+	for (int r = 0; r < ROLE_COUNT; r++) {
+		if (ui_mono) {
+			role_attr[r] = mono_attr(r);
+			continue;
+		}
+		init_pair((short)(r + 1), fit_colour(cur.fg[r]), fit_colour(cur.bg[r]));
+		role_attr[r] = COLOR_PAIR(r + 1) | (cur.bold[r] ? A_BOLD : 0);
+	}
+	bkgdset(' ' | role_attr[ROLE_NORMAL]);
+}
+
+attr_t ui_attr(enum theme_role r)
+{
+	return (r >= 0 && r < ROLE_COUNT) ? role_attr[r] : A_NORMAL;
+}
+
+static bool want_mono(bool no_color)
+{
+	const char *nc = getenv("NO_COLOR");
+	return no_color || (nc && *nc);
+}
+
+static void setup_curses(bool no_color)
+{
+	noecho();
+	cbreak();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);   /* Esc cancels a prompt at once */
+	ui_mono = want_mono(no_color) || !has_colors();
+	if (!ui_mono) {
+		/* Never called under --no-color / NO_COLOR: start_color alone
+		 * already sends colour resets. */
+		start_color();
+		use_default_colors();
+	}
+	apply_theme();
+}
+
+static int open_common(const char *theme, bool no_color, char *err, size_t errlen)
+{
+	int rc = theme_load(theme, &cur, err, errlen);
+	if (rc < 0) {
+		endwin();
+		delscreen(scr);
+		scr = NULL;
+		return -1;
+	}
+	setup_curses(no_color);
+	help_on = false;
+	return 0;
+}
+
+static void detect_locale(void)
+{
+	setlocale(LC_ALL, "");
+	ui_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+}
+
+int ui_open(const char *theme, bool no_color, char *err, size_t errlen)
+{
+	struct theme probe;
+	/* Check the theme before the screen changes, so an error prints on
+	 * a normal terminal. */
+	if (theme_load(theme, &probe, err, errlen) < 0)
+		return -1;
+	detect_locale();
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		snprintf(err, errlen, "cannot start the dashboard on terminal '%s' "
+		         "(set TERM, or use --batch)", getenv("TERM") ? getenv("TERM") : "");
+		return -1;
+	}
+	term_fd = fileno(stdin);
+	return open_common(theme, no_color, err, errlen);
+}
+
+int ui_open_term(const char *termtype, FILE *out, FILE *in, int rows, int cols,
+                 const char *theme, bool no_color, char *err, size_t errlen)
+{
+	detect_locale();
+	scr = newterm(termtype, out, in);
+	if (!scr) {
+		snprintf(err, errlen, "cannot start curses on terminal type '%s'", termtype);
+		return -1;
+	}
+	term_fd = fileno(in);
+	resizeterm(rows, cols);
+	return open_common(theme, no_color, err, errlen);
+}
+
+void ui_close(void)
+{
+	if (!scr)
+		return;
+	endwin();
+	delscreen(scr);
+	scr = NULL;
+	term_fd = -1;
+}
+
+int ui_fd(void)
+{
+	return term_fd;
+}
+
+void ui_resize(void)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col &&
+	    isatty(term_fd))
+		resizeterm(ws.ws_row, ws.ws_col);
+	clearok(curscr, TRUE);
+}
+
+const char *ui_next_theme(void)
+{
+	static char names[MAX_THEMES][THEME_NAME_LEN];
+	size_t n = theme_list(names, MAX_THEMES), i = 0;
+	while (i < n && strcmp(names[i], cur.name) != 0)
+		i++;
+	char err[256];
+	if (n == 0 || theme_load(names[(i + 1) % n], &cur, err, sizeof(err)) < 0)
+		theme_builtin(&cur);
+	if (scr)
+		apply_theme();
+	return cur.name;
+}
+
+void ui_toggle_help(void)
+{
+	help_on = !help_on;
+}
+
+bool ui_help_shown(void)
+{
+	return help_on;
+}
+
+/* ---- text helpers shared by the panels ---- */
+
+int ui_strwidth(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+void ui_text(int y, int x, int w, enum theme_role r, const char *s)
+{
+	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
+		return;
+	size_t n = 0;
+	int cols = 0;
+	while (s[n] && cols < w) {
+		n++;
+		while (((unsigned char)s[n] & 0xC0) == 0x80)
+			n++;
+		cols++;
+	}
+	attr_t a = ui_attr(r);
+	attron(a);
+	mvaddnstr(y, x, s, (int)n);
+	attroff(a);
+}
+
+void ui_textf(int y, int x, int w, enum theme_role r, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ui_text(y, x, w, r, buf);
+}
+
+void ui_wch(int y, int x, wchar_t wc, char ascii, attr_t a)
+{
+	if (!ui_utf8) {
+		mvaddch(y, x, (chtype)(unsigned char)ascii | a);
+		return;
+	}
+	wchar_t s[2] = { wc, 0 };
+	cchar_t cc;
+	setcchar(&cc, s, a, PAIR_NUMBER(a), NULL);
+	mvadd_wch(y, x, &cc);
+}
+
+void ui_title(struct rect r, const char *title, const char *extra)
+{
+	attr_t a = ui_attr(ROLE_AXIS);
+	attron(a);
+	mvhline(r.y, r.x, ACS_HLINE, r.w);
+	attroff(a);
+	int tw = ui_strwidth(title) + 2;
+	ui_textf(r.y, r.x + 1, r.w - 2, ROLE_TITLE, " %s ", title);
+	if (extra && *extra)
+		ui_textf(r.y, r.x + 1 + tw, r.w - 2 - tw, ROLE_NORMAL, " %s ", extra);
+}
+
+void ui_fmt_khz(long khz, char *buf, size_t len)
+{
+	if (khz < 0)
+		snprintf(buf, len, "%s", ui_utf8 ? "—" : "n/a");
+	else if (khz >= 1000000)
+		snprintf(buf, len, "%.2f GHz", khz / 1e6);
+	else
+		snprintf(buf, len, "%ld MHz", khz / 1000);
+}
+
+/* ---- layout and the draw pass ---- */
+
+struct layout { struct rect header, graph, cpus, res, place, procs, status; };
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Fixed needs first (CPU rows, process rows), the graph takes the rest. */
+static void layout(const struct snapshot *s, struct layout *l)
+{
+	int H = LINES, W = COLS, avail = H - 2;
+	int ncpu = s ? s->ncpu : 1, nproc = s ? s->nproc : 1;
+	int cpuh = 1 + clampi(ncpu, 1, avail / 4);
+	int placeh = 1 + clampi(nproc, 1, avail / 6);
+	int procsh = 2 + clampi(nproc, 2, avail / 4);
+	int graphh = avail - cpuh - placeh - procsh;
+	int y = 1, half = W / 2;
+	l->header = (struct rect){ 0, 0, 1, W };
+	l->graph = (struct rect){ y, 0, graphh, W };
+	y += graphh;
+	l->cpus = (struct rect){ y, 0, cpuh, half };
+	l->res = (struct rect){ y, half, cpuh, W - half };
+	y += cpuh;
+	l->place = (struct rect){ y, 0, placeh, W };
+	y += placeh;
+	l->procs = (struct rect){ y, 0, procsh, W };
+	l->status = (struct rect){ H - 1, 0, 1, W };
+}
+
+static void draw_too_small(void)
+{
+	char msg[80];
+	snprintf(msg, sizeof(msg), "terminal too small (need 80%s24)", ui_utf8 ? "×" : "x");
+	int w = ui_strwidth(msg);
+	int y = LINES / 2, x = COLS > w ? (COLS - w) / 2 : 0;
+	ui_text(y, x, COLS, ROLE_WARN, msg);
+	ui_textf(y + 1 < LINES ? y + 1 : y, x, COLS, ROLE_NORMAL, "now %dx%d", COLS, LINES);
+}
+
+void ui_draw(const struct ui_view *v)
+{
+	if (!scr)
+		return;
+	erase();
+	if (LINES < MIN_ROWS || COLS < MIN_COLS) {
+		draw_too_small();
+	} else if (help_on) {
+		ui_help_draw(v, (struct rect){ 0, 0, LINES, COLS });
+	} else {
+		struct layout l;
+		layout(v->hist ? history_last(v->hist) : NULL, &l);
+		ui_header_draw(v, l.header);
+		ui_graph_draw(v, l.graph);
+		ui_cpus_draw(v, l.cpus);
+		ui_residency_draw(v, l.res);
+		ui_placement_draw(v, l.place);
+		ui_procs_draw(v, l.procs);
+		ui_status_draw(v, l.status);
+		ui_menu_draw(v, (struct rect){ 0, 0, LINES, COLS });
+	}
+	wnoutrefresh(stdscr);
+	doupdate();
+}

@@ -1,0 +1,44 @@
+/* uipriv.h - what the dashboard's files share among themselves (panels,
+ * keys, screen).  Not part of the public contract: the app uses ui.h. */
+#ifndef BENCHTOP_UIPRIV_H
+#define BENCHTOP_UIPRIV_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include "benchtop/theme.h"
+#include "benchtop/ui.h"
+
+struct rect { int y, x, h, w; };
+
+extern bool ui_utf8;     /* the locale's codeset is UTF-8 */
+extern bool ui_mono;     /* --no-color, NO_COLOR or no colours */
+
+/* The attributes of a role under the current theme (or mono). */
+attr_t ui_attr(enum theme_role r);
+/* Text at (y, x) cut to w columns (UTF-8 aware) in a role's attributes. */
+void ui_text(int y, int x, int w, enum theme_role r, const char *s);
+void ui_textf(int y, int x, int w, enum theme_role r, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* A panel's title rule: "── Title  extra ─────" over row r.y. */
+void ui_title(struct rect r, const char *title, const char *extra);
+/* One wide character (falls back to ascii when not UTF-8). */
+void ui_wch(int y, int x, wchar_t wc, char ascii, attr_t a);
+/* Display columns of a UTF-8 string. */
+int ui_strwidth(const char *s);
+/* Frequency as text: "2.60 GHz", "—" when unknown. */
+void ui_fmt_khz(long khz, char *buf, size_t len);
+
+/* Panels: each draws v into r and nothing outside it. */
+void ui_header_draw(const struct ui_view *v, struct rect r);
+void ui_status_draw(const struct ui_view *v, struct rect r);
+void ui_graph_draw(const struct ui_view *v, struct rect r);
+void ui_cpus_draw(const struct ui_view *v, struct rect r);
+void ui_placement_draw(const struct ui_view *v, struct rect r);
+void ui_residency_draw(const struct ui_view *v, struct rect r);
+void ui_procs_draw(const struct ui_view *v, struct rect r);
+void ui_help_draw(const struct ui_view *v, struct rect r);
+/* The G/F menu when one is open (keys.c). */
+void ui_menu_draw(const struct ui_view *v, struct rect r);
+bool ui_help_shown(void);
+
+#endif
