@@ -1,0 +1,90 @@
+/* app.h - one run of benchtop: the state the poll loop, the actions, the
+ * outputs and the summary share.  Internal to app.c, action.c, record.c
+ * and summary.c; main.c only calls app_main(). */
+#ifndef BENCHTOP_APP_H
+#define BENCHTOP_APP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "benchtop/action.h"
+#include "benchtop/cli.h"
+#include "benchtop/model.h"
+
+struct workload;
+struct sampler;
+struct cpufreq;
+
+/* A placement rule for one process: re-applied each tick to its threads. */
+struct pin_rule {
+	pid_t pid;
+	unsigned char *mask;
+};
+
+struct app {
+	struct run *run;
+	int ncpu;
+	char scratch[4096];
+	bool scratch_made;
+	struct workload **wl;
+	int nwl;
+	const char **wl_names;
+	struct sampler *sp;
+	struct cpufreq *cf;
+	struct history *hist;
+	struct snapshot *snap;
+	FILE *rec;                   /* -o FILE, or NULL */
+	FILE *out;                   /* batch lines (stdout) */
+	bool dashboard;
+	double t0, last_tick, next_tick;
+	int tfd, sfd;
+	bool quit;
+	int quit_signal;             /* SIGINT/SIGTERM/SIGHUP that asked to quit */
+	char status[256];
+	int selected;
+	enum units_mode units;
+	double interval;
+	size_t next_at;              /* next --at entry to run (sorted by time) */
+	/* Placement: per-workload masks (index 0..nwl, 0 = attached), per-pid
+	 * pins, spread round robin for processes that appear later. */
+	unsigned char **wl_mask;
+	struct pin_rule *pins;
+	size_t npins, pincap;
+	bool spread;
+	int spread_next;
+	unsigned char *online;       /* CPUs that may be used */
+	bool paused;
+	double self_cpu_last;
+	double ended;                /* t of the end record */
+	pid_t *attached;
+	size_t nattached;
+	char *governors[32];         /* for the G menu (NULL-terminated) */
+};
+
+/* Run everything the command line asked for; returns the exit status. */
+int app_main(struct run *run);
+
+/* Actions (action.c): apply one, set a->status, add an event when the
+ * machine or the run changed.  Returns 0 or -errno. */
+int action_apply(struct app *a, const struct action *act);
+/* Re-apply the placement rules to every tracked task that does not match. */
+void action_enforce_placement(struct app *a);
+/* Add an event now (t from the monotonic clock) and start a new phase. */
+void app_event(struct app *a, const char *action, const char *label, const char *detail_json);
+double app_now(const struct app *a);   /* seconds since start */
+void app_set_interval(struct app *a, double seconds);
+
+/* Outputs (record.c). */
+void record_start(struct app *a, FILE *fp);
+void record_sample(struct app *a, FILE *fp, const struct snapshot *s);
+void record_event(FILE *fp, const struct event *e);
+void record_end(struct app *a, FILE *fp);
+void batch_header(struct app *a, FILE *fp);
+void batch_line(struct app *a, FILE *fp, const struct snapshot *s);
+void json_string(FILE *fp, const char *s);
+
+/* The summary and phase tables (summary.c). */
+void summary_print(struct app *a, FILE *fp);
+void summary_json(struct app *a, FILE *fp);   /* "summary":[...],"phases":[...] */
+
+#endif

@@ -1,0 +1,85 @@
+/* workload.h - one workload's lifecycle: prepare its files, spawn its
+ * processes (a command in its own process group, or the roles of a
+ * built-in engine), pause, stop, restart, reap, and remember what it did
+ * (bytes, CPU time, elapsed, exit status).
+ *
+ * Call order: workload_new, workload_start, then for every child that
+ * exits workload_reap (via workload_owns), workload_poll each tick;
+ * workload_stop / workload_kill at the end; workload_free. */
+#ifndef BENCHTOP_WORKLOAD_H
+#define BENCHTOP_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include "benchtop/cli.h"
+#include "benchtop/model.h"
+
+struct workload;
+struct sampler;
+
+/* id is 1-based.  scratch: benchtop's scratch directory. */
+struct workload *workload_new(int id, const struct wl_spec *spec, const struct run *run,
+                              const char *scratch);
+void workload_free(struct workload *w);
+
+/* Check the files (exists, space, O_DIRECT) without starting: 0 or -errno
+ * with a message (the caller exits 3). */
+int workload_prepare(struct workload *w, char *msg, size_t len);
+/* Spawn the processes; each gets mask (ncpu bytes, NULL = leave) before
+ * exec or before its engine loop, and is added to the sampler. */
+int workload_start(struct workload *w, struct sampler *sp, const unsigned char *mask, int ncpu,
+                   double now, char *msg, size_t len);
+
+/* True when pid is one of this workload's direct children. */
+bool workload_owns(const struct workload *w, pid_t pid);
+/* A direct child exited with wait status st and resource use ru. */
+void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *ru, double now);
+/* Per tick: read engine counters into ws (bytes, rates, calls, state),
+ * start the timed sync after a command, notice failures. */
+void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt);
+
+void workload_signal(struct workload *w, int sig);   /* every process of it */
+void workload_pause(struct workload *w, bool pause);
+/* Ask to stop (SIGTERM now; workload_kill later sends SIGKILL). */
+void workload_stop(struct workload *w);
+void workload_kill(struct workload *w);
+/* Remove the files it invented (unless keep) after its processes ended. */
+void workload_cleanup(struct workload *w);
+
+enum wl_state workload_state(const struct workload *w);
+bool workload_running(const struct workload *w);   /* has live children */
+int workload_id(const struct workload *w);
+const char *workload_name(const struct workload *w); /* "copy engine=pipe procs=3" */
+const char *workload_error(const struct workload *w); /* "" when fine */
+int workload_exit_code(const struct workload *w);     /* 0 ok, 1 failed */
+/* Direct children's pids (roots of its process trees). */
+int workload_pids(const struct workload *w, pid_t *pids, int max);
+
+/* Totals for the summary: CPU seconds of all its processes (exited ones
+ * from wait4's rusage), wall time from start to the end of its flush, and
+ * bytes done. */
+struct workload_totals {
+	double user, sys, elapsed;
+	uint64_t bytes, calls;
+	int runs;
+};
+void workload_totals(const struct workload *w, struct workload_totals *t);
+/* Rows of a two-phase run (rewrite): phase 0 and phase 1 totals. */
+int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],
+                        const char *names[2]);
+
+/* A command root's write_bytes read from its zombie before reaping. */
+void workload_note_exit_io(struct workload *w, uint64_t write_bytes);
+/* Allow a restart after a stop (r key, --loop). */
+void workload_rearm(struct workload *w);
+bool workload_stop_requested(const struct workload *w);
+const struct wl_spec *workload_spec(const struct workload *w);
+const char *workload_kind(const struct workload *w);   /* "copy", "cmd", ... */
+double workload_started(const struct workload *w);
+/* Elapsed seconds of all runs so far, the current one up to now. */
+double workload_elapsed_now(const struct workload *w, double now);
+
+#endif

@@ -1,0 +1,513 @@
+/* action.c - what keys and --at entries do: placement, governors, markers,
+ * pause, stop, restart, view settings.  Each change of the machine or the
+ * run becomes an event (a marker on the graph, a record, a new phase); the
+ * result, or why it could not be done, goes to the status line. */
+#include "benchtop/app.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchtop/affinity.h"
+#include "benchtop/cpufreq.h"
+#include "benchtop/cpulist.h"
+#include "benchtop/sample.h"
+#include "benchtop/ui.h"
+#include "benchtop/workload.h"
+
+
+static const struct proc_sample *selected_proc(struct app *a)
+{
+	const struct snapshot *s = history_last(a->hist);
+	if (!s || s->nproc == 0)
+		return NULL;
+	if (a->selected >= s->nproc)
+		a->selected = s->nproc - 1;
+	if (a->selected < 0)
+		a->selected = 0;
+	return &s->procs[a->selected];
+}
+
+static struct pin_rule *find_pin(struct app *a, pid_t pid)
+{
+	for (size_t i = 0; i < a->npins; i++)
+		if (a->pins[i].pid == pid)
+			return &a->pins[i];
+	return NULL;
+}
+
+static int set_pin(struct app *a, pid_t pid, const unsigned char *mask)
+{
+	struct pin_rule *p = find_pin(a, pid);
+	if (!p) {
+		if (a->npins == a->pincap) {
+			size_t n = a->pincap ? a->pincap * 2 : 16;
+			struct pin_rule *q = realloc(a->pins, n * sizeof *q);
+			if (!q)
+				return -ENOMEM;
+			a->pins = q;
+			a->pincap = n;
+		}
+		p = &a->pins[a->npins++];
+		p->pid = pid;
+		p->mask = malloc((size_t)a->ncpu);
+		if (!p->mask) {
+			a->npins--;
+			return -ENOMEM;
+		}
+	}
+	memcpy(p->mask, mask, (size_t)a->ncpu);
+	return 0;
+}
+
+static void clear_pins(struct app *a, int workload)
+{
+	const struct snapshot *s = history_last(a->hist);
+	size_t k = 0;
+	for (size_t i = 0; i < a->npins; i++) {
+		bool drop = workload < 0;
+		for (int j = 0; s && !drop && j < s->nproc; j++)
+			drop = s->procs[j].pid == a->pins[i].pid && s->procs[j].workload == workload;
+		if (drop)
+			free(a->pins[i].mask);
+		else
+			a->pins[k++] = a->pins[i];
+	}
+	a->npins = k;
+}
+
+static void set_wl_mask(struct app *a, int w, const unsigned char *mask)
+{
+	if (!a->wl_mask[w])
+		a->wl_mask[w] = malloc((size_t)a->ncpu);
+	if (a->wl_mask[w])
+		memcpy(a->wl_mask[w], mask, (size_t)a->ncpu);
+}
+
+/* Which mask a tracked process should have now, or NULL for "leave it". */
+static const unsigned char *desired_mask(struct app *a, const struct proc_sample *p)
+{
+	struct pin_rule *r = find_pin(a, p->pid);
+	if (r)
+		return r->mask;
+	if (a->spread) {
+		int n = cpulist_count(a->online, a->ncpu);
+		unsigned char *m = calloc((size_t)a->ncpu, 1);
+		if (!m || n == 0) {
+			free(m);
+			return NULL;
+		}
+		int want = a->spread_next++ % n, c = 0;
+		for (; c < a->ncpu; c++)
+			if (a->online[c] && want-- == 0)
+				break;
+		m[c] = 1;
+		set_pin(a, p->pid, m);
+		free(m);
+		return find_pin(a, p->pid)->mask;
+	}
+	int w = p->workload >= 0 && p->workload <= a->nwl ? p->workload : 0;
+	return a->wl_mask[w];
+}
+
+void action_enforce_placement(struct app *a)
+{
+	const struct snapshot *s = a->snap;
+	for (int i = 0; i < s->nproc; i++) {
+		const struct proc_sample *p = &s->procs[i];
+		if (!p->alive)
+			continue;
+		const unsigned char *m = desired_mask(a, p);
+		if (!m || affinity_pid_matches(p->pid, m, a->ncpu))
+			continue;
+		char msg[200];
+		if (affinity_set_pid(p->pid, m, a->ncpu, msg, sizeof msg) < 0 && msg[0])
+			snprintf(a->status, sizeof a->status, "%s", msg);
+	}
+}
+
+static void placement_event(struct app *a, const char *action, const char *label,
+                            const char *target, const char *before, const char *after)
+{
+	char detail[MODEL_DETAIL_LEN];
+	snprintf(detail, sizeof detail, "{\"target\":\"%s\",\"before\":\"%s\",\"after\":\"%s\"}",
+	         target, before, after);
+	app_event(a, action, label, detail);
+}
+
+/* Apply a mask to one process now and report what it became. */
+static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned char *mask)
+{
+	char msg[200] = "", after[MODEL_CPUS_LEN], label[64], target[32];
+	cpulist_format(mask, a->ncpu, after, sizeof after);
+	int rc = affinity_set_pid(p->pid, mask, a->ncpu, msg, sizeof msg);
+	if (rc < 0) {
+		snprintf(a->status, sizeof a->status, "%s", msg[0] ? msg : strerror(-rc));
+		return rc;
+	}
+	set_pin(a, p->pid, mask);
+	snprintf(label, sizeof label, "pin %d:%s", (int)p->pid, after);
+	snprintf(target, sizeof target, "%d", (int)p->pid);
+	placement_event(a, "pin", label, target, p->allowed, after);
+	snprintf(a->status, sizeof a->status, "pinned %s (PID %d) to CPU %s", p->comm, (int)p->pid, after);
+	return 0;
+}
+
+static int check_cpu(struct app *a, int cpu)
+{
+	if (cpu < 0 || cpu >= a->ncpu) {
+		snprintf(a->status, sizeof a->status,
+		         "CPU %d is out of range: this machine has CPUs 0-%d", cpu, a->ncpu - 1);
+		return -EINVAL;
+	}
+	if (!a->online[cpu]) {
+		snprintf(a->status, sizeof a->status, "CPU %d is offline", cpu);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int act_pin_cpu(struct app *a, int cpu)
+{
+	const struct proc_sample *p = selected_proc(a);
+	if (!p) {
+		snprintf(a->status, sizeof a->status, "no process to pin");
+		return -ESRCH;
+	}
+	int rc = check_cpu(a, cpu);
+	if (rc)
+		return rc;
+	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	if (!m)
+		return -ENOMEM;
+	m[cpu] = 1;
+	a->spread = false;
+	rc = pin_pid(a, p, m);
+	free(m);
+	return rc;
+}
+
+/* Every tracked process of workload w (< 0: all) to mask, as a rule. */
+static void apply_to_workloads(struct app *a, int w, const unsigned char *mask)
+{
+	a->spread = false;
+	clear_pins(a, w);
+	for (int i = 0; i <= a->nwl; i++)
+		if (w < 0 || i == w)
+			set_wl_mask(a, i, mask);
+	action_enforce_placement(a);
+}
+
+static int act_pin_list(struct app *a, const struct action *act)
+{
+	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	char err[200];
+	if (!m)
+		return -ENOMEM;
+	if (cpulist_parse(act->text, m, a->ncpu, err, sizeof err)) {
+		snprintf(a->status, sizeof a->status, "%s", err);
+		free(m);
+		return -EINVAL;
+	}
+	for (int c = 0; c < a->ncpu; c++)
+		if (m[c] && check_cpu(a, c)) {
+			free(m);
+			return -EINVAL;
+		}
+	int rc = 0;
+	const struct proc_sample *p = selected_proc(a);
+	if (act->whole == 0) {
+		if (!p) {
+			snprintf(a->status, sizeof a->status, "no process to pin");
+			rc = -ESRCH;
+		} else {
+			a->spread = false;
+			rc = pin_pid(a, p, m);
+		}
+	} else {
+		int w = act->whole == 2 || !p ? -1 : p->workload;
+		char after[MODEL_CPUS_LEN], label[64], target[32];
+		cpulist_format(m, a->ncpu, after, sizeof after);
+		apply_to_workloads(a, w, m);
+		if (w < 0)
+			snprintf(target, sizeof target, "all");
+		else
+			snprintf(target, sizeof target, "workload %d", w);
+		snprintf(label, sizeof label, "pin %s:%s", w < 0 ? "all" : target, after);
+		placement_event(a, "pin", label, target, "", after);
+		snprintf(a->status, sizeof a->status, "%s pinned to CPU %s", target, after);
+	}
+	free(m);
+	return rc;
+}
+
+static int act_placement(struct app *a, enum action_id id)
+{
+	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	if (!m)
+		return -ENOMEM;
+	const char *name = id == ACT_PACK ? "pack" : id == ACT_FREE ? "free" : "spread";
+	char after[MODEL_CPUS_LEN] = "";
+	if (id == ACT_PACK) {
+		const struct proc_sample *p = selected_proc(a);
+		int cpu = p && p->cpu >= 0 && p->cpu < a->ncpu && a->online[p->cpu] ? p->cpu : 0;
+		while (cpu < a->ncpu && !a->online[cpu])
+			cpu++;
+		m[cpu < a->ncpu ? cpu : 0] = 1;
+		apply_to_workloads(a, -1, m);
+		cpulist_format(m, a->ncpu, after, sizeof after);
+	} else if (id == ACT_FREE) {
+		apply_to_workloads(a, -1, a->online);
+		cpulist_format(a->online, a->ncpu, after, sizeof after);
+	} else {
+		clear_pins(a, -1);
+		for (int i = 0; i <= a->nwl; i++) {
+			free(a->wl_mask[i]);
+			a->wl_mask[i] = NULL;
+		}
+		a->spread = true;
+		a->spread_next = 0;
+		/* The busiest processes get CPUs of their own first. */
+		const struct snapshot *s = a->snap;
+		int order[512], n = 0;
+		for (int i = 0; i < s->nproc && n < 512; i++)
+			if (s->procs[i].alive)
+				order[n++] = i;
+		for (int i = 1; i < n; i++)
+			for (int j = i; j > 0 && s->procs[order[j]].cpu_pct > s->procs[order[j - 1]].cpu_pct; j--) {
+				int t = order[j];
+				order[j] = order[j - 1];
+				order[j - 1] = t;
+			}
+		for (int i = 0; i < n; i++)
+			desired_mask(a, &s->procs[order[i]]);
+		action_enforce_placement(a);
+		snprintf(after, sizeof after, "round robin");
+	}
+	free(m);
+	char label[64];
+	snprintf(label, sizeof label, "%s", name);
+	placement_event(a, "placement", label, name, "", after);
+	snprintf(a->status, sizeof a->status, "%s: %s", name,
+	         id == ACT_PACK ? "every tracked process on one CPU" :
+	         id == ACT_FREE ? "every tracked process on all CPUs" :
+	                          "every tracked process on a CPU of its own, round robin");
+	return 0;
+}
+
+static int act_governor(struct app *a, const struct action *act)
+{
+	if (!a->cf || cpufreq_npolicies(a->cf) == 0) {
+		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
+		snprintf(a->status, sizeof a->status, "no governors to change: %s",
+		         why ? why : "no cpufreq here");
+		return -ENODEV;
+	}
+	const char *gov = act->id == ACT_GOV_NEXT ? cpufreq_next_governor(a->cf) : act->text;
+	if (!gov) {
+		snprintf(a->status, sizeof a->status, "only one governor is available here");
+		return -EINVAL;
+	}
+	char before[MODEL_GOV_LEN], name[MODEL_GOV_LEN];
+	snprintf(before, sizeof before, "%s", cpufreq_policy_governor(a->cf, act->policy < 0 ? 0 : act->policy));
+	snprintf(name, sizeof name, "%s", gov);
+	int rc = cpufreq_set_governor(a->cf, act->policy, name, a->status, sizeof a->status);
+	if (rc)
+		return rc;
+	char detail[MODEL_DETAIL_LEN], label[64];
+	snprintf(detail, sizeof detail, "{\"policy\":%d,\"before\":\"%s\",\"after\":\"%s\"}",
+	         act->policy, before, name);
+	snprintf(label, sizeof label, "gov %s", name);
+	app_event(a, "governor", label, detail);
+	return 0;
+}
+
+static int act_maxfreq(struct app *a, const struct action *act)
+{
+	if (!a->cf || cpufreq_npolicies(a->cf) == 0) {
+		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
+		snprintf(a->status, sizeof a->status, "no frequency limits to change: %s",
+		         why ? why : "no cpufreq here");
+		return -ENODEV;
+	}
+	long before = cpufreq_policy_max(a->cf, act->policy < 0 ? 0 : act->policy);
+	int rc = cpufreq_set_maxfreq(a->cf, act->policy, act->khz, a->status, sizeof a->status);
+	if (rc)
+		return rc;
+	char detail[MODEL_DETAIL_LEN], label[64];
+	long after = cpufreq_policy_max(a->cf, act->policy < 0 ? 0 : act->policy);
+	snprintf(detail, sizeof detail, "{\"policy\":%d,\"before\":%ld,\"after\":%ld}",
+	         act->policy, before, after);
+	if (act->khz > 0)
+		snprintf(label, sizeof label, "max %.1fGHz", act->khz / 1e6);
+	else
+		snprintf(label, sizeof label, "max lifted");
+	app_event(a, "maxfreq", label, detail);
+	return 0;
+}
+
+static int act_pause(struct app *a, bool pause)
+{
+	if (pause == a->paused) {
+		snprintf(a->status, sizeof a->status, pause ? "already paused" : "not paused");
+		return 0;
+	}
+	for (int i = 0; i < a->nwl; i++)
+		workload_pause(a->wl[i], pause);
+	for (size_t i = 0; i < a->nattached; i++)
+		kill(a->attached[i], pause ? SIGSTOP : SIGCONT);
+	a->paused = pause;
+	app_event(a, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}");
+	snprintf(a->status, sizeof a->status, pause ? "workloads paused (SIGSTOP); space resumes" :
+	                                              "workloads resumed (SIGCONT)");
+	return 0;
+}
+
+static struct workload *selected_workload(struct app *a)
+{
+	const struct proc_sample *p = selected_proc(a);
+	if (p && p->workload >= 1 && p->workload <= a->nwl)
+		return a->wl[p->workload - 1];
+	/* No live process selected: the first finished workload. */
+	for (int i = 0; i < a->nwl; i++)
+		if (!workload_running(a->wl[i]))
+			return a->wl[i];
+	return a->nwl ? a->wl[0] : NULL;
+}
+
+static int act_restart_stop(struct app *a, bool restart)
+{
+	struct workload *w = selected_workload(a);
+	if (!w) {
+		snprintf(a->status, sizeof a->status, "no workload here (attached processes are not stopped or restarted)");
+		return -ESRCH;
+	}
+	char detail[64], label[64];
+	snprintf(detail, sizeof detail, "{\"workload\":%d}", workload_id(w));
+	if (!restart) {
+		if (!workload_running(w)) {
+			snprintf(a->status, sizeof a->status, "workload %d is not running", workload_id(w));
+			return 0;
+		}
+		workload_stop(w);
+		snprintf(a->status, sizeof a->status, "workload %d stopped", workload_id(w));
+		return 0;
+	}
+	if (workload_running(w)) {
+		snprintf(a->status, sizeof a->status, "workload %d is still running (x stops it)", workload_id(w));
+		return -EBUSY;
+	}
+	char msg[256];
+	workload_rearm(w);
+	int i = workload_id(w);
+	if (workload_start(w, a->sp, a->wl_mask[i], a->ncpu, app_now(a), msg, sizeof msg)) {
+		snprintf(a->status, sizeof a->status, "%s", msg);
+		return -EIO;
+	}
+	snprintf(label, sizeof label, "w%d restart", i);
+	app_event(a, "marker", label, detail);
+	snprintf(a->status, sizeof a->status, "workload %d restarted", i);
+	return 0;
+}
+
+static void act_interval(struct app *a, bool longer)
+{
+	static const double steps[] = { 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10 };
+	size_t n = sizeof steps / sizeof *steps, i = 0;
+	while (i < n - 1 && steps[i] < a->interval - 1e-9)
+		i++;
+	if (longer && i < n - 1 && steps[i] <= a->interval + 1e-9)
+		i++;
+	else if (!longer && i > 0)
+		i--;
+	app_set_interval(a, steps[i]);
+	snprintf(a->status, sizeof a->status, "sample interval %.2f s", steps[i]);
+}
+
+static void act_select(struct app *a, int d)
+{
+	const struct snapshot *s = history_last(a->hist);
+	int n = s ? s->nproc : 0;
+	a->selected += d;
+	if (a->selected >= n)
+		a->selected = n - 1;
+	if (a->selected < 0)
+		a->selected = 0;
+}
+
+static int act_view(struct app *a, const struct action *act)
+{
+	switch (act->id) {
+	case ACT_UNITS:
+		a->units = (a->units + 1) % 3;
+		snprintf(a->status, sizeof a->status, "units: %s",
+		         a->units == UNITS_IEC ? "IEC (MiB/s)" : a->units == UNITS_SI ? "SI (MB/s)" : "bits (Mbit/s)");
+		return 0;
+	case ACT_THEME:
+		if (a->dashboard)
+			snprintf(a->status, sizeof a->status, "theme: %s", ui_next_theme());
+		return 0;
+	case ACT_HELP:
+		if (a->dashboard)
+			ui_toggle_help();
+		return 0;
+	case ACT_FASTER:
+	case ACT_SLOWER:
+		act_interval(a, act->id == ACT_SLOWER);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int action_apply(struct app *a, const struct action *act)
+{
+	switch (act->id) {
+	case ACT_SEL_UP:
+		act_select(a, -1);
+		return 0;
+	case ACT_SEL_DOWN:
+		act_select(a, 1);
+		return 0;
+	case ACT_PIN_CPU:
+		return act_pin_cpu(a, act->cpu);
+	case ACT_PIN_LIST:
+		return act_pin_list(a, act);
+	case ACT_SPREAD:
+	case ACT_PACK:
+	case ACT_FREE:
+		return act_placement(a, act->id);
+	case ACT_GOV_NEXT:
+	case ACT_GOV_SET:
+		return act_governor(a, act);
+	case ACT_MAXFREQ:
+		return act_maxfreq(a, act);
+	case ACT_MARKER: {
+		char detail[MODEL_DETAIL_LEN];
+		snprintf(detail, sizeof detail, "{\"text\":\"");
+		size_t k = strlen(detail);
+		for (const char *p = act->text; *p && k < sizeof detail - 8; p++) {
+			if (*p == '"' || *p == '\\')
+				detail[k++] = '\\';
+			detail[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
+		}
+		snprintf(detail + k, sizeof detail - k, "\"}");
+		app_event(a, "marker", act->text[0] ? act->text : "marker", detail);
+		snprintf(a->status, sizeof a->status, "marker: %s", act->text);
+		return 0;
+	}
+	case ACT_PAUSE:
+		return act_pause(a, !a->paused);
+	case ACT_RESUME:
+		return act_pause(a, false);
+	case ACT_RESTART:
+	case ACT_STOP:
+		return act_restart_stop(a, act->id == ACT_RESTART);
+	case ACT_QUIT:
+		a->quit = true;
+		return 0;
+	default:
+		return act_view(a, act);
+	}
+}

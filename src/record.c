@@ -1,0 +1,268 @@
+/* record.c - JSON Lines records (SPEC §4: start, sample, event, end) and
+ * the batch text / CSV lines.  Writers only: they read the model. */
+#include "benchtop/app.h"
+
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchtop/cpufreq.h"
+#include "benchtop/units.h"
+#include "benchtop/workload.h"
+
+void json_string(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", fp);
+		else if (*p == '\t')
+			fputs("\\t", fp);
+		else if (*p < 0x20)
+			fprintf(fp, "\\u%04x", *p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+/* JSON has no NaN or infinity: such a number is written as null. */
+static void json_num(FILE *fp, double v)
+{
+	if (v != v || v > 1e300 || v < -1e300)
+		fputs("null", fp);
+	else
+		fprintf(fp, "%.6g", v);
+}
+
+static const char *kind_word(enum wl_kind k)
+{
+	static const char *n[] = { "copy", "write", "read", "seek", "cmd" };
+	return n[k];
+}
+
+void record_start(struct app *a, FILE *fp)
+{
+	char host[256] = "", when[64];
+	gethostname(host, sizeof host - 1);
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", &tm);
+	fprintf(fp, "{\"type\":\"start\",\"version\":1,\"started\":");
+	json_string(fp, when);
+	fprintf(fp, ",\"host\":");
+	json_string(fp, host);
+	fprintf(fp, ",\"ncpu\":%d,\"interval\":", a->ncpu);
+	json_num(fp, a->interval);
+	fprintf(fp, ",\"cpufreq\":");
+	json_string(fp, a->cf ? cpufreq_residency_kind(a->cf) : "none");
+	fprintf(fp, ",\"freq_source\":");
+	enum freq_source fs = a->cf ? cpufreq_source(a->cf) : FREQ_NONE;
+	json_string(fp, fs == FREQ_NONE ? "none" : cpufreq_source_name(fs));
+	if (a->cf) {
+		fprintf(fp, ",\"policies\":");
+		cpufreq_policies_json(a->cf, fp);
+	}
+	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(a->units));
+	for (int i = 0; i < a->nwl; i++) {
+		const struct wl_spec *s = workload_spec(a->wl[i]);
+		fprintf(fp, "%s{\"id\":%d,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, kind_word(s->kind));
+		json_string(fp, s->text ? s->text : workload_name(a->wl[i]));
+		fprintf(fp, ",\"name\":");
+		json_string(fp, workload_name(a->wl[i]));
+		fputc('}', fp);
+	}
+	fprintf(fp, "]");
+	if (a->nattached) {
+		fprintf(fp, ",\"attached\":[");
+		for (size_t i = 0; i < a->nattached; i++)
+			fprintf(fp, "%s%d", i ? "," : "", (int)a->attached[i]);
+		fprintf(fp, "]");
+	}
+	fprintf(fp, "}\n");
+	fflush(fp);
+}
+
+static void record_cpus(FILE *fp, const struct snapshot *s)
+{
+	fprintf(fp, "\"cpus\":[");
+	for (int i = 0; i < s->ncpu; i++) {
+		const struct cpu_sample *c = &s->cpus[i];
+		fprintf(fp, "%s{\"id\":%d,\"user\":", i ? "," : "", c->id);
+		json_num(fp, c->user);
+		fprintf(fp, ",\"system\":");
+		json_num(fp, c->system);
+		fprintf(fp, ",\"iowait\":");
+		json_num(fp, c->iowait);
+		fprintf(fp, ",\"irq\":");
+		json_num(fp, c->irq);
+		fprintf(fp, ",\"idle\":");
+		json_num(fp, c->idle);
+		if (c->khz > 0)
+			fprintf(fp, ",\"khz\":%ld", c->khz);
+		else
+			fprintf(fp, ",\"khz\":null");
+		fprintf(fp, ",\"governor\":");
+		if (c->governor[0])
+			json_string(fp, c->governor);
+		else
+			fputs("null", fp);
+		fputc('}', fp);
+	}
+	fputc(']', fp);
+}
+
+static void record_procs(FILE *fp, const struct snapshot *s)
+{
+	fprintf(fp, ",\"procs\":[");
+	for (int i = 0; i < s->nproc; i++) {
+		const struct proc_sample *p = &s->procs[i];
+		fprintf(fp, "%s{\"pid\":%d,\"workload\":%d,\"role\":", i ? "," : "", (int)p->pid, p->workload);
+		json_string(fp, p->role);
+		fprintf(fp, ",\"comm\":");
+		json_string(fp, p->comm);
+		fprintf(fp, ",\"cpu\":%d,\"allowed\":", p->cpu);
+		json_string(fp, p->allowed);
+		fprintf(fp, ",\"state\":\"%c\",\"threads\":%d,\"read_bps\":", p->state ? p->state : '?',
+		        p->nthreads);
+		json_num(fp, p->read_bps);
+		fprintf(fp, ",\"write_bps\":");
+		json_num(fp, p->write_bps);
+		fprintf(fp, ",\"utime\":");
+		json_num(fp, p->utime);
+		fprintf(fp, ",\"stime\":");
+		json_num(fp, p->stime);
+		fprintf(fp, ",\"cpu_pct\":");
+		json_num(fp, p->cpu_pct);
+		fprintf(fp, ",\"wait_pct\":");
+		json_num(fp, p->wait_pct);
+		fprintf(fp, ",\"bytes\":%llu,\"migrations\":%llu}", (unsigned long long)p->bytes,
+		        (unsigned long long)p->migrations);
+	}
+	fputc(']', fp);
+}
+
+void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
+{
+	(void)a;
+	fprintf(fp, "{\"type\":\"sample\",\"t\":");
+	json_num(fp, s->t);
+	fputc(',', fp);
+	record_cpus(fp, s);
+	record_procs(fp, s);
+	fprintf(fp, ",\"workloads\":[");
+	for (int i = 0; i < s->nwl; i++) {
+		const struct wl_sample *w = &s->wls[i];
+		fprintf(fp, "%s{\"id\":%d,\"read_bps\":", i ? "," : "", w->id);
+		json_num(fp, w->read_bps);
+		fprintf(fp, ",\"write_bps\":");
+		json_num(fp, w->write_bps);
+		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"state\":\"%s\"}",
+		        (unsigned long long)w->bytes, (unsigned long long)w->calls,
+		        model_wl_state_name(w->state));
+	}
+	fprintf(fp, "],\"disk\":{\"device\":");
+	json_string(fp, s->disk.device);
+	fprintf(fp, ",\"read_bps\":");
+	json_num(fp, s->disk.read_bps);
+	fprintf(fp, ",\"write_bps\":");
+	json_num(fp, s->disk.write_bps);
+	fprintf(fp, ",\"dirty\":%llu,\"writeback\":%llu},\"self_cpu_pct\":",
+	        (unsigned long long)s->disk.dirty, (unsigned long long)s->disk.writeback);
+	json_num(fp, s->self_cpu_pct);
+	fprintf(fp, ",\"self_tick_us\":");
+	json_num(fp, s->self_tick_us);
+	fprintf(fp, "}\n");
+}
+
+void record_event(FILE *fp, const struct event *e)
+{
+	fprintf(fp, "{\"type\":\"event\",\"t\":");
+	json_num(fp, e->t);
+	fprintf(fp, ",\"action\":");
+	json_string(fp, e->action);
+	fprintf(fp, ",\"label\":");
+	json_string(fp, e->label);
+	fprintf(fp, ",\"detail\":%s}\n", e->detail[0] ? e->detail : "{}");
+	fflush(fp);
+}
+
+void record_end(struct app *a, FILE *fp)
+{
+	fprintf(fp, "{\"type\":\"end\",\"t\":");
+	json_num(fp, a->ended);
+	fputc(',', fp);
+	summary_json(a, fp);
+	fprintf(fp, "}\n");
+	fflush(fp);
+}
+
+/* ---- batch text and CSV -------------------------------------------------- */
+
+void batch_header(struct app *a, FILE *fp)
+{
+	bool csv = a->run->format == FMT_CSV;
+	const char *u = units_rate_label(a->units);
+	if (csv) {
+		fprintf(fp, "t,write_%s,read_%s,disk_write_%s,disk_read_%s,dirty_bytes,writeback_bytes,bytes",
+		        u, u, u, u);
+		for (int c = 0; c < a->ncpu; c++)
+			fprintf(fp, ",cpu%d_busy_pct,cpu%d_khz", c, c);
+		fprintf(fp, ",procs,self_cpu_pct\n");
+		return;
+	}
+	for (int i = 0; i < a->nwl; i++)
+		fprintf(fp, "# workload %d: %s\n", i + 1, workload_name(a->wl[i]));
+	fprintf(fp, "%7s %10s %10s %10s %10s %9s %9s %10s", "t", "write", "read", "disk_wr", "disk_rd",
+	        "dirty", "wback", "bytes");
+	for (int c = 0; c < a->ncpu; c++)
+		fprintf(fp, " %5s%-2d %6s", "cpu", c, "MHz");
+	fprintf(fp, " %5s %5s\n", "procs", "self%");
+	fprintf(fp, "%7s %10s %10s %10s %10s %9s %9s %10s", "s", u, u, u, u, "MiB", "MiB", "MiB");
+	for (int c = 0; c < a->ncpu; c++)
+		fprintf(fp, " %7s %6s", "busy%", "");
+	fprintf(fp, "\n");
+}
+
+void batch_line(struct app *a, FILE *fp, const struct snapshot *s)
+{
+	if (a->run->format == FMT_JSON) {
+		record_sample(a, fp, s);
+		return;
+	}
+	double wr = 0, rd = 0;
+	uint64_t bytes = 0;
+	for (int i = 0; i < s->nwl; i++) {
+		wr += s->wls[i].write_bps;
+		rd += s->wls[i].read_bps;
+		bytes += s->wls[i].bytes;
+	}
+	enum units_mode u = a->units;
+	bool csv = a->run->format == FMT_CSV;
+	const char *f = csv ? "%.3f,%.3f,%.3f,%.3f,%.3f,%llu,%llu,%llu" :
+	                      "%7.2f %10.2f %10.2f %10.2f %10.2f %9.1f %9.1f %10.1f";
+	if (csv)
+		fprintf(fp, f, s->t, units_rate_value(u, wr), units_rate_value(u, rd),
+		        units_rate_value(u, s->disk.write_bps), units_rate_value(u, s->disk.read_bps),
+		        (unsigned long long)s->disk.dirty, (unsigned long long)s->disk.writeback,
+		        (unsigned long long)bytes);
+	else
+		fprintf(fp, f, s->t, units_rate_value(u, wr), units_rate_value(u, rd),
+		        units_rate_value(u, s->disk.write_bps), units_rate_value(u, s->disk.read_bps),
+		        s->disk.dirty / 1048576.0, s->disk.writeback / 1048576.0, bytes / 1048576.0);
+	for (int c = 0; c < s->ncpu; c++) {
+		double busy = 100 - s->cpus[c].idle;
+		if (csv)
+			fprintf(fp, ",%.1f,%s", busy, "");
+		if (csv && s->cpus[c].khz > 0)
+			fprintf(fp, "%ld", s->cpus[c].khz);
+		if (!csv && s->cpus[c].khz > 0)
+			fprintf(fp, " %7.1f %6ld", busy, s->cpus[c].khz / 1000);
+		else if (!csv)
+			fprintf(fp, " %7.1f %6s", busy, "-");
+	}
+	fprintf(fp, csv ? ",%d,%.2f\n" : " %5d %5.1f\n", s->nproc, s->self_cpu_pct);
+}

@@ -1,0 +1,135 @@
+/* summary.c - the end of a run in the form people publish: one row per
+ * workload (user sys elaps hog rate test), then one row per phase (the
+ * stretches between events), as text and as the end record's JSON. */
+#include "benchtop/app.h"
+
+#include <string.h>
+
+#include "benchtop/cpufreq.h"
+#include "benchtop/units.h"
+#include "benchtop/workload.h"
+
+static double safe_div(double a, double b)
+{
+	return b > 1e-9 ? a / b : 0;
+}
+
+/* CPU and bytes of attached processes live only in the samples. */
+static void attached_totals(struct app *a, struct workload_totals *t)
+{
+	memset(t, 0, sizeof *t);
+	const struct snapshot *s = history_last(a->hist);
+	for (int i = 0; s && i < s->nproc; i++) {
+		t->user += s->procs[i].utime;
+		t->sys += s->procs[i].stime;
+		t->bytes += s->procs[i].bytes;
+	}
+	t->elapsed = a->ended;
+}
+
+static void row(FILE *fp, enum units_mode u, const struct workload_totals *t, const char *name)
+{
+	double hog = safe_div(t->user + t->sys, t->elapsed) * 100;
+	double rate = units_rate_value(u, safe_div((double)t->bytes, t->elapsed));
+	fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s\n", t->user, t->sys, t->elapsed, hog,
+	        rate < 100 ? 1 : 0, rate, name);
+}
+
+static double phase_mean_mhz(const struct phase *p)
+{
+	return p->khz_time > 0 ? p->khz_sum / p->khz_time / 1000 : -1;
+}
+
+void summary_print(struct app *a, FILE *fp)
+{
+	enum units_mode u = a->units;
+	fprintf(fp, "\n%6s  %6s  %6s  %4s  %7s  %s\n", "user", "sys", "elaps", "hog",
+	        units_rate_label(u), "test");
+	struct workload_totals t;
+	for (int i = 0; i < a->nwl; i++) {
+		workload_totals(a->wl[i], &t);
+		char name[256];
+		const char *err = workload_state(a->wl[i]) == WLS_FAILED ? " (failed)" : "";
+		snprintf(name, sizeof name, "%s%s", workload_name(a->wl[i]), err);
+		row(fp, u, &t, name);
+	}
+	if (a->nattached) {
+		attached_totals(a, &t);
+		row(fp, u, &t, "attached");
+	}
+	size_t n = history_nphases(a->hist);
+	fprintf(fp, "\n%8s  %8s  %7s  %4s  %5s  %6s  %s\n", "from", "to", units_rate_label(u), "hog",
+	        "migr", "MHz", "phase");
+	for (size_t i = 0; i < n; i++) {
+		const struct phase *p = history_phase(a->hist, i);
+		double len = p->to - p->from;
+		double rate = units_rate_value(u, safe_div((double)p->bytes, len));
+		double mhz = phase_mean_mhz(p);
+		char mhzs[16] = "-";
+		if (mhz > 0)
+			snprintf(mhzs, sizeof mhzs, "%.0f", mhz);
+		fprintf(fp, "%8.2f  %8.2f  %7.*f  %3.0f%%  %5llu  %6s  %s\n", p->from, p->to,
+		        rate < 100 ? 1 : 0, rate, safe_div(p->cpu_s, len) * 100,
+		        (unsigned long long)p->migrations, mhzs, p->label);
+	}
+	fflush(fp);
+}
+
+static void json_totals(FILE *fp, const struct workload_totals *t, const char *name, int id)
+{
+	fprintf(fp, "{\"test\":");
+	json_string(fp, name);
+	fprintf(fp, ",\"workload\":%d,\"user\":%.3f,\"sys\":%.3f,\"elapsed\":%.3f,\"hog\":%.4f,"
+	        "\"bytes\":%llu,\"bps\":%.1f,\"calls\":%llu,\"runs\":%d}",
+	        id, t->user, t->sys, t->elapsed, safe_div(t->user + t->sys, t->elapsed),
+	        (unsigned long long)t->bytes, safe_div((double)t->bytes, t->elapsed),
+	        (unsigned long long)t->calls, t->runs);
+}
+
+void summary_json(struct app *a, FILE *fp)
+{
+	struct workload_totals t;
+	fprintf(fp, "\"summary\":[");
+	for (int i = 0; i < a->nwl; i++) {
+		workload_totals(a->wl[i], &t);
+		if (i)
+			fputc(',', fp);
+		json_totals(fp, &t, workload_name(a->wl[i]), i + 1);
+	}
+	if (a->nattached) {
+		attached_totals(a, &t);
+		if (a->nwl)
+			fputc(',', fp);
+		json_totals(fp, &t, "attached", 0);
+	}
+	fprintf(fp, "],\"workloads\":[");
+	for (int i = 0; i < a->nwl; i++) {
+		fprintf(fp, "%s{\"id\":%d,\"state\":\"%s\",\"error\":", i ? "," : "", i + 1,
+		        model_wl_state_name(workload_state(a->wl[i])));
+		json_string(fp, workload_error(a->wl[i]));
+		fputc('}', fp);
+	}
+	fprintf(fp, "],\"phases\":[");
+	size_t n = history_nphases(a->hist);
+	for (size_t i = 0; i < n; i++) {
+		const struct phase *p = history_phase(a->hist, i);
+		double len = p->to - p->from;
+		fprintf(fp, "%s{\"from\":%.3f,\"to\":%.3f,\"label\":", i ? "," : "", p->from, p->to);
+		json_string(fp, p->label);
+		fprintf(fp, ",\"bytes\":%llu,\"bps\":%.1f,\"hog\":%.4f,\"migrations\":%llu",
+		        (unsigned long long)p->bytes, safe_div((double)p->bytes, len),
+		        safe_div(p->cpu_s, len), (unsigned long long)p->migrations);
+		double mhz = phase_mean_mhz(p);
+		if (mhz > 0)
+			fprintf(fp, ",\"mean_khz\":%.0f", mhz * 1000);
+		else
+			fprintf(fp, ",\"mean_khz\":null");
+		fprintf(fp, ",\"residency\":");
+		if (a->cf)
+			cpufreq_phase_residency_json(a->cf, i, fp);
+		else
+			fputs("{}", fp);
+		fputc('}', fp);
+	}
+	fputc(']', fp);
+}

@@ -1,0 +1,538 @@
+/* workload.c - spawn, watch, pause, stop and reap one workload. */
+#include "benchtop/workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "benchtop/affinity.h"
+#include "benchtop/engine.h"
+#include "benchtop/sample.h"
+
+#define WL_MAX_CHILDREN 256
+
+struct child {
+	pid_t pid;
+	int job, role;
+	bool alive;
+};
+
+struct workload {
+	int id;
+	const struct wl_spec *spec;
+	const struct run *run;
+	char scratch[4096];
+	char name[160];
+	enum wl_state state;
+	char err[320];
+	int exit_code;
+	struct child ch[WL_MAX_CHILDREN];
+	int nch;
+	pid_t sync_pid;
+	bool prepared, stop_requested, paused;
+	struct engine_plan plan;
+	struct engine_counters *ctr;
+	int nctr;
+	struct sampler *sp;
+	double t_start, t_end, elapsed_done;
+	double ru_user, ru_sys;
+	uint64_t bytes_done_runs, calls_done_runs; /* engine bytes of finished runs */
+	uint64_t bytes_seen;                        /* the latest total shown */
+	uint64_t rbytes_last, bytes_last;
+	uint64_t zombie_io;                         /* write_bytes of exited command roots */
+	int runs;
+	const unsigned char *mask;
+	int ncpu;
+};
+
+static const char *kind_name(enum wl_kind k)
+{
+	static const char *n[] = { "copy", "write", "read", "seek", "cmd" };
+	return n[k];
+}
+
+static const char *engine_name(enum copy_engine e)
+{
+	static const char *n[] = { "rw", "cfr", "sendfile", "splice", "mmap", "pipe" };
+	return n[e];
+}
+
+/* The summary's "test" column: what ran, in the words of the spec. */
+static void make_name(struct workload *w)
+{
+	const struct wl_spec *s = w->spec;
+	char *p = w->name;
+	size_t n = sizeof w->name;
+	int k = 0;
+	switch (s->kind) {
+	case WL_CMD:
+		k = snprintf(p, n, "cmd");
+		for (char **a = s->argv; a && *a && k < (int)n; a++) {
+			if (a == s->argv && s->argv[1] && !strcmp(*a, "/bin/sh") && !strcmp(s->argv[1], "-c")) {
+				a += 2;
+				if (!*a)
+					break;
+			}
+			k += snprintf(p + k, n - k, " %s", *a);
+		}
+		return;
+	case WL_COPY:
+		k = snprintf(p, n, "copy engine=%s", engine_name(s->engine));
+		if (s->engine == ENG_PIPE && k < (int)n)
+			k += snprintf(p + k, n - k, " procs=%d", s->procs);
+		break;
+	case WL_WRITE:
+		k = snprintf(p, n, "write%s%s", s->rewrite ? " pattern=rewrite" : "",
+		             s->unit_char ? " unit=char" : "");
+		break;
+	case WL_READ:
+		k = snprintf(p, n, "read%s", s->unit_char ? " unit=char" : "");
+		break;
+	case WL_SEEK:
+		k = snprintf(p, n, "seek seekers=%d", s->seekers);
+		break;
+	}
+	if (k < (int)n && s->bs != 128 * 1024 && !s->unit_char)
+		k += snprintf(p + k, n - k, " bs=%llu", (unsigned long long)s->bs);
+	if (k < (int)n && s->jobs > 1)
+		k += snprintf(p + k, n - k, " jobs=%d", s->jobs);
+	if (k < (int)n && s->direct)
+		snprintf(p + k, n - k, " direct");
+}
+
+struct workload *workload_new(int id, const struct wl_spec *spec, const struct run *run,
+                              const char *scratch)
+{
+	struct workload *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->id = id;
+	w->spec = spec;
+	w->run = run;
+	snprintf(w->scratch, sizeof w->scratch, "%s", scratch ? scratch : "");
+	w->state = WLS_STARTING;
+	make_name(w);
+	return w;
+}
+
+void workload_free(struct workload *w)
+{
+	if (!w)
+		return;
+	if (w->ctr)
+		engine_counters_free(w->ctr, w->nctr);
+	if (w->prepared)
+		engine_plan_free(&w->plan);
+	free(w);
+}
+
+int workload_prepare(struct workload *w, char *msg, size_t len)
+{
+	if (w->spec->kind == WL_CMD || w->prepared)
+		return 0;
+	int rc = engine_prepare(w->spec, w->scratch, w->run->force, &w->plan, msg, len);
+	if (rc)
+		return rc;
+	w->prepared = true;
+	w->nctr = w->plan.jobs;
+	w->ctr = engine_counters_new(w->nctr);
+	if (!w->ctr) {
+		snprintf(msg, len, "out of memory for the counters of workload %d", w->id);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* What a child does between fork and its real work: its own process
+ * group (so a stop reaches its whole tree), death with benchtop, default
+ * signal handling, and the placement chosen before it started. */
+static void child_setup(pid_t pgid, const unsigned char *mask, int ncpu)
+{
+	setpgid(0, pgid);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	if (mask)
+		affinity_set_self(mask, ncpu);
+}
+
+static pid_t group_of(const struct workload *w)
+{
+	return w->nch ? w->ch[0].pid : 0;
+}
+
+static int add_child(struct workload *w, pid_t pid, int job, int role)
+{
+	if (w->nch == WL_MAX_CHILDREN)
+		return -ENOSPC;
+	w->ch[w->nch++] = (struct child){ .pid = pid, .job = job, .role = role, .alive = true };
+	return 0;
+}
+
+static int spawn_cmd(struct workload *w, char *msg, size_t len)
+{
+	int ep[2];
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(ep[0]);
+		close(ep[1]);
+		snprintf(msg, len, "cannot start %s: %s", w->name, strerror(e));
+		return -e;
+	}
+	if (pid == 0) {
+		close(ep[0]);
+		child_setup(0, w->mask, w->ncpu);
+		execvp(w->spec->argv[0], w->spec->argv);
+		int e = errno;
+		if (write(ep[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(ep[1]);
+	setpgid(pid, pid);
+	int e = 0;
+	ssize_t n;
+	do
+		n = read(ep[0], &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	close(ep[0]);
+	add_child(w, pid, 0, -1);
+	if (n == (ssize_t)sizeof e) {
+		snprintf(msg, len, "cannot run \"%s\": %s", w->spec->argv[0], strerror(e));
+		snprintf(w->err, sizeof w->err, "%s", msg);
+		return -e;
+	}
+	sampler_add(w->sp, pid, w->id, "cmd", true);
+	return 0;
+}
+
+static int spawn_engine(struct workload *w, char *msg, size_t len)
+{
+	for (int j = 0; j < w->plan.jobs; j++) {
+		int pfd[2] = { -1, -1 };
+		if (w->plan.nroles > 1 && pipe(pfd) < 0) {
+			snprintf(msg, len, "cannot make a pipe for %s: %s", w->name, strerror(errno));
+			return -errno;
+		}
+		for (int r = 0; r < w->plan.nroles; r++) {
+			pid_t pg = group_of(w);
+			pid_t pid = fork();
+			if (pid < 0) {
+				snprintf(msg, len, "cannot start %s: %s", w->name, strerror(errno));
+				return -errno;
+			}
+			if (pid == 0) {
+				child_setup(pg, w->mask, w->ncpu);
+				engine_child(w->spec, &w->plan, j, r, &w->ctr[j], pfd);
+			}
+			setpgid(pid, pg ? pg : pid);
+			add_child(w, pid, j, r);
+			sampler_add(w->sp, pid, w->id, engine_role_name(w->plan.roles[r]), false);
+		}
+		if (pfd[0] >= 0) {
+			close(pfd[0]);
+			close(pfd[1]);
+		}
+	}
+	return 0;
+}
+
+int workload_start(struct workload *w, struct sampler *sp, const unsigned char *mask, int ncpu,
+                   double now, char *msg, size_t len)
+{
+	w->sp = sp;
+	w->mask = mask;
+	w->ncpu = ncpu;
+	w->nch = 0;
+	w->sync_pid = 0;
+	w->err[0] = 0;
+	w->t_start = now;
+	w->t_end = 0;
+	w->runs++;
+	w->state = WLS_RUNNING;
+	int rc = workload_prepare(w, msg, len);
+	if (rc == 0) {
+		if (w->ctr)
+			memset(w->ctr, 0, sizeof *w->ctr * (size_t)w->nctr);
+		w->bytes_last = w->rbytes_last = 0;
+		rc = w->spec->kind == WL_CMD ? spawn_cmd(w, msg, len) : spawn_engine(w, msg, len);
+	}
+	if (rc) {
+		w->state = WLS_FAILED;
+		w->exit_code = 1;
+		w->t_end = now;
+		if (!w->err[0])
+			snprintf(w->err, sizeof w->err, "%s", msg);
+		workload_signal(w, SIGKILL);
+	}
+	return rc;
+}
+
+bool workload_owns(const struct workload *w, pid_t pid)
+{
+	if (pid == w->sync_pid && pid)
+		return true;
+	for (int i = 0; i < w->nch; i++)
+		if (w->ch[i].pid == pid)
+			return true;
+	return false;
+}
+
+static bool any_alive(const struct workload *w)
+{
+	for (int i = 0; i < w->nch; i++)
+		if (w->ch[i].alive)
+			return true;
+	return false;
+}
+
+bool workload_running(const struct workload *w)
+{
+	return any_alive(w) || w->sync_pid;
+}
+
+static void describe_status(char *buf, size_t len, const char *what, int st)
+{
+	if (WIFEXITED(st))
+		snprintf(buf, len, "%s exited with status %d", what, WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, len, "%s was killed by signal %d (%s)", what, WTERMSIG(st),
+		         strsignal(WTERMSIG(st)));
+}
+
+static void fail(struct workload *w, const char *why)
+{
+	if (w->state != WLS_FAILED)
+		snprintf(w->err, sizeof w->err, "%s", why);
+	w->state = WLS_FAILED;
+	w->exit_code = 1;
+}
+
+/* The destination's data is only safe once flushed: a command's run ends
+ * with sync(2), timed, in a child so the loop never blocks on it. */
+static void start_sync(struct workload *w)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		child_setup(0, NULL, 0);
+		sync();
+		_exit(0);
+	}
+	if (pid > 0)
+		w->sync_pid = pid;
+}
+
+static void finish_run(struct workload *w, double now)
+{
+	w->t_end = now;
+	w->elapsed_done += now - w->t_start;
+	if (w->ctr) {
+		for (int j = 0; j < w->nctr; j++) {
+			w->bytes_done_runs += w->ctr[j].bytes;
+			w->calls_done_runs += w->ctr[j].calls;
+		}
+		memset(w->ctr, 0, sizeof *w->ctr * (size_t)w->nctr);
+	}
+	if (w->state == WLS_RUNNING || w->state == WLS_PAUSED)
+		w->state = WLS_DONE;
+	if (w->prepared)
+		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, true);
+}
+
+void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *ru, double now)
+{
+	if (ru) {
+		w->ru_user += ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6;
+		w->ru_sys += ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+	}
+	if (pid == w->sync_pid) {
+		w->sync_pid = 0;
+		finish_run(w, now);
+		return;
+	}
+	for (int i = 0; i < w->nch; i++) {
+		struct child *c = &w->ch[i];
+		if (c->pid != pid)
+			continue;
+		c->alive = false;
+		bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		if (!ok && !w->stop_requested) {
+			char why[320];
+			if (c->role >= 0 && w->ctr && w->ctr[c->job].msg[0])
+				snprintf(why, sizeof why, "%s", w->ctr[c->job].msg);
+			else
+				describe_status(why, sizeof why, c->role >= 0 ?
+				                engine_role_name(w->plan.roles[c->role]) : w->spec->argv[0], st);
+			fail(w, why);
+			/* A pipe engine whose reader died would leave its writer
+			 * waiting; the instance is over. */
+			if (c->role >= 0)
+				workload_signal(w, SIGTERM);
+		}
+	}
+	if (any_alive(w))
+		return;
+	if (w->spec->kind == WL_CMD && !w->run->no_sync && w->state == WLS_RUNNING &&
+	    !w->stop_requested) {
+		start_sync(w);
+		if (w->sync_pid)
+			return;
+	}
+	finish_run(w, now);
+}
+
+/* The zombie of a command's root still holds the I/O of its whole tree
+ * (the kernel adds reaped children's counts to their parent), so its
+ * write_bytes are read before it is reaped: a copy that ended between two
+ * ticks is still counted. */
+void workload_note_exit_io(struct workload *w, uint64_t write_bytes)
+{
+	w->zombie_io += write_bytes;
+}
+
+static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
+{
+	uint64_t b = 0, rb = 0, calls = 0;
+	for (int j = 0; j < w->nctr; j++) {
+		b += __atomic_load_n(&w->ctr[j].bytes, __ATOMIC_RELAXED);
+		rb += __atomic_load_n(&w->ctr[j].rbytes, __ATOMIC_RELAXED);
+		calls += __atomic_load_n(&w->ctr[j].calls, __ATOMIC_RELAXED);
+	}
+	bool reads = w->spec->kind == WL_READ || w->spec->kind == WL_SEEK;
+	double rate_b = dt > 0 && b >= w->bytes_last ? (double)(b - w->bytes_last) / dt : 0;
+	double rate_rb = dt > 0 && rb >= w->rbytes_last ? (double)(rb - w->rbytes_last) / dt : 0;
+	w->bytes_last = b;
+	w->rbytes_last = rb;
+	ws->write_bps = reads ? 0 : rate_b;
+	ws->read_bps = reads ? rate_b : rate_rb;
+	ws->bytes = w->bytes_done_runs + b;
+	ws->calls = w->calls_done_runs + calls;
+}
+
+void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt)
+{
+	(void)now;
+	ws->id = w->id;
+	if (w->ctr) {
+		poll_engine(w, ws, dt);
+	} else if (ws->bytes < w->zombie_io) {
+		ws->bytes = w->zombie_io;
+	}
+	if (ws->bytes < w->bytes_seen)
+		ws->bytes = w->bytes_seen; /* totals never go backwards */
+	w->bytes_seen = ws->bytes;
+	if (ws->utime < w->ru_user)
+		ws->utime = w->ru_user;
+	if (ws->stime < w->ru_sys)
+		ws->stime = w->ru_sys;
+	ws->state = w->state == WLS_RUNNING && w->paused ? WLS_PAUSED : w->state;
+}
+
+void workload_signal(struct workload *w, int sig)
+{
+	for (int i = 0; i < w->nch; i++) {
+		if (!w->ch[i].alive)
+			continue;
+		kill(-w->ch[i].pid, sig); /* its group, when it leads one */
+		kill(w->ch[i].pid, sig);
+	}
+	pid_t pids[512];
+	int n = w->sp ? sampler_pids(w->sp, w->id, pids, 512) : 0;
+	for (int i = 0; i < n; i++)
+		kill(pids[i], sig);
+	if (w->sync_pid && sig == SIGKILL)
+		kill(w->sync_pid, sig);
+}
+
+void workload_pause(struct workload *w, bool pause)
+{
+	if (!any_alive(w))
+		return;
+	workload_signal(w, pause ? SIGSTOP : SIGCONT);
+	w->paused = pause;
+	w->state = pause ? WLS_PAUSED : WLS_RUNNING;
+}
+
+void workload_stop(struct workload *w)
+{
+	w->stop_requested = true;
+	if (!workload_running(w))
+		return;
+	workload_signal(w, SIGTERM);
+	workload_signal(w, SIGCONT);
+	if (w->state == WLS_PAUSED)
+		w->state = WLS_RUNNING;
+	w->paused = false;
+}
+
+void workload_kill(struct workload *w)
+{
+	w->stop_requested = true;
+	workload_signal(w, SIGKILL);
+}
+
+void workload_rearm(struct workload *w)
+{
+	w->stop_requested = false;
+}
+
+void workload_cleanup(struct workload *w)
+{
+	if (w->prepared)
+		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, w->run->keep);
+}
+
+enum wl_state workload_state(const struct workload *w) { return w->state; }
+int workload_id(const struct workload *w) { return w->id; }
+const char *workload_name(const struct workload *w) { return w->name; }
+const char *workload_error(const struct workload *w) { return w->err; }
+int workload_exit_code(const struct workload *w) { return w->exit_code; }
+bool workload_stop_requested(const struct workload *w) { return w->stop_requested; }
+const struct wl_spec *workload_spec(const struct workload *w) { return w->spec; }
+const char *workload_kind(const struct workload *w) { return kind_name(w->spec->kind); }
+
+int workload_pids(const struct workload *w, pid_t *pids, int max)
+{
+	int n = 0;
+	for (int i = 0; i < w->nch && n < max; i++)
+		if (w->ch[i].alive)
+			pids[n++] = w->ch[i].pid;
+	return n;
+}
+
+void workload_totals(const struct workload *w, struct workload_totals *t)
+{
+	memset(t, 0, sizeof *t);
+	t->user = w->ru_user;
+	t->sys = w->ru_sys;
+	t->elapsed = w->elapsed_done;
+	t->bytes = w->bytes_seen;
+	t->calls = w->calls_done_runs;
+	t->runs = w->runs;
+}
+
+int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],
+                        const char *names[2])
+{
+	(void)w;
+	(void)rows;
+	(void)names;
+	return 0;
+}
+
+double workload_started(const struct workload *w) { return w->t_start; }
+double workload_elapsed_now(const struct workload *w, double now)
+{
+	return w->elapsed_done + (workload_running(w) ? now - w->t_start : 0);
+}
