@@ -809,18 +809,23 @@ static int matrix_word(struct run *r, const char *wd, char *err, size_t errlen)
 	return 0;
 }
 
-static int o_matrix(struct run *r, const char *v, char *err, size_t errlen)
+/* One --matrix argument: words separated by blanks. */
+static int matrix_words(struct run *r, const char *v, char *err, size_t errlen)
 {
-	char *copy, *save = NULL, *wd;
-	int rc = 0;
-	r->matrix = true;
-	if (!v)
-		return 0;
-	copy = xstrdup(v);
-	for (wd = strtok_r(copy, " \t", &save); wd && rc == 0; wd = strtok_r(NULL, " \t", &save))
+	char *copy = xstrdup(v), *save = NULL, *wd;
+	int rc = 0, n = 0;
+	for (wd = strtok_r(copy, " \t", &save); wd && rc == 0; wd = strtok_r(NULL, " \t", &save), n++)
 		rc = matrix_word(r, wd, err, errlen);
 	free(copy);
+	if (rc == 0 && n == 0)
+		return fail(err, errlen, "empty --matrix: use placement=a,b,... and/or governor=x,y,...");
 	return rc;
+}
+
+static int o_matrix(struct run *r, const char *v, char *err, size_t errlen)
+{
+	r->matrix = true;
+	return v ? matrix_words(r, v, err, errlen) : 0;
 }
 
 /* --cell: a size when it carries a size unit, else a time ("5m" is 5 MiB,
@@ -1024,7 +1029,7 @@ static int matrix_tail(struct parse_state *ps, struct run *r)
 		const char *w = ps->argv[ps->i + 1];
 		if (strncmp(w, "placement=", 10) != 0 && strncmp(w, "governor=", 9) != 0)
 			break;
-		if (matrix_word(r, w, ps->err, ps->errlen))
+		if (matrix_words(r, w, ps->err, ps->errlen))
 			return -1;
 		ps->i++;
 	}
