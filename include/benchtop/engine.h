@@ -27,15 +27,23 @@ struct engine_counters {
 	int32_t phase;       /* 0 running, 1 rewrite phase, 2 syncing, 3 done */
 	double phase_t[4];   /* CLOCK_MONOTONIC seconds at which each phase began */
 	char msg[160];       /* failure text for the user, "" while fine */
+	uint64_t phase_bytes[4]; /* value of bytes when each phase began (rewrite: the
+	                          * write row is phase_bytes[1] - phase_bytes[0] over
+	                          * phase_t[1] - phase_t[0], the rewrite row the rest) */
+	uint32_t done;       /* futex word: 1 once the job's writer (or its only
+	                      * process) finished or any process failed; the pipe
+	                      * engine's control process sleeps on it */
 };
 
 /* Allocate n zeroed counter blocks in shared memory (survive fork). */
 struct engine_counters *engine_counters_new(int n);
 void engine_counters_free(struct engine_counters *c, int n);
 
-/* Roles of the processes of one instance. */
+/* Roles of the processes of one instance.  A one-process copy is ROLE_MAIN
+ * ("copier"); write is one ROLE_WRITER, read one ROLE_READER, seek `seekers`
+ * ROLE_SEEKERs, copy engine=pipe READER + WRITER (+ CONTROL with procs=3). */
 enum engine_role { ROLE_MAIN, ROLE_READER, ROLE_WRITER, ROLE_CONTROL, ROLE_SEEKER };
-const char *engine_role_name(enum engine_role r);
+const char *engine_role_name(enum engine_role r);   /* "copier", "reader", ... */
 
 /* Files of one instance (one job), filled by engine_prepare. */
 struct engine_job {
@@ -53,7 +61,19 @@ struct engine_plan {
 	enum engine_role roles[8];
 };
 
-/* Check and prepare workload w.  scratch is benchtop's scratch directory
+/* Check and prepare workload w.
+ *
+ * Files: a copy without dst, a write without path and a read/seek without
+ * path work in scratch; a dst or path naming a directory gets a file
+ * invented inside it (O_EXCL, removed at exit unless keep); a dst or write
+ * path naming a file is the user's result and stays.  With jobs=N > 1 a
+ * user-named result file PATH becomes PATH.1 .. PATH.N.  A copy without src
+ * (the default workload) gets one invented source per job (w->size, else
+ * 1 GiB capped so that sources and copies leave 5% free, never below 4 MiB);
+ * read/seek of a directory or of nothing likewise.  Invented sources are
+ * filled with a non-repeating pattern.  Every file written is created here
+ * (O_EXCL; with force an existing one is unlinked first) and truncated by
+ * the child.  direct needs bs to be a multiple of 512.  scratch is benchtop's scratch directory
  * (created by the caller).  Returns 0, or a negative errno with a message
  * naming the path and what would be accepted: -EEXIST (dst exists, no
  * --force), -ENOSPC (less than 5% would stay free; the message says how
@@ -62,7 +82,14 @@ struct engine_plan {
 int engine_prepare(const struct wl_spec *w, const char *scratch, bool force,
                    struct engine_plan *plan, char *msg, size_t len);
 
-/* Run role r of job j of workload w in this (child) process; never returns. */
+/* Run role r of job j of workload w in this (child) process; never returns.
+ * pipefd is the job's pipe for engine=pipe (reader writes pipefd[1], writer
+ * reads pipefd[0]; each closes the other end; control closes both), else
+ * ignored (may be NULL).  Every role asks for SIGKILL when its parent dies.
+ * Exit 0 done, 1 failed with c->err and c->msg set.  The control process of
+ * procs=3 sleeps on c->done and exits 0 when the writer finished or a
+ * process failed; if the writer is killed by a signal nobody sets done, so
+ * the parent must then kill the control process (it kills the instance). */
 _Noreturn void engine_child(const struct wl_spec *w, const struct engine_plan *plan,
                             int j, int r, struct engine_counters *c, int pipefd[2]);
 
@@ -75,5 +102,19 @@ void engine_plan_free(struct engine_plan *plan);
  * space is short) made with O_EXCL inside scratch.  Returns 0 and sets
  * *path (malloc'd), or -errno with a message. */
 int engine_make_source(const char *scratch, uint64_t want, char **path, char *msg, size_t len);
+
+/* Convenience for the parent: fork the nroles processes of job j (making
+ * and closing the pipe for engine=pipe), calling hook(arg, role) in each
+ * child first when hook is not NULL (e.g. to set affinity).  Fills
+ * pids[0..plan->nroles).  Returns 0 or -errno (then no child is left). */
+typedef void (*engine_hook)(void *arg, enum engine_role role);
+int engine_spawn(const struct wl_spec *w, const struct engine_plan *plan, int j,
+                 struct engine_counters *c, pid_t *pids, engine_hook hook, void *arg);
+
+/* engine_spawn, then wait for all of job j's processes.  Returns 0 when all
+ * exited 0, else -c->err (or -EINTR for a process killed by a signal, or
+ * -EIO).  For tests, the benchmark and simple batch use. */
+int engine_run_job(const struct wl_spec *w, const struct engine_plan *plan, int j,
+                   struct engine_counters *c);
 
 #endif

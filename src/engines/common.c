@@ -1,0 +1,156 @@
+/* common.c - helpers shared by the I/O loops: counters, failures, buffers,
+ * opening the job's files, whole writes and the final sync. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engines.h"
+
+void eng_add(struct engine_counters *c, uint64_t bytes, uint64_t rbytes, uint64_t calls)
+{
+	if (bytes)
+		__atomic_fetch_add(&c->bytes, bytes, __ATOMIC_RELAXED);
+	if (rbytes)
+		__atomic_fetch_add(&c->rbytes, rbytes, __ATOMIC_RELAXED);
+	if (calls)
+		__atomic_fetch_add(&c->calls, calls, __ATOMIC_RELAXED);
+}
+
+void eng_phase(struct engine_counters *c, int phase)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c->phase_t[phase] = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	c->phase_bytes[phase] = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->phase, phase, __ATOMIC_RELEASE);
+}
+
+void eng_done(struct engine_counters *c)
+{
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &c->done, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
+}
+
+int eng_fail(struct engine_counters *c, int err, const char *verb, const char *path)
+{
+	/* The first failure of a job is the one worth telling. */
+	int32_t zero = 0;
+
+	if (__atomic_compare_exchange_n(&c->err, &zero, err, false, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_RELAXED)) {
+		if (err == ENOSPC)
+			snprintf(c->msg, sizeof c->msg, "%s %s: file system full (%s)", verb, path,
+			         strerror(err));
+		else
+			snprintf(c->msg, sizeof c->msg, "%s %s: %s", verb, path, strerror(err));
+	}
+	eng_done(c);
+	return -err;
+}
+
+void eng_pattern(void *buf, size_t n, uint64_t *state)
+{
+	uint64_t s = *state ? *state : 0x9e3779b97f4a7c15ull;
+	unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		memcpy(p + i, &s, 8);
+	}
+	for (; i < n; i++)
+		p[i] = (unsigned char)(s >> (8 * (i % 8)));
+	*state = s;
+}
+
+void *eng_buffer(size_t n)
+{
+	void *p = NULL;
+	uint64_t st = 0x2545f4914f6cdd1dull;
+
+	if (posix_memalign(&p, 4096, n ? n : 1) != 0)
+		return NULL;
+	eng_pattern(p, n, &st);
+	return p;
+}
+
+int eng_open_src(struct eng_ctx *x, int *fd)
+{
+	int flags = O_RDONLY | O_CLOEXEC | (x->oflags_extra & O_DIRECT);
+
+	*fd = open(x->job->src, flags);
+	if (*fd < 0)
+		return eng_fail(x->c, errno, "opening", x->job->src);
+	return 0;
+}
+
+int eng_open_dst(struct eng_ctx *x, int *fd)
+{
+	/* engine_prepare made the file; a run (or a --loop restart) starts it
+	 * over.  No O_CREAT: a file removed meanwhile is an error, not remade. */
+	*fd = open(x->job->dst, O_WRONLY | O_TRUNC | O_CLOEXEC | x->oflags_extra);
+	if (*fd < 0)
+		return eng_fail(x->c, errno, "opening", x->job->dst);
+	return 0;
+}
+
+/* An O_DIRECT write of a partial last block fails with EINVAL; finish that
+ * tail through the page cache. */
+static int drop_direct(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || !(fl & O_DIRECT))
+		return -1;
+	return fcntl(fd, F_SETFL, fl & ~O_DIRECT);
+}
+
+int eng_write_all(struct eng_ctx *x, int fd, const char *buf, size_t n, const char *path)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, buf, n);
+
+		eng_add(x->c, 0, 0, 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno == EINVAL && n % 512 != 0 && drop_direct(fd) == 0)
+			continue;
+		if (k < 0)
+			return eng_fail(x->c, errno, "writing", path);
+		if (k == 0)
+			return eng_fail(x->c, ENOSPC, "writing", path);
+		if (!x->pipe_reader)
+			eng_add(x->c, (uint64_t)k, 0, 0);
+		buf += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int eng_finish(struct eng_ctx *x, int fd, const char *path)
+{
+	if (x->w->sync == SYNC_END) {
+		eng_phase(x->c, 2);
+		eng_add(x->c, 0, 0, 1);
+		if (fsync(fd) != 0) {
+			int e = errno;
+
+			close(fd);
+			return eng_fail(x->c, e, "syncing", path);
+		}
+	}
+	if (close(fd) != 0)
+		return eng_fail(x->c, errno, "closing", path);
+	eng_phase(x->c, 3);
+	eng_done(x->c);
+	return 0;
+}

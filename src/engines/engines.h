@@ -1,0 +1,66 @@
+/* engines.h - private to src/engine.c and the loops in src/engines/: the context one
+ * engine process runs with, and the helpers every I/O loop shares (counter
+ * updates, failure reporting, whole writes, the final sync).
+ *
+ * Every loop returns 0 or a negative errno; on failure it has already put
+ * the reason into the counter block with eng_fail(). */
+#ifndef BENCHTOP_ENGINES_H
+#define BENCHTOP_ENGINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "benchtop/engine.h"
+
+/* Large chunks for the in-kernel copies: few calls, yet counters that move
+ * many times per sample interval. */
+#define ENG_BIG_CHUNK (16u << 20)
+
+struct eng_ctx {
+	const struct wl_spec *w;
+	const struct engine_job *job;
+	struct engine_counters *c;
+	int pipefd[2];          /* engine=pipe, else -1 */
+	size_t bs;
+	int oflags_extra;       /* O_DIRECT / O_DSYNC for files */
+	/* engine=pipe: what crosses the pipe is counted once, on the side
+	 * of the file: the reader counts rbytes, the writer bytes. */
+	bool pipe_reader, pipe_writer;
+};
+
+/* Counters: atomic adds, since the processes of one job share the block. */
+void eng_add(struct engine_counters *c, uint64_t bytes, uint64_t rbytes, uint64_t calls);
+void eng_phase(struct engine_counters *c, int phase);
+/* Mark the job finished (writer side) and wake the control process. */
+void eng_done(struct engine_counters *c);
+/* Record errno err with a message "VERB PATH: strerror" and return -err. */
+int eng_fail(struct engine_counters *c, int err, const char *verb, const char *path);
+
+/* A buffer of n bytes aligned for O_DIRECT, filled with a pattern. */
+void *eng_buffer(size_t n);
+/* Fill buf with a fast non-repeating pattern continuing from *state. */
+void eng_pattern(void *buf, size_t n, uint64_t *state);
+
+int eng_open_src(struct eng_ctx *x, int *fd);
+int eng_open_dst(struct eng_ctx *x, int *fd);
+/* Write all n bytes, counting calls and bytes; handles the unaligned tail of
+ * an O_DIRECT file by dropping O_DIRECT for it. */
+int eng_write_all(struct eng_ctx *x, int fd, const char *buf, size_t n, const char *path);
+/* sync=end: phase 2 and fsync; then close, phase 3 and done. */
+int eng_finish(struct eng_ctx *x, int fd, const char *path);
+
+/* Copy in to out with read/write, x->bs at a time, until EOF. */
+int eng_rw_loop(struct eng_ctx *x, int in, int out, const char *inpath, const char *outpath);
+
+int eng_copy_rw(struct eng_ctx *x);
+int eng_copy_cfr(struct eng_ctx *x);
+int eng_copy_sendfile(struct eng_ctx *x);
+int eng_copy_splice(struct eng_ctx *x);
+int eng_copy_mmap(struct eng_ctx *x);
+int eng_pipe_reader(struct eng_ctx *x);
+int eng_pipe_writer(struct eng_ctx *x);
+int eng_pipe_control(struct eng_ctx *x);
+int eng_write(struct eng_ctx *x);
+int eng_read(struct eng_ctx *x);
+int eng_seek(struct eng_ctx *x);
+
+#endif

@@ -1,0 +1,73 @@
+/* read.c - read workloads: a file read sequentially bs at a time, or a byte
+ * at a time through stdio (bonnie's getc).  For read, bytes and rbytes
+ * both count what was read. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "engines.h"
+
+#define CHAR_BATCH 4096
+
+static int block_read(struct eng_ctx *x, int fd)
+{
+	char *buf = eng_buffer(x->bs);
+	int rc = 0;
+
+	if (!buf)
+		return eng_fail(x->c, ENOMEM, "allocating a buffer for", x->job->src);
+	for (;;) {
+		ssize_t n = read(fd, buf, x->bs);
+
+		eng_add(x->c, 0, 0, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = eng_fail(x->c, errno, "reading", x->job->src);
+		if (n <= 0)
+			break;
+		eng_add(x->c, (uint64_t)n, (uint64_t)n, 0);
+	}
+	free(buf);
+	return rc;
+}
+
+static int char_read(struct eng_ctx *x, int fd)
+{
+	FILE *fp = fdopen(dup(fd), "r");
+	unsigned pending = 0;
+	int ch;
+
+	if (!fp)
+		return eng_fail(x->c, errno, "opening a stream on", x->job->src);
+	while ((ch = getc(fp)) != EOF) {
+		if (++pending == CHAR_BATCH) {
+			eng_add(x->c, pending, pending, pending);
+			pending = 0;
+		}
+	}
+	/* The getc that met the end counts as a call too. */
+	eng_add(x->c, pending, pending, pending + 1);
+	if (ferror(fp)) {
+		fclose(fp);
+		return eng_fail(x->c, EIO, "reading", x->job->src);
+	}
+	fclose(fp);
+	return 0;
+}
+
+int eng_read(struct eng_ctx *x)
+{
+	int fd, rc;
+
+	if ((rc = eng_open_src(x, &fd)))
+		return rc;
+	rc = x->w->unit_char ? char_read(x, fd) : block_read(x, fd);
+	close(fd);
+	if (rc == 0) {
+		eng_phase(x->c, 3);
+		eng_done(x->c);
+	}
+	return rc;
+}
