@@ -12,7 +12,7 @@ CC       ?= cc
 PKGS      = ncursesw libproc2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-WARN      = -Wall -Wextra -Werror -Wno-error=deprecated-declarations
+WARN      = -Wall -Wextra -Werror -Wno-error=deprecated-declarations -Wno-format-truncation
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c17 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) \
              -DBENCHTOP_SHAREDIR='"$(SHAREDIR)"' $(CFLAGS)

@@ -192,30 +192,36 @@ static void stop_all(struct app *a)
 
 /* ---- placement at start ------------------------------------------------ */
 
-static unsigned char *start_mask(struct app *a, char *msg, size_t len)
+/* The mask every workload starts with (--cpus, --placement pack), or
+ * *out = NULL for "leave them as they are".  -EINVAL names a bad CPU. */
+static int start_mask(struct app *a, unsigned char **out, char *msg, size_t len)
 {
+	size_t n = (size_t)(unsigned)a->ncpu;
+	*out = NULL;
 	if (!a->run->cpus && a->run->placement != PLACE_PACK)
-		return NULL;
-	unsigned char *m = calloc((size_t)a->ncpu, 1);
+		return 0;
+	unsigned char *m = calloc(n, 1);
 	if (!m)
-		return NULL;
+		return -ENOMEM;
 	if (a->run->cpus) {
-		if (cpulist_parse(a->run->cpus, m, a->ncpu, msg, len)) {
+		char err[256];
+		if (cpulist_parse(a->run->cpus, m, a->ncpu, err, sizeof err)) {
+			snprintf(msg, len, "--cpus: %s", err);
 			free(m);
-			return NULL;
+			return -EINVAL;
 		}
 	} else {
-		memcpy(m, a->online, (size_t)a->ncpu);
+		memcpy(m, a->online, n);
 	}
 	if (a->run->placement == PLACE_PACK) {
-		int first = 0;
-		while (first < a->ncpu && !m[first])
+		size_t first = 0;
+		while (first < n && !m[first])
 			first++;
-		memset(m, 0, (size_t)a->ncpu);
-		if (first < a->ncpu)
-			m[first] = 1;
+		memset(m, 0, n);
+		m[first < n ? first : 0] = 1;
 	}
-	return m;
+	*out = m;
+	return 0;
 }
 
 /* ---- ticks ------------------------------------------------------------- */
@@ -467,6 +473,8 @@ static int setup(struct app *a, char *msg, size_t len)
 {
 	struct run *r = a->run;
 	a->ncpu = affinity_ncpu();
+	if (a->ncpu < 1)
+		a->ncpu = 1;
 	a->online = calloc((size_t)a->ncpu, 1);
 	if (!a->online)
 		return -ENOMEM;
@@ -737,7 +745,14 @@ int app_main(struct run *run)
 		snprintf(act.text, sizeof act.text, "%s", run->governor);
 		action_apply(a, &act);
 	}
-	unsigned char *m = start_mask(a, msg, sizeof msg);
+	unsigned char *m;
+	if (start_mask(a, &m, msg, sizeof msg)) {
+		if (a->dashboard)
+			ui_close();
+		fprintf(stderr, "benchtop: %s\n", msg);
+		teardown(a);
+		return 2;
+	}
 	if (m) {
 		for (int i = 0; i <= a->nwl; i++) {
 			a->wl_mask[i] = malloc((size_t)a->ncpu);
