@@ -678,7 +678,7 @@ static int pick(const char *const *words, const char *opt, const char *v, unsign
 static int o_format(struct run *r, const char *v, char *err, size_t errlen)
 {
 	static const char *const w[] = { "text", "csv", "json", NULL };
-	unsigned i;
+	unsigned i = 0;
 	if (pick(w, "--format", v, &i, err, errlen))
 		return -1;
 	r->format = i == 0 ? FMT_TEXT : i == 1 ? FMT_CSV : FMT_JSON;
@@ -696,7 +696,7 @@ static const char *const placement_words[] = { "pack", "free", "spread", NULL };
 
 static int o_placement(struct run *r, const char *v, char *err, size_t errlen)
 {
-	unsigned i;
+	unsigned i = 0;
 	if (pick(placement_words, "--placement", v, &i, err, errlen))
 		return -1;
 	r->placement = i == 0 ? PLACE_PACK : i == 1 ? PLACE_FREE : PLACE_SPREAD;
