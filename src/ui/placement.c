@@ -40,10 +40,14 @@ static void strip(const struct ui_view *v, const struct proc_sample *p, int hint
 void ui_placement_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
-	ui_title(r, "Placement", "CPU of each process per sample, newest right");
+	int rows = r.h - 1, w = r.w - LEFT - RIGHT;
+	char extra[96];
+	int more = s && s->nproc > rows ? s->nproc - rows : 0;
+	snprintf(extra, sizeof(extra), "CPU of each process per sample, newest right%s",
+	         more ? " (more in a taller terminal)" : "");
+	ui_title(r, "Placement", extra);
 	if (!s)
 		return;
-	int rows = r.h - 1, w = r.w - LEFT - RIGHT;
 	for (int i = 0; i < s->nproc && i < rows && w > 4; i++) {
 		const struct proc_sample *p = &s->procs[i];
 		int y = r.y + 1 + i;
@@ -53,7 +57,4 @@ void ui_placement_draw(const struct ui_view *v, struct rect r)
 		ui_textf(y, r.x + LEFT + w, RIGHT, ROLE_NORMAL, " mig %llu",
 		         (unsigned long long)p->migrations);
 	}
-	if (s->nproc > rows && rows > 0)
-		ui_textf(r.y + r.h - 1, r.x + r.w - 16, 16, ROLE_DIM, "+%d more",
-		         s->nproc - rows + 1);
 }

@@ -1,0 +1,284 @@
+/* test_ui.c - the dashboard drawn into a virtual terminal (newterm on
+ * /dev/null at a fixed size) from a synthetic history, read back cell by
+ * cell: panel titles, unit labels, the selection, the too-small message,
+ * monochrome without colour pairs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+#include "benchtop/ui.h"
+#include "ui_synth.h"
+
+struct fixture { struct history *h; struct snapshot *s; FILE *out, *in; struct ui_view v; };
+
+static int open_at(struct fixture *f, int rows, int cols, bool no_color)
+{
+	char err[256] = "";
+	f->out = fopen("/dev/null", "w");
+	f->in = fopen("/dev/null", "r");
+	int rc = ui_open_term("xterm-256color", f->out, f->in, rows, cols, "default",
+	                      no_color, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "ui_open_term: %s\n", err);
+	return rc;
+}
+
+static int setup(void **state)
+{
+	static struct fixture f;
+	memset(&f, 0, sizeof(f));
+	setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
+	unsetenv("NO_COLOR");
+	f.h = synth_history(4, 6, 300, &f.s);
+	if (!f.h)
+		return -1;
+	synth_view(&f.v, f.h);
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	ui_close();
+	history_free(f->h);
+	snapshot_free(f->s);
+	if (f->out)
+		fclose(f->out);
+	if (f->in)
+		fclose(f->in);
+	f->out = f->in = NULL;
+	return 0;
+}
+
+/* The whole screen as text, one line per row. */
+static char *screen_text(void)
+{
+	size_t cap = (size_t)LINES * (size_t)(COLS * 4 + 2) + 1, n = 0;
+	char *buf = calloc(1, cap);
+	for (int y = 0; y < LINES; y++) {
+		n += (size_t)mvinnstr(y, 0, buf + n, COLS * 4 > 0 ? COLS * 4 : 1) ;
+		buf[n++] = '\n';
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+static bool on_screen(const char *s)
+{
+	char *t = screen_text();
+	bool found = strstr(t, s) != NULL;
+	if (!found)
+		fprintf(stderr, "'%s' not on screen:\n%s", s, t);
+	free(t);
+	return found;
+}
+
+static void test_panels_and_units(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	ui_draw(&f->v);
+	assert_true(on_screen("Throughput MiB/s"));
+	assert_true(on_screen("CPUs"));
+	assert_true(on_screen("Placement"));
+	assert_true(on_screen("Residency"));
+	assert_true(on_screen("Processes"));
+	assert_true(on_screen("copy engine=pipe procs=3"));
+	assert_true(on_screen("scaling_cur_freq"));
+	assert_true(on_screen("pinned 1000 to 0"));
+	assert_true(on_screen("spread"));          /* event marker label */
+	assert_true(on_screen("kernel stats"));
+	assert_true(on_screen("1005"));             /* a pid in the table */
+	f->v.units = UNITS_SI;
+	ui_draw(&f->v);
+	assert_true(on_screen("Throughput MB/s"));
+	f->v.units = UNITS_BITS;
+	ui_draw(&f->v);
+	assert_true(on_screen("Throughput Mbit/s"));
+}
+
+static void test_minimum_size_draws(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 24, 80, false), 0);
+	ui_draw(&f->v);
+	assert_true(on_screen("Processes"));
+	assert_true(on_screen("Throughput"));
+	char *t = screen_text();
+	assert_null(strstr(t, "terminal too small"));
+	free(t);
+}
+
+static void test_too_small(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 10, 40, false), 0);
+	ui_draw(&f->v);
+	assert_true(on_screen("terminal too small"));
+	resizeterm(40, 120);
+	ui_draw(&f->v);
+	assert_true(on_screen("Processes"));
+}
+
+static void test_no_residency(void **state)
+{
+	struct fixture *f = *state;
+	f->v.residency = NULL;
+	f->v.residency_label = NULL;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	ui_draw(&f->v);
+	assert_true(on_screen("no cpufreq here (VM?)"));
+}
+
+/* mvinch cannot hold a wide character's code; read the cell whole. */
+static int cell_pair(int y, int x)
+{
+	cchar_t cc;
+	wchar_t wc[CCHARW_MAX + 1];
+	attr_t at;
+	short pair;
+	mvin_wch(y, x, &cc);
+	getcchar(&cc, wc, &at, &pair, NULL);
+	return pair;
+}
+
+static wchar_t cell_char(int y, int x)
+{
+	cchar_t cc;
+	wchar_t wc[CCHARW_MAX + 1];
+	attr_t at;
+	short pair;
+	mvin_wch(y, x, &cc);
+	getcchar(&cc, wc, &at, &pair, NULL);
+	return wc[0];
+}
+
+static bool any_braille(void)
+{
+	for (int y = 1; y < LINES; y++)
+		for (int x = 0; x < COLS; x++)
+			if (cell_char(y, x) >= 0x2801 && cell_char(y, x) <= 0x28FF)
+				return true;
+	return false;
+}
+
+static int selected_row(void)
+{
+	/* The selection has the select role: reverse in mono. */
+	for (int y = 0; y < LINES; y++) {
+		char buf[16];
+		chtype c = mvinch(y, 3);
+		if ((c & A_REVERSE) && y > 0) {
+			mvinnstr(y, 0, buf, 8);
+			return atoi(buf);
+		}
+	}
+	return -1;
+}
+
+static void test_mono_has_no_colour_and_shows_selection(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 40, 120, true), 0);
+	f->v.selected = 2;
+	ui_draw(&f->v);
+	for (int y = 0; y < LINES; y++)
+		for (int x = 0; x < COLS; x++)
+			if (cell_pair(y, x))
+				fail_msg("colour pair %d at %d,%d", cell_pair(y, x), y, x);
+	assert_int_equal(selected_row(), 1002);
+}
+
+static void test_colour_uses_pairs(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	ui_draw(&f->v);
+	assert_true(cell_pair(0, 1) != 0);
+}
+
+static void test_help_lists_every_key(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	struct action a;
+	assert_int_equal(ui_key_feed(&f->v, '?', &a), 1);
+	assert_int_equal(a.id, ACT_HELP);
+	ui_draw(&f->v);
+	for (size_t i = 0; i < ui_nkeys; i++)
+		assert_true(on_screen(ui_keys[i].help));
+	assert_int_equal(ui_key_feed(&f->v, 'x', &a), 1);   /* any key closes */
+	ui_draw(&f->v);
+	assert_true(on_screen("Processes"));
+}
+
+static void test_menu_and_prompt_on_screen(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	struct action a;
+	assert_int_equal(ui_key_feed(&f->v, 'G', &a), 0);
+	ui_draw(&f->v);
+	assert_true(on_screen("powersave"));
+	assert_int_equal(ui_key_feed(&f->v, 27, &a), 0);
+	assert_int_equal(ui_key_feed(&f->v, 'p', &a), 0);
+	ui_key_feed(&f->v, '1', &a);
+	ui_draw(&f->v);
+	assert_true(on_screen("to CPUs: 1_"));
+	ui_key_feed(&f->v, 27, &a);
+}
+
+static void test_utf8_graph(void **state)
+{
+	struct fixture *f = *state;
+	setenv("LC_ALL", "C.UTF-8", 1);
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	ui_draw(&f->v);
+	unsetenv("LC_ALL");
+	assert_true(on_screen("Throughput MiB/s"));
+	assert_true(any_braille());
+
+}
+
+static void test_ascii_locale(void **state)
+{
+	struct fixture *f = *state;
+	setenv("LC_ALL", "C", 1);
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	ui_draw(&f->v);
+	unsetenv("LC_ALL");
+	assert_true(on_screen("Throughput MiB/s"));
+	assert_false(any_braille());
+	assert_true(on_screen("n/a"));        /* unknown frequency, ASCII */
+	/* the plot has ASCII strokes right of the y labels */
+	int strokes = 0;
+	for (int y = 1; y < 15; y++)
+		for (int x = 9; x < COLS; x++) {
+			wchar_t c = cell_char(y, x);
+			strokes += c == '.' || c == '-' || c == '\'' || c == ':' || c == '|';
+		}
+	assert_true(strokes > 50);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_panels_and_units, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_minimum_size_draws, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_too_small, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_residency, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mono_has_no_colour_and_shows_selection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_colour_uses_pairs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help_lists_every_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_menu_and_prompt_on_screen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_utf8_graph, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ascii_locale, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
