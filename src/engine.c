@@ -133,6 +133,12 @@ static int fs_space(const char *dir, uint64_t *avail, uint64_t *reserve)
 
 	if (statvfs(dir, &sv) != 0)
 		return -errno;
+	if (sv.f_blocks == 0) {
+		/* ramfs and the like have no size to run out of. */
+		*avail = UINT64_MAX / 4;
+		*reserve = 0;
+		return 0;
+	}
 	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	*reserve = (uint64_t)sv.f_blocks * sv.f_frsize / 20;
 	return 0;
