@@ -458,7 +458,7 @@ static void test_jobs3(void **s)
 	struct wl_spec w = spec(WL_WRITE), cp = spec(WL_COPY);
 	struct engine_plan plan, cplan;
 	struct engine_counters *c, *cc;
-	char dst[160], name[170];
+	char dst[160], name[200];
 
 	(void)s;
 	w.jobs = 3, w.size = MIB + 1;
