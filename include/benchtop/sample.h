@@ -46,6 +46,11 @@ int sampler_pids(const struct sampler *sp, int workload, pid_t *pids, int max);
  * read_bps/write_bps.  now is CLOCK_MONOTONIC seconds.  Returns 0 or -errno. */
 int sampler_tick(struct sampler *sp, struct snapshot *s, double now);
 
+/* How long source `name` ("processes", "cpu", "diskstats", "meminfo") took
+ * at its last read, in ms (-1 unknown); *every (if given) gets how many
+ * ticks apart it is read now (1, or more once it proved slow). */
+double sampler_source_ms(const struct sampler *sp, const char *name, int *every);
+
 /* Parsers, exposed for tests: each takes file contents, returns 0 or -1. */
 int sample_parse_sched_migrations(const char *text, uint64_t *migrations);
 int sample_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns);

@@ -1,0 +1,92 @@
+/* sample_priv.h - what the sampler's source files share (sample.c,
+ * sample_fd.c, sample_sys.c).  Not part of any other module's contract. */
+#ifndef BENCHTOP_SAMPLE_PRIV_H
+#define BENCHTOP_SAMPLE_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "benchtop/model.h"
+
+/* Files held open across ticks (pread at offset 0 regenerates a /proc
+ * file): above this many, files are opened and closed per read instead. */
+#define SAMPLE_MAX_HELD 512
+#define SAMPLE_BUF 8192
+
+struct sampler;
+
+/* A thread of a tracked process and the /proc files read for it. */
+struct sthr {
+	pid_t tid;
+	int fd_schedstat, fd_sched, fd_children;
+	uint64_t run_ns, wait_ns, migr;
+	uint64_t drun;     /* run time in the last interval, ns */
+	int cpu;
+	bool seen;
+};
+
+/* A regular file open in a tracked process, one per (fd, dev, inode). */
+struct sofile {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	bool write;
+	uint64_t pos;      /* position when last counted */
+	bool seen;
+};
+
+struct sproc {
+	pid_t pid;
+	int wl;
+	char role[MODEL_ROLE_LEN];
+	char comm[MODEL_COMM_LEN];
+	char allowed[MODEL_CPUS_LEN];
+	bool measure_io, zombie, gone, ran, fresh;
+	char state;
+	int cpu, nthreads;
+	struct sthr *thr;
+	int nthr, capthr;
+	struct sofile *of;
+	int nof, capof;
+	uint64_t utk, stk;                 /* clock ticks */
+	uint64_t rchar, wchar, rbytes, wbytes;
+	uint64_t wb_counted, rb_counted;   /* write_/read_bytes already used as fallback */
+	uint64_t migr_dead;                /* migrations of threads that exited */
+	uint64_t migrations;
+	uint64_t bytes;                    /* destination bytes this process contributed */
+	double cpu_pct, wait_pct, read_bps, write_bps;
+};
+
+/* Per-workload sums; index 0 = attached processes. */
+struct swl {
+	bool measure_io;
+	double dead_ut, dead_st;           /* seconds of processes gone */
+	uint64_t wbytes, rbytes;           /* destination-side totals */
+	uint64_t wbytes_prev, rbytes_prev;
+	double wbps, rbps;
+	double ut, st;
+};
+
+/* fd side (sample_fd.c). */
+struct sfiles;
+struct sfiles *sfiles_new(void);
+void sfiles_free(struct sfiles *f);
+/* Scan /proc/PID/fd of p; adds what p moved to w (and p->bytes).  buf is
+ * scratch of SAMPLE_BUF bytes. */
+void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl *w, char *buf);
+/* After all processes were scanned: count size growth of files, credit it,
+ * and forget files no process holds any more (after a last look). */
+void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl *wls, int nwl);
+/* p is gone: its files lose a holder (their last size still counts). */
+void sfiles_forget(struct sfiles *f, struct sproc *p);
+
+/* system side (sample_sys.c). */
+struct ssys;
+struct ssys *ssys_new(int ncpu);
+void ssys_free(struct ssys *y);
+int ssys_cpu(struct ssys *y, struct snapshot *s);
+int ssys_disk(struct ssys *y, struct snapshot *s, double dt);
+int ssys_mem(struct ssys *y, struct snapshot *s);
+void ssys_watch(struct ssys *y, const char *path);
+
+#endif
