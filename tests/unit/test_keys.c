@@ -1,0 +1,288 @@
+/* test_keys.c - the key table: every key of SPEC §3 dispatches to its
+ * action, prompts and menus build the right action, and every key name
+ * of the table is in the KEYS section of man/benchtop.1. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "benchtop/ui.h"
+
+static const char *govs[] = { "performance", "powersave", NULL };
+static const long freqs[] = { 800000, 2600000 };
+
+static struct ui_view view(void)
+{
+	struct ui_view v = { .governors = govs, .freqs = freqs, .nfreqs = 2, .ncpus_online = 2 };
+	return v;
+}
+
+/* Feed keys; returns the number of actions and leaves the last in *a. */
+static int feed(const struct ui_view *v, const int *keys, size_t n, struct action *a)
+{
+	int got = 0;
+	for (size_t i = 0; i < n; i++)
+		got += ui_key_feed(v, keys[i], a);
+	return got;
+}
+
+static void test_spec_keys_dispatch(void **state)
+{
+	(void)state;
+	static const struct { int key; enum action_id id; } spec[] = {
+		{ KEY_UP, ACT_SEL_UP }, { 'k', ACT_SEL_UP }, { KEY_DOWN, ACT_SEL_DOWN },
+		{ 'j', ACT_SEL_DOWN }, { 's', ACT_SPREAD }, { 'c', ACT_PACK },
+		{ 'f', ACT_FREE }, { 'g', ACT_GOV_NEXT }, { ' ', ACT_PAUSE },
+		{ 'r', ACT_RESTART }, { 'x', ACT_STOP }, { '+', ACT_SLOWER },
+		{ '-', ACT_FASTER }, { 'u', ACT_UNITS }, { 'q', ACT_QUIT },
+	};
+	struct ui_view v = view();
+	for (size_t i = 0; i < sizeof(spec) / sizeof(spec[0]); i++) {
+		struct action a;
+		assert_non_null(ui_key_find(spec[i].key));
+		assert_int_equal(ui_key_feed(&v, spec[i].key, &a), 1);
+		assert_int_equal(a.id, spec[i].id);
+	}
+	for (int d = 0; d <= 9; d++) {
+		struct action a;
+		assert_int_equal(ui_key_feed(&v, '0' + d, &a), 1);
+		assert_int_equal(a.id, ACT_PIN_CPU);
+		assert_int_equal(a.cpu, d);
+	}
+	/* keys that open a prompt, a menu or the help are in the table too */
+	static const int more[] = { 'p', 'G', 'F', 'm', 't', '?' };
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		assert_non_null(ui_key_find(more[i]));
+	assert_null(ui_key_find('Z'));
+}
+
+static void test_help_and_theme_keys(void **state)
+{
+	(void)state;
+	struct ui_view v = view();
+	struct action a;
+	setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
+	assert_int_equal(ui_key_feed(&v, 't', &a), 1);
+	assert_int_equal(a.id, ACT_THEME);
+	assert_true(a.text[0] != 0);
+	assert_int_equal(ui_key_feed(&v, '?', &a), 1);
+	assert_int_equal(a.id, ACT_HELP);
+	/* while the help is shown, 'q' only closes it */
+	assert_int_equal(ui_key_feed(&v, 'q', &a), 1);
+	assert_int_equal(a.id, ACT_HELP);
+	assert_int_equal(ui_key_feed(&v, 'q', &a), 1);
+	assert_int_equal(a.id, ACT_QUIT);
+}
+
+static void test_pin_prompt(void **state)
+{
+	(void)state;
+	struct ui_view v = view();
+	struct action a;
+	int k1[] = { 'p', '0', '-', '2', KEY_BACKSPACE, '1', '\n' };
+	assert_int_equal(feed(&v, k1, 7, &a), 1);
+	assert_int_equal(a.id, ACT_PIN_LIST);
+	assert_string_equal(a.text, "0-1");
+	assert_int_equal(a.whole, 0);
+	int k2[] = { 'p', '\t', '1', '\n' };
+	assert_int_equal(feed(&v, k2, 4, &a), 1);
+	assert_int_equal(a.whole, 1);
+	assert_string_equal(a.text, "1");
+	/* Esc cancels: nothing comes out, and the next key is a table key */
+	int k3[] = { 'p', '1', 27 };
+	assert_int_equal(feed(&v, k3, 3, &a), 0);
+	assert_null(ui_key_prompt());
+	assert_int_equal(ui_key_feed(&v, 's', &a), 1);
+	assert_int_equal(a.id, ACT_SPREAD);
+	/* while typing, table keys are text */
+	int k4[] = { 'm', 'q', 's', ' ', 'x', '\r' };
+	assert_int_equal(feed(&v, k4, 6, &a), 1);
+	assert_int_equal(a.id, ACT_MARKER);
+	assert_string_equal(a.text, "qs x");
+}
+
+static void test_menus(void **state)
+{
+	(void)state;
+	struct ui_view v = view();
+	struct action a;
+	int g[] = { 'G', KEY_DOWN, '\n' };
+	assert_int_equal(feed(&v, g, 3, &a), 1);
+	assert_int_equal(a.id, ACT_GOV_SET);
+	assert_string_equal(a.text, "powersave");
+	assert_int_equal(a.policy, -1);
+	int g1[] = { 'G', '\t', '\n' };
+	assert_int_equal(feed(&v, g1, 3, &a), 1);
+	assert_string_equal(a.text, "performance");
+	assert_int_equal(a.policy, 0);
+	int f[] = { 'F', KEY_DOWN, '\n' };
+	assert_int_equal(feed(&v, f, 3, &a), 1);
+	assert_int_equal(a.id, ACT_MAXFREQ);
+	assert_int_equal(a.khz, 2600000);
+	int lift[] = { 'F', KEY_UP, '\n' };     /* wraps to "no cap" */
+	assert_int_equal(feed(&v, lift, 3, &a), 1);
+	assert_int_equal(a.khz, 0);
+	int esc[] = { 'F', 27 };
+	assert_int_equal(feed(&v, esc, 2, &a), 0);
+	assert_null(ui_key_prompt());
+}
+
+static void test_replay_keys(void **state)
+{
+	(void)state;
+	struct ui_view v = view();
+	struct action a;
+	assert_int_equal(ui_key_feed(&v, '>', &a), 0);
+	v.replay = true;
+	assert_int_equal(ui_key_feed(&v, '>', &a), 1);
+	assert_int_equal(a.id, ACT_REPLAY_FASTER);
+	assert_int_equal(ui_key_feed(&v, '<', &a), 1);
+	assert_int_equal(a.id, ACT_REPLAY_SLOWER);
+}
+
+/* ---- the man page ---- */
+
+static void append(char *dst, size_t cap, const char *s)
+{
+	size_t n = strlen(dst);
+	snprintf(dst + n, cap - n, "%s", s);
+}
+
+/* roff escapes a key list uses, as the names the table shows. */
+static void unescape(const char *in, char *out, size_t cap)
+{
+	static const struct { const char *esc, *txt; } map[] = {
+		{ "\\(ua", "Up" }, { "\\(da", "Down" }, { "\\(en", "-" }, { "\\(em", "-" },
+		{ "\\-", "-" }, { "\\(->", "->" }, { "\\e", "\\" }, { "\\&", "" },
+		{ "\\ ", " " }, { "\\fB", " " }, { "\\fR", " " }, { "\\fI", " " }, { "\\fP", " " },
+	};
+	out[0] = 0;
+	while (*in) {
+		size_t i;
+		for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+			if (strncmp(in, map[i].esc, strlen(map[i].esc)) == 0)
+				break;
+		if (i < sizeof(map) / sizeof(map[0])) {
+			append(out, cap, map[i].txt);
+			in += strlen(map[i].esc);
+		} else {
+			char c[2] = { *in == '"' ? ' ' : *in, 0 };
+			append(out, cap, c);
+			in++;
+		}
+	}
+}
+
+/* The words set in bold (or as .TP tags) in the KEYS section, separated
+ * by spaces, '/' and ','; NULL when the page or the section is missing. */
+static char *man_key_words(void)
+{
+	FILE *f = fopen("man/benchtop.1", "r");
+	if (!f)
+		return NULL;
+	static char words[65536];
+	char line[1024], text[2048];
+	bool in = false, any = false;
+	words[0] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, ".SH", 3) == 0) {
+			in = strstr(line, "KEYS") != NULL;
+			any |= in;
+			continue;
+		}
+		if (!in)
+			continue;
+		/* .B/.BR/.RB/.BI/.IR arguments, joined as roff joins them */
+		if (line[0] == '.' && (line[1] == 'B' || line[1] == 'I' || line[1] == 'R') &&
+		    (line[2] == ' ' || line[3] == ' ')) {
+			char joined[1024] = "";
+			bool q = false;
+			for (char *p = strchr(line, ' ') + 1; *p && *p != '\n'; p++) {
+				if (*p == '"')
+					q = !q;
+				else if (*p != ' ' || q) {
+					char c[2] = { *p, 0 };
+					append(joined, sizeof(joined), c);
+				}
+			}
+			unescape(joined, text, sizeof(text));
+			append(words, sizeof(words), " ");
+			append(words, sizeof(words), text);
+		}
+		for (char *b = strstr(line, "\\fB"); b; b = strstr(b + 3, "\\fB")) {
+			char *e = strstr(b + 3, "\\f");
+			if (!e)
+				break;
+			char span[256];
+			snprintf(span, sizeof(span), "%.*s", (int)(e - b - 3), b + 3);
+			unescape(span, text, sizeof(text));
+			append(words, sizeof(words), " ");
+			append(words, sizeof(words), text);
+		}
+	}
+	fclose(f);
+	return any ? words : NULL;
+}
+
+static bool has_word(const char *words, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = strstr(words, w); p; p = strstr(p + 1, w)) {
+		bool start = p == words || strchr(" /,", p[-1]);
+		bool end = !p[n] || strchr(" /,\n", p[n]);
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
+static void test_man_page_lists_every_key(void **state)
+{
+	(void)state;
+	const char *words = man_key_words();
+	if (!words)
+		fail_msg("man/benchtop.1 or its KEYS section is missing");
+	int missing = 0;
+	for (size_t i = 0; i < ui_nkeys; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "%s", ui_keys[i].name);
+		char *save = NULL;
+		/* "Up/k": each part is a key the page must show */
+		for (char *part = strtok_r(name, "/", &save); part; part = strtok_r(NULL, "/", &save))
+			if (!has_word(words, part)) {
+				fprintf(stderr, "key '%s' (%s) is not in man/benchtop.1 KEYS\n",
+				        part, ui_keys[i].help);
+				missing++;
+			}
+	}
+	assert_int_equal(missing, 0);
+}
+
+static void test_man_check_can_fail(void **state)
+{
+	(void)state;
+	const char *words = man_key_words();
+	if (!words)
+		fail_msg("man/benchtop.1 or its KEYS section is missing");
+	assert_false(has_word(words, "Z"));
+	assert_false(has_word(words, "ctrl-q"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spec_keys_dispatch),
+		cmocka_unit_test(test_help_and_theme_keys),
+		cmocka_unit_test(test_pin_prompt),
+		cmocka_unit_test(test_menus),
+		cmocka_unit_test(test_replay_keys),
+		cmocka_unit_test(test_man_page_lists_every_key),
+		cmocka_unit_test(test_man_check_can_fail),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
