@@ -555,6 +555,7 @@ static void test_tmpfs_fills_mid_run(void **s)
 	struct engine_counters *c = engine_counters_new(2);
 	pid_t pids[2][8];
 	int st, nfail = 0;
+	bool failed[2];
 
 	(void)s;
 	if (!mount_small("tmpfs"))
@@ -565,17 +566,19 @@ static void test_tmpfs_fills_mid_run(void **s)
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(engine_spawn(&w, &plan[i], 0, &c[i], pids[i], NULL, NULL), 0);
 	for (int i = 0; i < 2; i++) {
-		bool failed;
-
 		assert_int_equal(waitpid(pids[i][0], &st, 0), pids[i][0]);
-		failed = !WIFEXITED(st) || WEXITSTATUS(st) != 0;
-		if (failed) {
+		failed[i] = !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (failed[i]) {
 			nfail++;
 			assert_int_equal(c[i].err, ENOSPC);
 			assert_non_null(strstr(c[i].msg, "full"));
 			assert_non_null(strstr(c[i].msg, plan[i].job[0].dst));
+		} else {
+			assert_int_equal(file_size(plan[i].job[0].dst), 5 * MIB);
 		}
-		engine_cleanup(&w, &plan[i], failed, false);
+		engine_cleanup(&w, &plan[i], failed[i], false);
 		engine_plan_free(&plan[i]);
 	}
 	assert_true(nfail >= 1);
