@@ -54,9 +54,9 @@ int ui_fd(void);
 /* Read pending keys (never blocks); for each completed action fill *out
  * and return 1, return 0 when no key is left.  Prompts (p, m) and menus
  * (G, F) are handled inside: the action comes when the user confirms.
- * `?` toggles the help screen itself and returns ACT_HELP; `t` switches
- * the theme itself and returns ACT_THEME with the new name in text (the
- * app only sets its status line: it must not call ui_next_theme again).
+ * `?` returns ACT_HELP and `t` ACT_THEME: the app calls ui_toggle_help()
+ * and ui_next_theme().  While the help is shown every key returns
+ * ACT_HELP, so any key closes it.
  * KEY_RESIZE comes back as ACT_NONE with 1 after ui_resize was done. */
 int ui_key(const struct ui_view *v, struct action *out);
 /* The key state machine without a terminal: feed one key code; 1 and *out

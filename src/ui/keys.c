@@ -191,18 +191,14 @@ static int table_key(const struct ui_view *v, int key, struct action *out)
 	fill(out, b->action);
 	if (b->action == ACT_PIN_CPU)
 		out->cpu = key - '0';
-	else if (b->action == ACT_HELP)
-		ui_toggle_help();
-	else if (b->action == ACT_THEME)
-		snprintf(out->text, sizeof(out->text), "%s", ui_next_theme());
 	return 1;
 }
 
 int ui_key_feed(const struct ui_view *v, int key, struct action *out)
 {
 	if (ui_help_shown()) {
-		/* Any key closes the help; it does nothing else. */
-		ui_toggle_help();
+		/* Any key closes the help (the app toggles it on ACT_HELP);
+		 * it does nothing else. */
 		fill(out, ACT_HELP);
 		return 1;
 	}

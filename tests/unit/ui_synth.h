@@ -34,7 +34,7 @@ static void synth_sample(struct snapshot *s, int ncpu, int nproc, int k)
 		ps->pid = 1000 + p;
 		ps->workload = 1 + p % 2;
 		snprintf(ps->role, sizeof(ps->role), "%s", p % 3 == 0 ? "reader" : "writer");
-		snprintf(ps->comm, sizeof(ps->comm), "worker%d", p);
+		snprintf(ps->comm, sizeof(ps->comm), "worker%d", p % 1000);
 		ps->cpu = (p + k / 20) % ncpu;
 		snprintf(ps->allowed, sizeof(ps->allowed), "0-%d", ncpu - 1);
 		ps->state = 'R';
