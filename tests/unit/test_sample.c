@@ -1,0 +1,488 @@
+/* test_sample.c - the sampler: parsers against fixture files, rates across
+ * a reset, and live process trees (a grandchild writing a file, a single
+ * copy_file_range, a busy child, affinity), per-CPU load and the disk. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "benchtop/model.h"
+#include "benchtop/sample.h"
+
+#define MiB (1024u * 1024u)
+
+static char *fixture(const char *name)
+{
+	static char buf[8192];
+	char path[256];
+	snprintf(path, sizeof path, "tests/fixtures/proc/%s", name);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int ncpu(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* ---- parsers -------------------------------------------------------- */
+
+static void test_parse_sched(void **state)
+{
+	(void)state;
+	uint64_t m = 0;
+	assert_int_equal(sample_parse_sched_migrations(fixture("sched"), &m), 0);
+	assert_int_equal(m, 37);
+	assert_int_equal(sample_parse_sched_migrations(fixture("sched_nomig"), &m), -1);
+}
+
+static void test_parse_schedstat(void **state)
+{
+	(void)state;
+	uint64_t run = 0, wait = 0;
+	assert_int_equal(sample_parse_schedstat(fixture("schedstat"), &run, &wait), 0);
+	assert_int_equal(run, 128286012);
+	assert_int_equal(wait, 166490217);
+	assert_int_equal(sample_parse_schedstat("x 1 2\n", &run, &wait), -1);
+	assert_int_equal(sample_parse_schedstat("12\n", &run, &wait), -1);
+}
+
+static void test_parse_io(void **state)
+{
+	(void)state;
+	uint64_t rc, wc, rb, wb;
+	assert_int_equal(sample_parse_io(fixture("io"), &rc, &wc, &rb, &wb), 0);
+	assert_int_equal(rc, 1048576000);
+	assert_int_equal(wc, 524288000);
+	assert_int_equal(rb, 4096);
+	assert_int_equal(wb, 524288000);
+	assert_int_equal(sample_parse_io("rchar: 1\n", &rc, &wc, &rb, &wb), -1);
+}
+
+static void test_parse_fdinfo(void **state)
+{
+	(void)state;
+	uint64_t pos;
+	unsigned flags;
+	assert_int_equal(sample_parse_fdinfo(fixture("fdinfo_wronly"), &pos, &flags), 0);
+	assert_int_equal(pos, 8 * MiB);
+	assert_int_equal(flags, 0100001);  /* octal: O_LARGEFILE | O_WRONLY */
+	assert_int_equal(flags & O_ACCMODE, O_WRONLY);
+	assert_int_equal(sample_parse_fdinfo(fixture("fdinfo_rdwr"), &pos, &flags), 0);
+	assert_int_equal(pos, 0);
+	assert_int_equal(flags & O_ACCMODE, O_RDWR);
+	assert_true(flags & O_CLOEXEC);
+	assert_int_equal(sample_parse_fdinfo(fixture("fdinfo_noflags"), &pos, &flags), -1);
+}
+
+static void test_rate_reset(void **state)
+{
+	(void)state;
+	assert_true(sample_rate(1000, 3000, 2.0) == 1000.0);
+	assert_true(sample_rate(3000, 1000, 2.0) == 0.0);  /* went backwards */
+	assert_true(sample_rate(5, 5, 1.0) == 0.0);
+	assert_true(sample_rate(0, 10, 0.0) == 0.0);
+}
+
+/* ---- live helpers --------------------------------------------------- */
+
+struct rig {
+	struct sampler *sp;
+	struct snapshot *s;
+};
+
+static void rig_open(struct rig *r, int nwl)
+{
+	r->sp = sampler_new("/proc", ncpu(), nwl);
+	assert_non_null(r->sp);
+	r->s = snapshot_new(ncpu(), 4, nwl);
+	assert_non_null(r->s);
+}
+
+static void rig_close(struct rig *r)
+{
+	sampler_free(r->sp);
+	snapshot_free(r->s);
+}
+
+static void tick(struct rig *r)
+{
+	assert_int_equal(sampler_tick(r->sp, r->s, mono()), 0);
+}
+
+static const struct proc_sample *find_proc(const struct snapshot *s, pid_t pid)
+{
+	for (int i = 0; i < s->nproc; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/var/tmp/test_sample.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+}
+
+/* ---- a grandchild writing 8 MiB ------------------------------------- */
+
+static void grandchild_writer(const char *path)
+{
+	static char block[MiB];
+	memset(block, 'x', sizeof block);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	for (int i = 0; i < 8 && fd >= 0; i++) {
+		if (write(fd, block, sizeof block) != (ssize_t)sizeof block)
+			_exit(1);
+		usleep(30000);
+	}
+	_exit(fd >= 0 && close(fd) == 0 ? 0 : 1);
+}
+
+/* The child forks the writer, reports its pid, waits for it, lingers. */
+static pid_t spawn_tree(const char *path, pid_t *grandchild)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		close(p[0]);
+		pid_t g = fork();
+		if (g == 0)
+			grandchild_writer(path);
+		if (write(p[1], &g, sizeof g) != sizeof g)
+			_exit(1);
+		close(p[1]);
+		waitpid(g, NULL, 0);
+		usleep(200000);
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], grandchild, sizeof *grandchild), sizeof *grandchild);
+	close(p[0]);
+	return c;
+}
+
+static void test_tree_write(void **state)
+{
+	(void)state;
+	struct rig r;
+	char path[128];
+	pid_t g = 0;
+	bool saw_g = false, reaped = false;
+	uint64_t last = 0;
+	double last_ut = 0;
+
+	make_tmpdir();
+	snprintf(path, sizeof path, "%s/out", tmpdir);
+	rig_open(&r, 1);
+	pid_t c = spawn_tree(path, &g);
+	assert_int_equal(sampler_add(r.sp, c, 1, "cmd", true), 0);
+	for (int i = 0; i < 2000 && !reaped; i++) {
+		tick(&r);
+		const struct proc_sample *pg = find_proc(r.s, g);
+		if (pg) {
+			saw_g = true;
+			assert_int_equal(pg->workload, 1);
+			assert_string_equal(pg->role, "cmd");
+		}
+		assert_true(r.s->wls[0].bytes >= last);  /* never backwards */
+		assert_true(r.s->wls[0].utime + r.s->wls[0].stime >= last_ut);
+		last = r.s->wls[0].bytes;
+		last_ut = r.s->wls[0].utime + r.s->wls[0].stime;
+		reaped = waitpid(c, NULL, WNOHANG) == c;
+		usleep(10000);
+	}
+	assert_true(reaped);
+	for (int i = 0; i < 3; i++) {
+		tick(&r);
+		assert_true(r.s->wls[0].bytes >= last);
+		last = r.s->wls[0].bytes;
+	}
+	assert_true(saw_g);
+	assert_true(r.s->wls[0].bytes >= 8 * MiB);
+	assert_null(find_proc(r.s, c));  /* gone: dropped from procs */
+	assert_int_equal(sampler_nprocs(r.sp), 0);
+	rig_close(&r);
+	unlink(path);
+	rmdir(tmpdir);
+}
+
+/* ---- one copy_file_range with explicit offsets ---------------------- */
+
+static void make_file(const char *path, size_t size)
+{
+	static char block[MiB];
+	memset(block, 'y', sizeof block);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	for (size_t done = 0; done < size; done += sizeof block)
+		assert_int_equal(write(fd, block, sizeof block), sizeof block);
+	assert_int_equal(close(fd), 0);
+}
+
+/* The file positions never move (explicit offsets): only the destination
+ * size tells how far the copy got. */
+static void cfr_child(const char *src, const char *dst, int go)
+{
+	int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	char c;
+	if (in < 0 || out < 0 || read(go, &c, 1) != 1)
+		_exit(1);
+	loff_t off_in = 0, off_out = 0;
+	size_t left = 64 * MiB;
+	while (left > 0) {
+		ssize_t n = copy_file_range(in, &off_in, out, &off_out, left, 0);
+		if (n <= 0)
+			_exit(2);
+		left -= (size_t)n;
+	}
+	usleep(100000);
+	_exit(0);
+}
+
+static void test_copy_file_range_size(void **state)
+{
+	(void)state;
+	struct rig r;
+	char src[128], dst[128];
+	int go[2];
+	bool reaped = false;
+	int status = -1;
+
+	make_tmpdir();
+	snprintf(src, sizeof src, "%s/src", tmpdir);
+	snprintf(dst, sizeof dst, "%s/dst", tmpdir);
+	make_file(src, 64 * MiB);
+	assert_int_equal(pipe(go), 0);
+	rig_open(&r, 1);
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		close(go[1]);
+		cfr_child(src, dst, go[0]);
+	}
+	close(go[0]);
+	assert_int_equal(sampler_add(r.sp, c, 1, "cmd", true), 0);
+	usleep(50000);  /* let it open both files before the first look */
+	tick(&r);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	close(go[1]);
+	for (int i = 0; i < 2000 && !reaped; i++) {
+		tick(&r);
+		reaped = waitpid(c, &status, WNOHANG) == c;
+		usleep(10000);
+	}
+	tick(&r);
+	assert_true(reaped);
+	assert_int_equal(status, 0);
+	assert_true(r.s->wls[0].bytes >= 64 * MiB);
+	assert_true(r.s->wls[0].bytes < 2 * 64 * MiB);  /* not counted twice */
+	rig_close(&r);
+	unlink(src);
+	unlink(dst);
+	rmdir(tmpdir);
+}
+
+/* ---- a busy child: times, %CPU, migrations, allowed CPUs ------------ */
+
+static pid_t spawn_busy(void)
+{
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		volatile uint64_t x = 0;
+		for (;;)
+			x++;
+	}
+	return c;
+}
+
+static void test_busy_child(void **state)
+{
+	(void)state;
+	struct rig r;
+	double last = 0, max_pct = 0;
+
+	rig_open(&r, 1);
+	pid_t c = spawn_busy();
+	assert_int_equal(sampler_add(r.sp, c, 1, "writer", false), 0);
+	for (int i = 0; i < 40; i++) {
+		tick(&r);
+		const struct proc_sample *p = find_proc(r.s, c);
+		assert_non_null(p);
+		assert_true(p->utime + p->stime >= last);
+		last = p->utime + p->stime;
+		if (p->cpu_pct > max_pct)
+			max_pct = p->cpu_pct;
+		assert_true(p->cpu >= 0 && p->cpu < ncpu());
+		assert_int_equal(p->nthreads, 1);
+		usleep(20000);
+	}
+	const struct proc_sample *p = find_proc(r.s, c);
+	assert_true(last > 0);
+	assert_true(max_pct > 0);
+	assert_true(p->alive);
+	assert_true(p->state == 'R' || p->state == 'S');
+	assert_true(r.s->wls[0].utime + r.s->wls[0].stime > 0);
+	if (ncpu() == 2)
+		assert_string_equal(p->allowed, "0-1");
+	/* pinned from outside, without the process doing anything about it */
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	assert_int_equal(sched_setaffinity(c, sizeof set, &set), 0);
+	tick(&r);
+	assert_string_equal(find_proc(r.s, c)->allowed, "0");
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	double ut = r.s->wls[0].utime + r.s->wls[0].stime;
+	tick(&r);
+	assert_null(find_proc(r.s, c));
+	assert_true(r.s->wls[0].utime + r.s->wls[0].stime >= ut);  /* kept */
+	rig_close(&r);
+}
+
+/* A process that keeps sleeping is still shown, at 0 %CPU. */
+static void test_sleeper(void **state)
+{
+	(void)state;
+	struct rig r;
+
+	rig_open(&r, 0);
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(sampler_add(r.sp, c, 0, "cmd", true), 0);
+	for (int i = 0; i < 30; i++)
+		tick(&r);
+	const struct proc_sample *p = find_proc(r.s, c);
+	assert_non_null(p);
+	assert_int_equal(p->state, 'S');
+	assert_true(p->cpu_pct < 1.0);
+	pid_t pids[4];
+	assert_int_equal(sampler_pids(r.sp, 0, pids, 4), 1);
+	assert_int_equal(pids[0], c);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	tick(&r);
+	assert_int_equal(sampler_pids(r.sp, 0, pids, 4), 0);
+	rig_close(&r);
+}
+
+/* ---- machine-wide --------------------------------------------------- */
+
+static void test_cpu_sum(void **state)
+{
+	(void)state;
+	struct rig r;
+
+	rig_open(&r, 0);
+	tick(&r);
+	usleep(200000);
+	tick(&r);
+	for (int c = 0; c < r.s->ncpu; c++) {
+		const struct cpu_sample *x = &r.s->cpus[c];
+		double sum = x->user + x->system + x->iowait + x->irq + x->idle;
+		assert_true(x->user >= 0 && x->idle >= 0);
+		/* stolen time (VMs) is in the total but not in the five */
+		assert_true(sum > 80.0 && sum < 100.5);
+		assert_int_equal(x->khz, -1);  /* the cpufreq module's field */
+	}
+	rig_close(&r);
+}
+
+static bool has_block_dev(const char *path)
+{
+	struct stat st;
+	char sys[64];
+	if (stat(path, &st) != 0)
+		return false;
+	snprintf(sys, sizeof sys, "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	return access(sys, F_OK) == 0;
+}
+
+static void test_disk(void **state)
+{
+	(void)state;
+	struct rig r;
+
+	rig_open(&r, 0);
+	sampler_watch_path(r.sp, "/proc/self");  /* no block device */
+	tick(&r);
+	assert_string_equal(r.s->disk.device, "");
+	assert_true(r.s->disk.write_bps == 0);
+	sampler_watch_path(r.sp, "/var/tmp");
+	tick(&r);
+	usleep(50000);
+	tick(&r);
+	if (has_block_dev("/var/tmp"))
+		assert_true(r.s->disk.device[0] != '\0');
+	assert_true(r.s->disk.read_bps >= 0 && r.s->disk.write_bps >= 0);
+	int every = 0;
+	assert_true(sampler_source_ms(r.sp, "meminfo", &every) >= 0);
+	assert_int_equal(every, 1);
+	assert_true(sampler_source_ms(r.sp, "nope", NULL) < 0);
+	rig_close(&r);
+}
+
+static void test_add_bad(void **state)
+{
+	(void)state;
+	struct rig r;
+
+	rig_open(&r, 1);
+	assert_int_equal(sampler_add(r.sp, 0, 1, "cmd", true), -EINVAL);
+	assert_int_equal(sampler_add(r.sp, getpid(), 2, "cmd", true), -EINVAL);
+	assert_null(sampler_new("/proc", 0, 0));
+	rig_close(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_sched),
+		cmocka_unit_test(test_parse_schedstat),
+		cmocka_unit_test(test_parse_io),
+		cmocka_unit_test(test_parse_fdinfo),
+		cmocka_unit_test(test_rate_reset),
+		cmocka_unit_test(test_tree_write),
+		cmocka_unit_test(test_copy_file_range_size),
+		cmocka_unit_test(test_busy_child),
+		cmocka_unit_test(test_sleeper),
+		cmocka_unit_test(test_cpu_sum),
+		cmocka_unit_test(test_disk),
+		cmocka_unit_test(test_add_bad),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
