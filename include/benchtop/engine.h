@@ -53,12 +53,14 @@ struct engine_job {
 	bool src_invented;
 };
 
+#define ENGINE_MAX_ROLES 64   /* processes per job (seek: seekers) */
+
 /* Everything engine_prepare decided for one workload. */
 struct engine_plan {
 	int jobs;
 	struct engine_job *job;      /* jobs entries */
 	int nroles;                  /* processes per job */
-	enum engine_role roles[8];
+	enum engine_role roles[ENGINE_MAX_ROLES];
 };
 
 /* Check and prepare workload w.
