@@ -1,0 +1,81 @@
+/* cpufreq_impl.h - what src/cpufreq*.c share and nothing else sees: the
+ * model behind struct cpufreq and the small readers the three files use.
+ * cpufreq.c: discovery, source, sampling; cpufreq_write.c: governor and
+ * limit writes, journal, restore; cpufreq_residency.c: time_in_state and
+ * residency rows, phases, JSON. */
+#ifndef BENCHTOP_CPUFREQ_IMPL_H
+#define BENCHTOP_CPUFREQ_IMPL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include "benchtop/cpufreq.h"
+
+#define GOVS_LEN 256
+#define MAX_FREQS 64
+#define MAX_ROWS 128
+
+/* Seconds at each frequency, ascending by kHz. */
+struct rows {
+	size_t n;
+	long khz[MAX_ROWS];
+	double secs[MAX_ROWS];
+};
+
+struct policy {
+	char dir[PATH_MAX];
+	char cpus[MODEL_CPUS_LEN];
+	char governors[GOVS_LEN];
+	char governor[MODEL_GOV_LEN];
+	char driver[MODEL_GOV_LEN];
+	long min, max, cpuinfo_min, cpuinfo_max, cur;
+	long freqs[MAX_FREQS];
+	size_t nfreqs;
+	/* time_in_state as last read: the baseline for the next delta */
+	bool has_stats, tis_valid;
+	size_t ntis;
+	long tis_khz[MAX_ROWS];
+	unsigned long long tis_val[MAX_ROWS];
+	/* the values before benchtop's first change, once journaled */
+	bool saved, changed;
+	char orig_gov[MODEL_GOV_LEN];
+	long orig_min, orig_max;
+};
+
+struct cpufreq {
+	char root[PATH_MAX];
+	char procfs[PATH_MAX];       /* "" when /proc/cpuinfo is not to be read */
+	int ncpu;
+	int npol;
+	struct policy *pol;
+	int *cpu_pol;                /* policy index of each CPU, -1 none */
+	enum freq_source source;
+	char reason[128];
+	long *cpuinfo_khz;           /* per CPU, from /proc/cpuinfo */
+	struct rows *since_start, *since_mark;  /* per CPU */
+	struct rows **phases;        /* completed phases: ncpu rows each */
+	size_t nphases;
+	char journal_fallback[PATH_MAX];
+	char journal_path[PATH_MAX];
+	bool journaled;
+	/* Budget for slow trees: after a pass that took too long, the next
+	 * `skip` ticks reuse the values read and carry their time over. */
+	int skip;
+	double pending_dt;
+};
+
+/* Small readers (cpufreq.c).  Missing or junk content reads as -1 / "". */
+int cpufreq_read_text(const char *dir, const char *name, char *buf, size_t len);
+long cpufreq_read_khz(const char *dir, const char *name);
+void cpufreq_read_name(const char *dir, const char *file, char *out, size_t len);
+void cpufreq_read_governors(const char *dir, char *out, size_t len);
+bool cpufreq_in_list(const char *list, const char *word);
+/* Re-read governor, limits and current frequency of p. */
+void cpufreq_read_state(struct cpufreq *cf, struct policy *p);
+
+/* Residency (cpufreq_residency.c). */
+int cpufreq_read_tis(const struct policy *p, long *khz, unsigned long long *val);
+void cpufreq_accrue(struct cpufreq *cf, int cpu, long khz, double secs);
+void cpufreq_accrue_tis(struct cpufreq *cf, int pi);
+long cpufreq_bin_khz(const struct cpufreq *cf, int cpu, long khz);
+
+#endif

@@ -1,0 +1,232 @@
+/* cpufreq_residency.c - time at each frequency per CPU: time_in_state
+ * deltas where the kernel keeps them, else the sampled frequency weighted by
+ * the tick; since start, since the last event, and per completed phase. */
+#include "cpufreq_impl.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- time_in_state ---- */
+
+/* Parse "KHZ TIME" lines; returns rows or -1 for junk. */
+static int parse_tis(const char *text, long *khz, unsigned long long *val, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *line = text; *line && n < max;) {
+		char *end;
+		long f = strtol(line, &end, 10);
+		if (end == line || f <= 0 || (*end != ' ' && *end != '\t'))
+			return -1;
+		const char *t = end;
+		while (*t == ' ' || *t == '\t')
+			t++;
+		if (!isdigit((unsigned char)*t))
+			return -1;
+		khz[n] = f;
+		val[n++] = strtoull(t, &end, 10);
+		line = end;
+		while (*line == '\n' || *line == ' ' || *line == '\r')
+			line++;
+	}
+	return (int)n;
+}
+
+int cpufreq_read_tis(const struct policy *p, long *khz, unsigned long long *val)
+{
+	char buf[8192];
+
+	if (cpufreq_read_text(p->dir, "stats/time_in_state", buf, sizeof(buf)) <= 0)
+		return -1;
+	return parse_tis(buf, khz, val, MAX_ROWS);
+}
+
+/* ---- residency rows ---- */
+
+static void rows_add(struct rows *r, long khz, double secs)
+{
+	size_t i = 0;
+
+	while (i < r->n && r->khz[i] < khz)
+		i++;
+	if (i < r->n && r->khz[i] == khz) {
+		r->secs[i] += secs;
+		return;
+	}
+	if (r->n == MAX_ROWS)
+		return; /* more distinct frequencies than any table has: drop */
+	memmove(&r->khz[i + 1], &r->khz[i], (r->n - i) * sizeof(long));
+	memmove(&r->secs[i + 1], &r->secs[i], (r->n - i) * sizeof(double));
+	r->khz[i] = khz;
+	r->secs[i] = secs;
+	r->n++;
+}
+
+void cpufreq_accrue(struct cpufreq *cf, int cpu, long khz, double secs)
+{
+	if (secs <= 0 || khz <= 0)
+		return;
+	rows_add(&cf->since_start[cpu], khz, secs);
+	rows_add(&cf->since_mark[cpu], khz, secs);
+}
+
+/* Kernel residency: add the growth of time_in_state to each CPU of p.  A
+ * row going backwards or the table changing (stats reset, driver reload)
+ * only re-baselines: no negative time, nothing invented. */
+void cpufreq_accrue_tis(struct cpufreq *cf, int pi)
+{
+	struct policy *p = &cf->pol[pi];
+	long khz[MAX_ROWS];
+	unsigned long long val[MAX_ROWS];
+	int n = cpufreq_read_tis(p, khz, val);
+	bool same = p->tis_valid && n == (int)p->ntis;
+
+	if (n <= 0) {
+		p->tis_valid = false;
+		return;
+	}
+	for (int i = 0; same && i < n; i++)
+		same = khz[i] == p->tis_khz[i] && val[i] >= p->tis_val[i];
+	for (int i = 0; same && i < n; i++) {
+		double secs = (double)(val[i] - p->tis_val[i]) / 100.0; /* 10 ms units */
+		for (int c = 0; c < cf->ncpu; c++)
+			if (cf->cpu_pol[c] == pi)
+				cpufreq_accrue(cf, c, khz[i], secs);
+	}
+	memcpy(p->tis_khz, khz, (size_t)n * sizeof(long));
+	memcpy(p->tis_val, val, (size_t)n * sizeof(unsigned long long));
+	p->ntis = (size_t)n;
+	p->tis_valid = true;
+}
+
+/* A sampled frequency goes to the nearest row of the policy's table, or to
+ * the nearest 100 MHz, so that a continuously varying clock still gives a
+ * readable bar chart. */
+long cpufreq_bin_khz(const struct cpufreq *cf, int cpu, long khz)
+{
+	int pi = cf->cpu_pol[cpu];
+	const struct policy *p = pi >= 0 ? &cf->pol[pi] : NULL;
+	long best = -1;
+
+	if (!p || p->nfreqs == 0)
+		return (khz + 50000) / 100000 * 100000;
+	for (size_t i = 0; i < p->nfreqs; i++)
+		if (best < 0 || labs(p->freqs[i] - khz) < labs(best - khz))
+			best = p->freqs[i];
+	return best;
+}
+
+/* ---- residency ---- */
+
+size_t cpufreq_residency(const struct cpufreq *cf, int cpu, bool since_event,
+                         const long **khz, const double **secs)
+{
+	static const long nokhz[1];
+	static const double nosecs[1];
+	const struct rows *r;
+
+	if (cpu < 0 || cpu >= cf->ncpu) {
+		*khz = nokhz;
+		*secs = nosecs;
+		return 0;
+	}
+	r = since_event ? &cf->since_mark[cpu] : &cf->since_start[cpu];
+	*khz = r->khz;
+	*secs = r->secs;
+	return r->n;
+}
+
+long cpufreq_mean_khz(const struct cpufreq *cf, int cpu, bool since_event)
+{
+	const long *khz;
+	const double *secs;
+	size_t n = cpufreq_residency(cf, cpu, since_event, &khz, &secs);
+	double sum = 0, t = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		sum += (double)khz[i] * secs[i];
+		t += secs[i];
+	}
+	return t > 0 ? (long)(sum / t + 0.5) : -1;
+}
+
+void cpufreq_mark(struct cpufreq *cf)
+{
+	struct rows **np = realloc(cf->phases, (cf->nphases + 1) * sizeof(*np));
+
+	if (!np)
+		return; /* the phase merges into the next one: no record lost */
+	cf->phases = np;
+	cf->phases[cf->nphases++] = cf->since_mark;
+	cf->since_mark = calloc((size_t)cf->ncpu, sizeof(struct rows));
+	if (!cf->since_mark)
+		cf->since_mark = cf->phases[--cf->nphases];
+}
+
+size_t cpufreq_nphases(const struct cpufreq *cf)
+{
+	return cf->nphases;
+}
+
+static void rows_json(const struct rows *r, FILE *fp)
+{
+	fputc('{', fp);
+	for (size_t i = 0; i < r->n; i++)
+		fprintf(fp, "%s\"%ld\":%.2f", i ? "," : "", r->khz[i], r->secs[i]);
+	fputc('}', fp);
+}
+
+void cpufreq_phase_residency_json(const struct cpufreq *cf, size_t phase, FILE *fp)
+{
+	const struct rows *rows = phase < cf->nphases ? cf->phases[phase]
+	                          : phase == cf->nphases ? cf->since_mark : NULL;
+
+	fputc('{', fp);
+	for (int c = 0; rows && c < cf->ncpu; c++) {
+		fprintf(fp, "%s\"%d\":", c ? "," : "", c);
+		rows_json(&rows[c], fp);
+	}
+	fputc('}', fp);
+}
+
+static void json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			fprintf(fp, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(fp, "\\u%04x", *s);
+		else
+			fputc(*s, fp);
+	fputc('"', fp);
+}
+
+static void json_khz(FILE *fp, const char *key, long v)
+{
+	if (v > 0)
+		fprintf(fp, ",\"%s\":%ld", key, v);
+	else
+		fprintf(fp, ",\"%s\":null", key);
+}
+
+void cpufreq_policies_json(const struct cpufreq *cf, FILE *fp)
+{
+	fputc('[', fp);
+	for (int i = 0; i < cf->npol; i++) {
+		const struct policy *p = &cf->pol[i];
+		fprintf(fp, "%s{\"policy\":%d,\"cpus\":", i ? "," : "", i);
+		json_str(fp, p->cpus);
+		fputs(",\"driver\":", fp);
+		json_str(fp, p->driver);
+		fputs(",\"governor\":", fp);
+		json_str(fp, p->governor);
+		json_khz(fp, "min", p->min);
+		json_khz(fp, "max", p->max);
+		json_khz(fp, "cpuinfo_min", p->cpuinfo_min);
+		json_khz(fp, "cpuinfo_max", p->cpuinfo_max);
+		fputc('}', fp);
+	}
+	fputc(']', fp);
+}
