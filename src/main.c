@@ -1,6 +1,5 @@
 /* main.c - command line to a run: help, version, restore, or app_main. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "benchtop/app.h"
@@ -33,23 +32,6 @@ static int refuse_unbuilt(const struct run *r)
 	return 2;
 }
 
-/* The default workload (SPEC §2): a scratch source copied by the
- * 3-process pipe engine, again and again. */
-static int add_default_workload(struct run *r)
-{
-	char err[CLI_ERR_MAX];
-	r->wl = calloc(1, sizeof *r->wl);
-	if (!r->wl)
-		return -1;
-	if (cli_parse_workload("copy:engine=pipe,procs=3", &r->wl[0], err, sizeof err)) {
-		fprintf(stderr, "benchtop: %s\n", err);
-		return -1;
-	}
-	r->wl[0].is_default = true;
-	r->nwl = 1;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct run r;
@@ -74,10 +56,6 @@ int main(int argc, char **argv)
 		status = refuse_unbuilt(&r);
 		if (status)
 			break;
-		if (r.mode == MODE_RUN && r.nwl == 0 && add_default_workload(&r)) {
-			status = 2;
-			break;
-		}
 		status = app_main(&r);
 	}
 	cli_free(&r);
