@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The sampler's cost per tick with 1, 16 and 128 tracked processes (CPU
+# time and callgrind instructions), top's cost per refresh in the same run,
+# the ratio, and the tick schedule (samples per second at 0.1 s).
+# Part of `make bench`, never of `make check`: figures, not assertions.
+set -eu
+cd "$(dirname "$0")/.."
+mkdir -p build/bench
+CFLAGS="-std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Iinclude $(pkg-config --cflags libproc2)"
+OBJS="build/src/sample.o build/src/sample_fd.o build/src/sample_sys.o build/src/sample_parse.o build/src/cpulist.o build/src/model.o"
+make -s $OBJS
+cc $CFLAGS -o build/bench/tick bench/tick.c $OBJS $(pkg-config --libs libproc2) -lm
+T=build/bench/tick
+
+echo "== sampler tick cost (sleeping children, measure_io on)"
+declare -A US
+for n in 1 16 128; do
+	line=$($T cost $n 2000)
+	echo "$line"
+	US[$n]=$(echo "$line" | sed -n 's/.*cpu_us_per_tick=\([0-9.]*\).*/\1/p')
+done
+
+echo "== callgrind instructions per tick (toggle-collect on sampler_tick)"
+if command -v valgrind >/dev/null; then
+	for n in 1 16 128; do
+		for ticks in 100 200; do
+			out=build/bench/callgrind.$n.$ticks
+			valgrind --tool=callgrind --toggle-collect=sampler_tick \
+				--callgrind-out-file=$out $T callgrind $n $ticks >/dev/null 2>&1
+			eval "ir_$ticks=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' $out)"
+		done
+		# 200 ticks minus 100 ticks: the set-up ticks cancel out
+		echo "procs=$n instructions_per_tick=$(( (ir_200 - ir_100) / 100 ))"
+	done
+else
+	echo "valgrind not installed: skipped"
+fi
+
+echo "== top -b -d 0.1 -n 50, same run"
+line=$($T top 50)
+echo "$line"
+top_us=$(echo "$line" | sed -n 's/.*cpu_us_per_refresh=\([0-9.]*\).*/\1/p')
+awk -v t="${US[16]}" -v top="$top_us" 'BEGIN {
+	r = top > 0 ? t / top : 0
+	printf "ratio tick(16 procs) / top refresh = %.3f (target <= 0.125: %s)\n", r, r <= 0.125 ? "met" : "NOT met"
+}
+awk -v a="${US[16]}" -v b="${US[128]}" 'BEGIN { if (a > 0) printf "growth: tick(128) / tick(16) = %.1fx for 8x the processes\n", b / a }'
+
+echo "== tick schedule: absolute CLOCK_MONOTONIC timerfd at 0.1 s for 10 s"
+$T schedule 10
