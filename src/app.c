@@ -184,10 +184,24 @@ static void stop_all(struct app *a)
 		reap_children(a);
 		usleep(5000);
 	}
-	/* Any descendant that escaped its group was reparented to us. */
-	int st;
-	while (waitpid(-1, &st, WNOHANG) > 0)
-		;
+	/* Any descendant that escaped its group was reparented to us (the
+	 * subreaper): kill what is left of the tracked trees and reap every
+	 * child until none is left. */
+	pid_t pids[1024];
+	for (int w = 1; w <= a->nwl; w++) {
+		int n = sampler_pids(a->sp, w, pids, 1024);
+		for (int i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+	}
+	deadline = mono() + 2;
+	while (mono() < deadline) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+		if (p < 0 && errno == ECHILD)
+			break;
+		if (p == 0)
+			usleep(2000);
+	}
 }
 
 /* ---- placement at start ------------------------------------------------ */
@@ -387,12 +401,6 @@ void app_set_interval(struct app *a, double iv)
 static int setup_workloads(struct app *a, char *msg, size_t len)
 {
 	struct run *r = a->run;
-	a->nwl = (int)r->nwl;
-	a->wl = calloc((size_t)a->nwl + 1, sizeof *a->wl);
-	a->wl_names = calloc((size_t)a->nwl + 1, sizeof *a->wl_names);
-	a->wl_mask = calloc((size_t)a->nwl + 1, sizeof *a->wl_mask);
-	if (!a->wl || !a->wl_names || !a->wl_mask)
-		return -ENOMEM;
 	bool need_scratch = false;
 	for (size_t i = 0; i < r->nwl; i++)
 		need_scratch |= r->wl[i].kind != WL_CMD;
@@ -496,6 +504,12 @@ static int setup(struct app *a, char *msg, size_t len)
 		return rc ? rc : -errno;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	a->nwl = r->mode == MODE_ATTACH ? 0 : (int)r->nwl;
+	a->wl = calloc((size_t)a->nwl + 1, sizeof *a->wl);
+	a->wl_names = calloc((size_t)a->nwl + 1, sizeof *a->wl_names);
+	a->wl_mask = calloc((size_t)a->nwl + 1, sizeof *a->wl_mask);
+	if (!a->wl || !a->wl_names || !a->wl_mask)
+		return -ENOMEM;
 	return r->mode == MODE_ATTACH ? setup_attach(a, msg, len) : setup_workloads(a, msg, len);
 }
 
@@ -687,7 +701,7 @@ static void finish(struct app *a)
 static int exit_status(struct app *a)
 {
 	for (int i = 0; i < a->nwl; i++)
-		if (workload_state(a->wl[i]) == WLS_FAILED && !workload_stop_requested(a->wl[i]))
+		if (workload_state(a->wl[i]) == WLS_FAILED)
 			return 1;
 	return 0;
 }
@@ -712,7 +726,7 @@ static void print_failures(struct app *a)
 {
 	for (int i = 0; i < a->nwl; i++) {
 		const char *e = workload_error(a->wl[i]);
-		if (workload_state(a->wl[i]) == WLS_FAILED && e[0] && !workload_stop_requested(a->wl[i]))
+		if (workload_state(a->wl[i]) == WLS_FAILED && e[0])
 			fprintf(stderr, "benchtop: workload %d (%s) failed: %s\n", i + 1,
 			        workload_name(a->wl[i]), e);
 	}

@@ -231,6 +231,7 @@ static struct sproc *proc_new(struct sampler *sp, pid_t pid, int wl, const char 
 	*p = (struct sproc){ .pid = pid, .wl = wl, .measure_io = mio, .fresh = true,
 	                     .state = '?', .cpu = -1, .nthreads = 1 };
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
+	clock_gettime(CLOCK_REALTIME, &p->since);
 	return p;
 }
 
@@ -246,14 +247,17 @@ static void proc_children(struct sampler *sp, int i)
 			continue;
 		int wl = p->wl;
 		bool mio = p->measure_io;
+		struct timespec since = p->since;
 		char role[MODEL_ROLE_LEN];
 		memcpy(role, p->role, sizeof role);
 		for (char *s = sp->buf, *end; *s; s = end) {
 			long pid = strtol(s, &end, 10);
 			if (end == s)
 				break;
-			if (pid > 0 && !proc_find(sp, (pid_t)pid))
-				proc_new(sp, (pid_t)pid, wl, role, mio);  /* may move sp->procs */
+			struct sproc *c;
+			if (pid > 0 && !proc_find(sp, (pid_t)pid) &&
+			    (c = proc_new(sp, (pid_t)pid, wl, role, mio)))  /* may move sp->procs */
+				c->since = since;  /* files the tree made since then are new */
 		}
 	}
 }

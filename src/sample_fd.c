@@ -125,6 +125,18 @@ static void sofile_release(struct sfiles *f, struct sofile *o, int wl)
 		s->refs--;
 }
 
+/* A file created after its writer's tree was first tracked is all new:
+ * cp may be half-way through one copy_file_range when first seen. */
+static bool born_after(int dirfd, const char *name, const struct timespec *since)
+{
+	struct statx sx;
+
+	if (statx(dirfd, name, 0, STATX_BTIME, &sx) != 0 || !(sx.stx_mask & STATX_BTIME))
+		return false;
+	return sx.stx_btime.tv_sec > since->tv_sec ||
+	       (sx.stx_btime.tv_sec == since->tv_sec && sx.stx_btime.tv_nsec >= (unsigned)since->tv_nsec);
+}
+
 /* First sight of fd in p.  The position is counted from 0 (the process
  * wrote what it has written since it opened the file) unless the file was
  * already known to the workload (an inherited or second descriptor) or is
@@ -142,7 +154,7 @@ static struct sofile *sofile_new(struct sfiles *f, struct sproc *p, int dirfd, c
 		s->path_fd = openat(dirfd, name, O_PATH | O_CLOEXEC);
 	bool from_zero = !known && !(flags & O_APPEND);
 	if (from_zero && write)
-		s->size0 -= pos < s->size0 ? pos : s->size0;
+		s->size0 = born_after(dirfd, name, &p->since) ? 0 : s->size0 - (pos < s->size0 ? pos : s->size0);
 	s->refs++;
 	struct sofile *o = &p->of[p->nof++];
 	*o = (struct sofile){ .fd = fd, .dev = st->st_dev, .ino = st->st_ino, .write = write,

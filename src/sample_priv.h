@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "benchtop/model.h"
 
 /* Files held open across ticks (pread at offset 0 regenerates a /proc
@@ -55,6 +56,7 @@ struct sproc {
 	uint64_t migrations;
 	uint64_t bytes;                    /* destination bytes this process contributed */
 	double cpu_pct, wait_pct, read_bps, write_bps;
+	struct timespec since;             /* when its tree was first tracked (realtime) */
 };
 
 /* Per-workload sums; index 0 = attached processes. */

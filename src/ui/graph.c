@@ -31,19 +31,30 @@ struct plot {
 	double *col_t;              /* w: time of the first sample in the column */
 };
 
+static bool known(double b)
+{
+	return isfinite(b) && b >= 0;
+}
+
+/* A rate in bytes/s, NAN when it was not measured (drawn as a gap). */
 static double series_value(const struct snapshot *s, const struct series *se)
 {
-	if (se->wl == -2)
-		return se->read ? s->disk.read_bps : s->disk.write_bps;
+	if (se->wl == -2) {
+		double b = se->read ? s->disk.read_bps : s->disk.write_bps;
+		return known(b) ? b : NAN;
+	}
 	double sum = 0;
+	bool any = false;
 	for (int i = 0; i < s->nwl; i++) {
 		if (se->wl >= 0 && i != se->wl)
 			continue;
 		double b = se->read ? s->wls[i].read_bps : s->wls[i].write_bps;
-		if (b > 0)
+		if (known(b)) {
 			sum += b;
+			any = true;
+		}
 	}
-	return sum;
+	return any ? sum : NAN;
 }
 
 static int make_series(const struct snapshot *s, struct series *out)
@@ -96,7 +107,7 @@ static double window_max(const struct ui_view *v, const struct series *se, int n
 		const struct snapshot *s = history_at(v->hist, i);
 		for (int k = 0; k < ns; k++) {
 			double y = units_rate_value(v->units, series_value(s, &se[k]));
-			if (y > mx)
+			if (known(y) && y > mx)
 				mx = y;
 		}
 	}
@@ -126,14 +137,18 @@ static void plot_series(const struct ui_view *v, const struct series *se,
 		if (col < 0)
 			break;
 		const struct snapshot *s = history_at(v->hist, i);
+		p->col_t[col] = s->t;
 		double y = units_rate_value(v->units, series_value(s, se));
+		if (!known(y)) {
+			prev = -1;
+			continue;
+		}
 		int dot = (int)lround(y / top * (ndots - 1));
 		dot = dot < 0 ? 0 : dot >= ndots ? ndots - 1 : dot;
 		int lo = prev < 0 || prev > dot ? dot : prev, hi = prev > dot ? prev : dot;
 		for (int d = lo; d <= hi; d++)
 			set_dot(p, col, sub, d, se->role);
 		prev = dot;
-		p->col_t[col] = s->t;
 	}
 }
 
@@ -177,7 +192,8 @@ static void draw_markers(const struct ui_view *v, const struct plot *p, int y0, 
 
 static void fmt_axis(double v, char *buf, size_t len)
 {
-	snprintf(buf, len, v >= 100 || v == floor(v) ? "%7.0f" : "%7.1f", v);
+	int prec = v >= 100 || v == floor(v) ? 0 : v >= 10 ? 1 : v >= 1 ? 2 : 3;
+	snprintf(buf, len, "%7.*f", prec, v);
 }
 
 static void draw_axes(const struct plot *p, int y0, int x0, double top)

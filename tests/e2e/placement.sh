@@ -63,6 +63,8 @@ named() {
 ntasks_is() { [ "$(tasks_allowed "$2" | wc -l)" = "$1" ]; }
 
 json_ok() { jq -e . "$1" >/dev/null; }
+# jqs FILTER FILE [ARGS]: the records of FILE as one array pass FILTER.
+jqs() { jq -se "$@" >/dev/null; }
 
 # count_named N ROOT COMM: true once exactly N such processes exist.
 count_named() { [ "$(named "$2" "$3" | wc -l)" = "$1" ]; }
@@ -118,7 +120,8 @@ for word in 9 1-0 x ""; do
 	if [ -n "$word" ]; then
 		check "--at 1:pin=$word names \"$word\"" grep -qF -- "$word" <<<"$out"
 	else
-		check "--at 1:pin= says the list is empty" grep -qi 'empty' <<<"$out"
+		check "--at 1:pin= names the entry and says a list is needed" \
+			grep -qiE '1:pin=.*(empty|needs|LIST)' <<<"$out"
 	fi
 	check "--at 1:pin=$word runs nothing" [ ! -e "$E2E_TMP/ran$i" ]
 done
@@ -134,7 +137,7 @@ fi
 
 json="$E2E_TMP/at.json"
 "$BENCHTOP" -b --format json -i 0.2 -t 4 --at 1:pin=0 --at 2:spread --at 3:free \
-	-- sh -c "$B 1 spin & exec $B 1 spin" >"$json" 2>"$E2E_TMP/at.err" &
+	-- sh -c "$B 1 spin >/dev/null & exec $B 1 spin >/dev/null" >"$json" 2>"$E2E_TMP/at.err" &
 bt=$!
 HELPERS+=("$bt")
 # Sample the kernel's view while it runs; states are compared in order,
@@ -149,6 +152,7 @@ if wait_for 15 count_named 2 "$bt" busyloop; then
 		elif spread_ok "${pids[@]}"; then s=spread
 		else s=other; fi
 		[ ${#states[@]} -gt 0 ] && [ "${states[-1]}" = "$s" ] || states+=("$s")
+		[ -n "${PLACEMENT_DEBUG:-}" ] && echo "# $s: $(for p in "${pids[@]}"; do tasks_allowed "$p" | tr '\n' ' '; done)"
 		sleep 0.05
 	done
 fi
@@ -170,22 +174,22 @@ else
 	echo "# events: $(tr '\n' ' ' <<<"$ev")"
 	acts=$(jq -r 'select(.type == "event") | .action' "$json" | grep -E '^(pin|placement)$' | tr '\n' ' ')
 	check "events pin, placement, placement in order" [ "$acts" = "pin placement placement " ]
-	check "placement events say spread, then free" jq -se '
+	check "placement events say spread, then free" jqs '
 		[.[] | select(.type == "event" and .action == "placement") | .detail | tostring]
 		| length == 2 and (.[0] | test("spread")) and (.[1] | test("free"))' "$json"
-	check "event times are in order, each at or after its --at time" jq -se '
+	check "event times are in order, each at or after its --at time" jqs '
 		[.[] | select(.type == "event" and (.action == "pin" or .action == "placement")) | .t]
 		| length == 3 and .[0] >= 0.99 and .[0] < 2 and .[1] >= 1.99 and .[1] < 3
 		  and .[2] >= 2.99 and .[2] < 4.5' "$json"
 	nev=$(jq -s '[.[] | select(.type == "event")] | length' "$json")
-	check "end record has events + 1 = $((nev + 1)) phases" jq -se --argjson n "$nev" '
+	check "end record has events + 1 = $((nev + 1)) phases" jqs --argjson n "$nev" '
 		[.[] | select(.type == "end")] | length == 1 and (.[0].phases | length) == $n + 1' "$json"
-	check "each phase starts at the event that split it" jq -se '
+	check "each phase starts at the event that split it" jqs '
 		([.[] | select(.type == "event") | .t]) as $ev
 		| [.[] | select(.type == "end")][0].phases as $ph
 		| [range(1; $ph | length) | ($ph[.].from - $ev[. - 1])
 		   | (if . < 0 then -. else . end) < 0.05] | all' "$json"
-	check "the last sample shows the workload processes free again" jq -se --arg all "$ALL" '
+	check "the last sample shows the workload processes free again" jqs --arg all "$ALL" '
 		[.[] | select(.type == "sample" and (.procs | length) > 0)] | last | .procs
 		| map(select(.comm == "busyloop") | .allowed) | length == 2 and all(. == $all)' "$json"
 fi
@@ -194,7 +198,7 @@ kill_helpers
 # ---- dashboard: 2 processes: 9, p 1-0, 0 on each row, f, s ----------------
 
 tm_start two 120x40 "$BENCHTOP -i 0.2 -- sh -c '$B 1 spin & exec $B 1 spin'"
-if ! wait_for 15 bt_pid two; then
+if ! wait_for 15 bt_pid two >/dev/null; then
 	echo "# screen: $(tm_screen two 2>/dev/null | head -5 | tr '\n' '|')"
 	fail "dashboard starts (no benchtop process in the tmux pane)"
 else
@@ -230,7 +234,7 @@ kill_helpers
 # ---- dashboard: a 3-thread process ---------------------------------------
 
 tm_start thr 120x40 "$BENCHTOP -i 0.2 -- $T 3 sleep"
-if wait_for 15 bt_pid thr && wait_for 15 count_named 1 "$(bt_pid thr)" threads; then
+if wait_for 15 bt_pid thr >/dev/null && wait_for 15 count_named 1 "$(bt_pid thr)" threads; then
 	p=$(named "$(bt_pid thr)" threads)
 	HELPERS+=("$p")
 	check "thr: the process has 3 tasks" wait_for 10 ntasks_is 3 "$p"
@@ -249,7 +253,7 @@ kill_helpers
 # ---- dashboard: a process started after the pin gets the placement -------
 
 tm_start late 120x40 "$BENCHTOP -i 0.2 -- sh -c 'sleep 4; $B 1 spin & wait'"
-if wait_for 15 bt_pid late; then
+if wait_for 15 bt_pid late >/dev/null; then
 	bt=$(bt_pid late)
 	wait_for 10 count_named 1 "$bt" sh
 	mapfile -t early < <(descendants "$bt")

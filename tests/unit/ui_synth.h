@@ -55,6 +55,7 @@ static void synth_sample(struct snapshot *s, int ncpu, int nproc, int k)
 		s->wls[w].bytes = (uint64_t)k << 24;
 		s->wls[w].state = WLS_RUNNING;
 	}
+	snprintf(s->disk.device, sizeof(s->disk.device), "vda");
 	s->disk.write_bps = 100.0 * 1048576;
 	s->disk.read_bps = 20.0 * 1048576;
 	s->disk.dirty = 64u << 20;
