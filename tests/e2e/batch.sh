@@ -4,13 +4,14 @@
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
 T=$E2E_TMP
+quiet() { "$@" >/dev/null 2>&1; }
 
 # A 256 MiB file copied by cp: every line is JSON, bytes >= size, identical.
 head -c $((256 << 20)) /dev/urandom > "$T/A"
 "$BENCHTOP" -b --format json -i 0.1 -- cp "$T/A" "$T/B" > "$T/cp.jsonl" 2> "$T/cp.err"
 rc=$?
 check "cp: exit 0" [ $rc = 0 ]
-check "cp: every line parses as JSON" jq -e . "$T/cp.jsonl" >/dev/null
+check "cp: every line parses as JSON" quiet jq -e . "$T/cp.jsonl"
 check "cp: start record" [ "$(jq -r 'select(.type=="start") | .version' "$T/cp.jsonl")" = 1 ]
 check "cp: sample records" [ "$(jq -r 'select(.type=="sample") | .t' "$T/cp.jsonl" | wc -l)" -ge 1 ]
 end_bytes=$(jq -r 'select(.type=="end") | .summary[0].bytes' "$T/cp.jsonl")
@@ -18,7 +19,7 @@ check "cp: end bytes ($end_bytes) >= file size" [ "${end_bytes:-0}" -ge $((256 <
 check "cp: files identical" cmp -s "$T/A" "$T/B"
 check "cp: start lists the workload" [ "$(jq -r 'select(.type=="start") | .workloads[0].kind' "$T/cp.jsonl")" = cmd ]
 check "cp: samples carry cpus, disk and workloads" \
-	jq -e 'select(.type=="sample") | (.cpus[0] | has("user") and has("idle") and has("khz") and has("governor")) and (.disk | has("dirty") and has("writeback")) and (.workloads[0] | has("bytes") and has("state"))' "$T/cp.jsonl" >/dev/null
+	quiet jq -e 'select(.type=="sample") | (.cpus[0] | has("user") and has("idle") and has("khz") and has("governor")) and (.disk | has("dirty") and has("writeback")) and (.workloads[0] | has("bytes") and has("state"))' "$T/cp.jsonl"
 check "cp: summary on stderr" grep -q 'elaps' "$T/cp.err"
 rm -f "$T/B"
 
@@ -69,7 +70,7 @@ echo keep > "$T/rec.jsonl"
 check "-o existing file: exit 3" [ $? = 3 ]
 check "-o existing file: untouched" [ "$(cat "$T/rec.jsonl")" = keep ]
 "$BENCHTOP" -b -t 0.5 -o "$T/rec2.jsonl" -- sleep 2 > /dev/null 2>&1
-check "-o: records parse" jq -e . "$T/rec2.jsonl" >/dev/null
+check "-o: records parse" quiet jq -e . "$T/rec2.jsonl"
 check "-o: end record" [ "$(jq -r 'select(.type=="end") | .type' "$T/rec2.jsonl")" = end ]
 
 # SIGTERM during a long run: benchtop exits, no child remains.
@@ -97,7 +98,7 @@ sleep 30 &
 sp=$!
 "$BENCHTOP" -b --format json -t 1 --attach $sp > "$T/att.jsonl" 2>/dev/null
 check "attach: exit 0" [ $? = 0 ]
-check "attach: process tracked" jq -e "select(.type==\"sample\") | .procs[] | select(.pid==$sp)" "$T/att.jsonl" >/dev/null
+check "attach: process tracked" quiet jq -e "select(.type==\"sample\") | .procs[] | select(.pid==$sp)" "$T/att.jsonl"
 check "attach: process still alive" kill -0 $sp
 kill $sp
 
