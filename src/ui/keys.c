@@ -232,7 +232,10 @@ int ui_key(const struct ui_view *v, struct action *out)
 	int ch;
 	while ((ch = getch()) != ERR) {
 		if (ch == KEY_RESIZE) {
-			ui_resize();
+			/* curses has taken the new size already (getch does, and
+			 * resizeterm queues this key): calling ui_resize here
+			 * would queue another one, for ever. */
+			clearok(curscr, TRUE);
 			fill(out, ACT_NONE);
 			return 1;
 		}

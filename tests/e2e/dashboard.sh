@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The dashboard through the real binary in tmux: panels, the workload's
+# pid, units cycling, the help screen from the key table, the selection,
+# resizing below the minimum and back, a bad theme, --no-color without
+# colour escapes, and q back to the shell with the summary.
+cd "$(dirname "$0")/../.." || exit 1
+source tests/e2e/lib.sh
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+
+if [ ! -x "$BENCHTOP" ] || ! command -v tmux >/dev/null; then
+	echo "# skipped: no $BENCHTOP or no tmux"
+	finish
+	exit
+fi
+
+S=dash
+screen() { tm_screen $S; }
+on_screen() { screen | grep -qF -- "$1"; }
+# The PID on the highlighted (select role: cyan background) table row.
+selected_pid() {
+	tmux capture-pane -p -e -t "bt$$-$S" | grep -aoE $'\e\\[46m +[0-9]+ ' | grep -oE '[0-9]+' | tail -1
+}
+
+tm_start $S 120x40 "env PS1='SHELL-READY\$ ' bash --norc --noprofile"
+tm_keys $S "$BENCHTOP -- sh -c 'sleep 1000 & sleep 1000 & while :; do :; done'" Enter
+if ! wait_for 20 on_screen "Processes"; then
+	echo "# skipped: the dashboard did not start"; screen | head -5 | sed 's/^/# /'
+	finish
+	exit
+fi
+for t in Throughput CPUs Placement Residency Processes; do
+	check "panel $t on screen" on_screen "$t"
+done
+bt=$(pgrep -f -n "^$BENCHTOP -- sh -c")
+wl=$(pgrep -P "$bt" -x sh | head -1)
+check "the workload's pid $wl is in the process table" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-$S | grep -qw '$wl'"
+check "MiB/s on screen" on_screen "MiB/s"
+tm_keys $S u
+check "u: MB/s" wait_for 3 on_screen "Throughput MB/s"
+tm_keys $S u
+check "u again: Mbit/s" wait_for 3 on_screen "Throughput Mbit/s"
+tm_keys $S u
+check "u a third time: back to MiB/s" wait_for 3 on_screen "Throughput MiB/s"
+
+tm_keys $S '?'
+wait_for 3 on_screen "benchtop keys"
+missing=""
+for k in Up/k Down/j 0-9 p s c f g G F m space r x + - u t '?' q '<' '>'; do
+	screen | grep -qE "^  $(printf '%s' "$k" | sed 's/[]?+.*[\/]/\\&/g') +[a-z]" || missing="$missing $k"
+done
+check "? shows every key of the table${missing:+ (missing:$missing)}" test -z "$missing"
+tm_keys $S Escape
+check "any key closes the help" wait_for 3 on_screen "Processes"
+
+wait_for 5 sh -c "[ \$(tmux capture-pane -p -t bt$$-$S | grep -cE '^ +[0-9]+ +1 cmd') -ge 2 ]"
+before=$(selected_pid)
+tm_keys $S Down
+sleep 0.3
+wait_for 3 sh -c "[ \"\$(tmux capture-pane -p -e -t bt$$-$S | grep -aoE \$'\\e\\\\[46m +[0-9]+ ' | tail -1)\" != '' ]"
+after=$(selected_pid)
+check "Down moves the selection ($before -> $after)" test -n "$before" -a -n "$after" -a "$before" != "$after"
+
+tmux resize-window -t "bt$$-$S" -x 40 -y 10
+check "40x10: terminal too small" wait_for 5 on_screen "terminal too small"
+check "40x10: still running" kill -0 "$bt"
+tmux resize-window -t "bt$$-$S" -x 120 -y 40
+check "120x40 again: the panels" wait_for 5 on_screen "Processes"
+
+tm_keys $S q
+check "q: benchtop ends" wait_for 20 sh -c "! kill -0 $bt 2>/dev/null"
+check "q: the summary is printed" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-$S | grep -q 'elaps'"
+check "q: back at the shell prompt" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-$S | grep -v '^$' | tail -2 | grep -q 'SHELL-READY'"
+check "q: no workload left" sh -c "! pgrep -P $bt >/dev/null"
+
+# A bad theme file: exit 2, naming the file's line and the word.
+printf 'title = cyan\nwrite = grene\n' > "$E2E_TMP/bad.theme"
+tm_keys $S "clear; $BENCHTOP --theme $E2E_TMP/bad.theme -- sleep 5; echo RC=\$?" Enter
+check "bad theme: exit 2" wait_for 10 on_screen "RC=2"
+check "bad theme: names file and line" on_screen "bad.theme:2"
+check "bad theme: names the word" on_screen "grene"
+tm_kill $S
+
+# --no-color: not one colour escape in the raw output; the same run in
+# colour has them (so the check can fail).
+sgr_colour=$'\e\\[([0-9]*;)*(3[0-9]|4[0-9])(;[0-9]*)*m'
+raw() {
+	TERM=xterm-256color LINES=40 COLUMNS=120 timeout 30 \
+		script -q -e -c "$BENCHTOP $1 -t 2 -- sleep 30" "$2" >/dev/null 2>&1 </dev/null
+}
+raw "--no-color" "$E2E_TMP/mono.raw"
+raw "" "$E2E_TMP/colour.raw"
+if grep -qa "Processes" "$E2E_TMP/colour.raw"; then
+	check "--no-color: no colour escape sequences" sh -c "! grep -qaE '$sgr_colour' '$E2E_TMP/mono.raw'"
+	check "--no-color: the dashboard was drawn" grep -qa "Processes" "$E2E_TMP/mono.raw"
+	check "colour run has colour escapes (control)" grep -qaE "$sgr_colour" "$E2E_TMP/colour.raw"
+	NO_COLOR=1 raw "" "$E2E_TMP/nocolor-env.raw"
+	check "NO_COLOR=1: no colour escape sequences" sh -c "! grep -qaE '$sgr_colour' '$E2E_TMP/nocolor-env.raw'"
+else
+	echo "# skipped --no-color check: the dashboard did not draw under script(1)"
+fi
+finish
