@@ -242,6 +242,18 @@ static int act_pin_list(struct app *a, const struct action *act)
 	return rc;
 }
 
+static int pinned_cpu(struct app *a, const struct proc_sample *p)
+{
+	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	int cpu = -1;
+	if (m && cpulist_parse(p->allowed, m, a->ncpu, NULL, 0) == 0 && cpulist_count(m, a->ncpu) == 1)
+		for (int c = 0; c < a->ncpu; c++)
+			if (m[c])
+				cpu = c;
+	free(m);
+	return cpu;
+}
+
 static int act_placement(struct app *a, enum action_id id)
 {
 	unsigned char *m = calloc((size_t)a->ncpu, 1);
@@ -251,7 +263,11 @@ static int act_placement(struct app *a, enum action_id id)
 	char after[MODEL_CPUS_LEN] = "";
 	if (id == ACT_PACK) {
 		const struct proc_sample *p = selected_proc(a);
-		int cpu = p && p->cpu >= 0 && p->cpu < a->ncpu && a->online[p->cpu] ? p->cpu : 0;
+		/* A process pinned to one CPU is there, even if it has not run
+		 * since and still reports its old one. */
+		int cpu = p ? pinned_cpu(a, p) : -1;
+		if (cpu < 0)
+			cpu = p && p->cpu >= 0 && p->cpu < a->ncpu && a->online[p->cpu] ? p->cpu : 0;
 		while (cpu < a->ncpu && !a->online[cpu])
 			cpu++;
 		m[cpu < a->ncpu ? cpu : 0] = 1;

@@ -238,6 +238,23 @@ static int start_mask(struct app *a, unsigned char **out, char *msg, size_t len)
 	return 0;
 }
 
+/* --at pin=LIST names CPUs of this machine: checked before anything runs. */
+static int check_at(struct app *a, char *msg, size_t len)
+{
+	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	int rc = m ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < a->run->nat; i++) {
+		const struct at_action *at = &a->run->at[i];
+		char err[256];
+		if (at->kind == AT_PIN && cpulist_parse(at->arg, m, a->ncpu, err, sizeof err)) {
+			snprintf(msg, len, "--at %g:pin=%s: %s", at->t, at->arg, err);
+			rc = -EINVAL;
+		}
+	}
+	free(m);
+	return rc;
+}
+
 /* ---- ticks ------------------------------------------------------------- */
 
 static void note_workload_ends(struct app *a, enum wl_state *before)
@@ -760,7 +777,7 @@ int app_main(struct run *run)
 		action_apply(a, &act);
 	}
 	unsigned char *m;
-	if (start_mask(a, &m, msg, sizeof msg)) {
+	if (start_mask(a, &m, msg, sizeof msg) || check_at(a, msg, sizeof msg)) {
 		if (a->dashboard)
 			ui_close();
 		fprintf(stderr, "benchtop: %s\n", msg);

@@ -164,6 +164,23 @@ static void child_setup(pid_t pgid, const unsigned char *mask, int ncpu)
 		affinity_set_self(mask, ncpu);
 }
 
+/* A command must not write over the dashboard or into batch records:
+ * in the dashboard its output goes to /dev/null, in batch mode its
+ * standard output joins standard error. */
+static void quiet_output(const struct run *run)
+{
+	if (run->batch) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		return;
+	}
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+	}
+}
+
 static pid_t group_of(const struct workload *w)
 {
 	return w->nch ? w->ch[0].pid : 0;
@@ -193,6 +210,7 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 	if (pid == 0) {
 		close(ep[0]);
 		child_setup(0, w->mask, w->ncpu);
+		quiet_output(w->run);
 		execvp(w->spec->argv[0], w->spec->argv);
 		int e = errno;
 		if (write(ep[1], &e, sizeof e) < 0)
