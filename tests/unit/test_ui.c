@@ -269,6 +269,26 @@ static void test_ascii_locale(void **state)
 	assert_true(strokes > 50);
 }
 
+/* A resize key is answered once; it must not queue itself again (it did:
+ * resizeterm queues KEY_RESIZE, and ui_key spun for ever). */
+static void test_resize_key_once(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	struct action a;
+	ui_resize();
+	ungetch(KEY_RESIZE);
+	int n = 0;
+	while (n < 10 && ui_key(&f->v, &a) == 1)
+		n++;
+	assert_in_range(n, 1, 3);
+	assert_int_equal(a.id, ACT_NONE);
+	ungetch('u');
+	assert_int_equal(ui_key(&f->v, &a), 1);
+	assert_int_equal(a.id, ACT_UNITS);
+	assert_int_equal(ui_key(&f->v, &a), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +302,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_menu_and_prompt_on_screen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_utf8_graph, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ascii_locale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resize_key_once, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
