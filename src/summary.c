@@ -47,6 +47,13 @@ void summary_print(struct app *a, FILE *fp)
 	        units_rate_label(u), "test");
 	struct workload_totals t;
 	for (int i = 0; i < a->nwl; i++) {
+		struct workload_totals rows[2];
+		const char *names[2];
+		int nr = workload_phase_rows(a->wl[i], rows, names);
+		for (int k = 0; k < nr; k++)
+			row(fp, u, &rows[k], names[k]);
+		if (nr)
+			continue;
 		workload_totals(a->wl[i], &t);
 		char name[256];
 		const char *err = workload_state(a->wl[i]) == WLS_FAILED ? " (failed)" : "";
@@ -91,6 +98,16 @@ void summary_json(struct app *a, FILE *fp)
 	struct workload_totals t;
 	fprintf(fp, "\"summary\":[");
 	for (int i = 0; i < a->nwl; i++) {
+		struct workload_totals rows[2];
+		const char *names[2];
+		int nr = workload_phase_rows(a->wl[i], rows, names);
+		for (int k = 0; k < nr; k++) {
+			if (i || k)
+				fputc(',', fp);
+			json_totals(fp, &rows[k], names[k], i + 1);
+		}
+		if (nr)
+			continue;
 		workload_totals(a->wl[i], &t);
 		if (i)
 			fputc(',', fp);

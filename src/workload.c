@@ -49,6 +49,11 @@ struct workload {
 	int runs;
 	const unsigned char *mask;
 	int ncpu;
+	/* pattern=rewrite: the write and the rewrite as two rows */
+	struct workload_totals rows[2];
+	bool split_noted;
+	double split_user, split_sys, run_user0, run_sys0;
+	char row_names[2][180];
 };
 
 static const char *kind_name(enum wl_kind k)
@@ -278,6 +283,9 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 	w->t_start = now;
 	w->t_end = 0;
 	w->runs++;
+	w->split_noted = false;
+	w->run_user0 = w->ru_user;
+	w->run_sys0 = w->ru_sys;
 	w->state = WLS_RUNNING;
 	int rc = workload_prepare(w, msg, len);
 	if (rc == 0) {
@@ -351,9 +359,45 @@ static void start_sync(struct workload *w)
 		w->sync_pid = pid;
 }
 
+/* The write and the rewrite of this run, from the phase marks the engine
+ * left in its counters; CPU split at the tick the rewrite was first seen. */
+static void add_rewrite_rows(struct workload *w, double now)
+{
+	double t0 = 0, t1 = 0, t3 = 0;
+	uint64_t b0 = 0, b1 = 0;
+	for (int j = 0; j < w->nctr; j++) {
+		const struct engine_counters *c = &w->ctr[j];
+		if (c->phase_t[1] <= 0)
+			return; /* it never reached the rewrite */
+		if (t0 == 0 || c->phase_t[0] < t0)
+			t0 = c->phase_t[0];
+		if (c->phase_t[1] > t1)
+			t1 = c->phase_t[1];
+		double end = c->phase_t[3] > 0 ? c->phase_t[3] : now;
+		if (end > t3)
+			t3 = end;
+		b0 += c->phase_bytes[1] - c->phase_bytes[0];
+		b1 += c->bytes - c->phase_bytes[1];
+	}
+	double su = w->split_noted ? w->split_user : w->ru_user;
+	double ss = w->split_noted ? w->split_sys : w->ru_sys;
+	w->rows[0].elapsed += t1 - t0;
+	w->rows[1].elapsed += t3 - t1;
+	w->rows[0].bytes += b0;
+	w->rows[1].bytes += b1;
+	w->rows[0].user += su - w->run_user0;
+	w->rows[0].sys += ss - w->run_sys0;
+	w->rows[1].user += w->ru_user - su;
+	w->rows[1].sys += w->ru_sys - ss;
+	w->rows[0].runs++;
+	w->rows[1].runs++;
+}
+
 static void finish_run(struct workload *w, double now)
 {
 	w->t_end = now;
+	if (w->spec->rewrite && w->ctr && w->state != WLS_FAILED)
+		add_rewrite_rows(w, now);
 	w->elapsed_done += now - w->t_start;
 	if (w->ctr) {
 		for (int j = 0; j < w->nctr; j++) {
@@ -426,6 +470,15 @@ static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 		b += __atomic_load_n(&w->ctr[j].bytes, __ATOMIC_RELAXED);
 		rb += __atomic_load_n(&w->ctr[j].rbytes, __ATOMIC_RELAXED);
 		calls += __atomic_load_n(&w->ctr[j].calls, __ATOMIC_RELAXED);
+	}
+	if (w->spec->rewrite && !w->split_noted) {
+		for (int j = 0; j < w->nctr; j++)
+			if (__atomic_load_n(&w->ctr[j].phase, __ATOMIC_ACQUIRE) >= 1) {
+				w->split_noted = true;
+				w->split_user = ws->utime > w->ru_user ? ws->utime : w->ru_user;
+				w->split_sys = ws->stime > w->ru_sys ? ws->stime : w->ru_sys;
+				break;
+			}
 	}
 	bool reads = w->spec->kind == WL_READ || w->spec->kind == WL_SEEK;
 	double rate_b = dt > 0 && b >= w->bytes_last ? (double)(b - w->bytes_last) / dt : 0;
@@ -543,10 +596,16 @@ void workload_totals(const struct workload *w, struct workload_totals *t)
 int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],
                         const char *names[2])
 {
-	(void)w;
-	(void)rows;
-	(void)names;
-	return 0;
+	if (!w->spec->rewrite || w->rows[0].runs == 0)
+		return 0;
+	struct workload *m = (struct workload *)w; /* names are built lazily */
+	snprintf(m->row_names[0], sizeof m->row_names[0], "%s: write", w->name);
+	snprintf(m->row_names[1], sizeof m->row_names[1], "%s: rewrite", w->name);
+	for (int i = 0; i < 2; i++) {
+		rows[i] = w->rows[i];
+		names[i] = m->row_names[i];
+	}
+	return 2;
 }
 
 double workload_started(const struct workload *w) { return w->t_start; }
