@@ -313,6 +313,11 @@ static void tick(struct app *a)
 		cpufreq_sample(a->cf, s, s->dt);
 	for (int i = 0; i < a->nwl; i++)
 		workload_poll(a->wl[i], &s->wls[i], now, s->dt);
+	for (int i = 0; i < s->nproc; i++) {
+		struct proc_sample *p = &s->procs[i];
+		if (p->workload >= 1 && p->workload <= a->nwl)
+			workload_proc_bytes(a->wl[p->workload - 1], p->pid, &p->bytes);
+	}
 	note_workload_ends(a, before);
 	action_enforce_placement(a);
 	double cpu1 = cpu_self();

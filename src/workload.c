@@ -573,6 +573,27 @@ bool workload_stop_requested(const struct workload *w) { return w->stop_requeste
 const struct wl_spec *workload_spec(const struct workload *w) { return w->spec; }
 const char *workload_kind(const struct workload *w) { return kind_name(w->spec->kind); }
 
+bool workload_proc_bytes(const struct workload *w, pid_t pid, uint64_t *bytes)
+{
+	if (!w->ctr)
+		return false;
+	for (int i = 0; i < w->nch; i++) {
+		const struct child *c = &w->ch[i];
+		if (c->pid != pid || c->role < 0)
+			continue;
+		const struct engine_counters *k = &w->ctr[c->job];
+		enum engine_role r = w->plan.roles[c->role];
+		if (r == ROLE_CONTROL)
+			*bytes = 0;
+		else if (r == ROLE_READER)
+			*bytes = __atomic_load_n(&k->rbytes, __ATOMIC_RELAXED);
+		else
+			*bytes = __atomic_load_n(&k->bytes, __ATOMIC_RELAXED);
+		return true;
+	}
+	return false;
+}
+
 int workload_pids(const struct workload *w, pid_t *pids, int max)
 {
 	int n = 0;

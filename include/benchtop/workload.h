@@ -55,6 +55,9 @@ int workload_id(const struct workload *w);
 const char *workload_name(const struct workload *w); /* "copy engine=pipe procs=3" */
 const char *workload_error(const struct workload *w); /* "" when fine */
 int workload_exit_code(const struct workload *w);     /* 0 ok, 1 failed */
+/* Bytes done by one of its engine processes (the writer's written, the
+ * reader's read); false for pids that are not its engine processes. */
+bool workload_proc_bytes(const struct workload *w, pid_t pid, uint64_t *bytes);
 /* Direct children's pids (roots of its process trees). */
 int workload_pids(const struct workload *w, pid_t *pids, int max);
 
