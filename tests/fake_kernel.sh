@@ -4,7 +4,7 @@
 # counts 10 ms units) to the row its governor implies - performance: the
 # highest frequency within scaling_max_freq, powersave: the lowest within
 # scaling_min_freq, any other: the middle one - and set scaling_cur_freq to
-# it.  Runs until killed, or for SECONDS.
+# it.  Runs until killed, for SECONDS, or until ROOT is removed.
 set -u
 root=${1:?usage: fake_kernel.sh ROOT [SECONDS]}
 secs=${2:-0}
@@ -55,6 +55,7 @@ tick() {
 mapfile -t dirs < <(policy_dirs)
 n=0
 while [ "$secs" = 0 ] || [ $n -lt $(( secs * 10 )) ]; do
+	[ -d "$base" ] || exit 0
 	for d in "${dirs[@]}"; do tick "$d"; done
 	sleep 0.1
 	n=$((n + 1))

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# governor.sh - governors, residency and the restore journal through the
+# binary, against a fake sysfs tree that tests/fake_kernel.sh keeps ticking.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$ROOT/tests/e2e/lib.sh"
+
+export XDG_RUNTIME_DIR=$E2E_TMP/run   # journals stay inside the test
+mkdir -p "$XDG_RUNTIME_DIR"
+JDIR=$XDG_RUNTIME_DIR/benchtop
+KERNELS=()
+trap 'for k in "${KERNELS[@]}"; do kill "$k" 2>/dev/null; done; umount "$E2E_TMP/ro" 2>/dev/null; e2e_cleanup' EXIT
+
+if [ ! -x "$BENCHTOP" ] || ! "$BENCHTOP" --help 2>&1 | grep -q -- '--sysfs'; then
+	echo "# skipped: $BENCHTOP is not built or has no --sysfs yet"
+	finish
+	exit
+fi
+
+# tree NAME [fakesys options]: T = a fresh fake tree with a kernel playing
+# it (the kernel gets no stdout of ours, so nothing waits on it).
+tree() {
+	T=$E2E_TMP/$1; shift
+	"$ROOT/tests/fakesys.sh" "$T" --cpus 2 "$@" || return 1
+	"$ROOT/tests/fake_kernel.sh" "$T" 600 </dev/null >/dev/null 2>&1 &
+	KERNELS+=($!)
+}
+# govs_are TREE NAME: every policy's scaling_governor reads NAME.
+govs_are() {
+	local f
+	for f in "$1"/devices/system/cpu/cpufreq/policy*/scaling_governor; do
+		[ "$(cat "$f")" = "$2" ] || return 1
+	done
+}
+no_journal() { ! ls "$JDIR"/journal.* >/dev/null 2>&1; }
+has_journal() { ls "$JDIR"/journal.* >/dev/null 2>&1; }
+# kill_tree PID SIG: signal PID, then make sure its children are gone too.
+kill_tree() {
+	local kids; kids=$(descendants "$1")
+	kill -"$2" "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	[ -n "$kids" ] && kill -KILL $kids 2>/dev/null
+	return 0
+}
+
+# 1. batch: --at governor=performance, JSON, residency at max, restored at the end.
+tree batch
+out=$("$BENCHTOP" -b --format json --sysfs "$T" -t 3 --at 1:governor=performance -- sleep 5 2>"$E2E_TMP/batch.err")
+rc=$?
+check "batch run exits 0 (rc $rc)" [ $rc = 0 ]
+check "start record says cpufreq kernel" \
+	jq -se 'map(select(.type=="start"))[0].cpufreq == "kernel"' <<<"$out" >/dev/null
+check "a governor event in the JSON" \
+	jq -se 'map(select(.type=="event" and .action=="governor")) | length >= 1' <<<"$out" >/dev/null
+check "samples show performance after the event" \
+	jq -se '[.[] | select(.type=="sample") | .cpus[].governor] | index("performance") != null' <<<"$out" >/dev/null
+check "the last phase's residency is at the max frequency" \
+	jq -se 'map(select(.type=="end"))[0].phases[-1].residency["0"]["2600000"] > 0' <<<"$out" >/dev/null
+check "governors back to ondemand after the run" govs_are "$T" ondemand
+check "journal removed after the run" no_journal
+
+# 2. SIGTERM mid-run: orderly exit, originals back.
+tree term
+"$BENCHTOP" -b --format json --sysfs "$T" -t 60 --at 0.5:governor=performance -- sleep 60 \
+	>"$E2E_TMP/term.out" 2>&1 &
+pid=$!
+check "SIGTERM: governor changed while running" wait_for 20 govs_are "$T" performance
+check "SIGTERM: journal present while running" has_journal
+kill_tree $pid TERM
+check "SIGTERM: governors back to ondemand" govs_are "$T" ondemand
+check "SIGTERM: journal removed" no_journal
+
+# 3. SIGKILL: the journal stays; --restore puts the originals back.
+tree kill
+"$BENCHTOP" -b --format json --sysfs "$T" -t 60 --at 0.5:governor=performance -- sleep 60 \
+	>"$E2E_TMP/kill.out" 2>&1 &
+pid=$!
+check "SIGKILL: governor changed while running" wait_for 20 govs_are "$T" performance
+kill_tree $pid KILL
+check "SIGKILL: governors left changed" govs_are "$T" performance
+check "SIGKILL: journal left behind" has_journal
+"$BENCHTOP" --restore --sysfs "$T" >"$E2E_TMP/restore.out" 2>&1
+check "--restore exits 0" [ $? = 0 ]
+check "--restore: governors back to ondemand" govs_are "$T" ondemand
+check "--restore: journal removed" no_journal
+
+# 4. dashboard: g flips to the next governor (schedutil -> performance), q restores.
+tree dash --governor schedutil
+tm_start dash 120x40 "$BENCHTOP --sysfs $T -- sleep 60"
+check "dashboard draws" wait_for 20 bash -c "tmux capture-pane -p -t bt$$-dash | grep -q schedutil"
+tm_keys dash g
+check "g: every policy on performance" wait_for 20 govs_are "$T" performance
+check "g: the screen says performance" wait_for 10 bash -c "tmux capture-pane -p -t bt$$-dash | grep -q performance"
+tm_keys dash q
+check "q: governors back to schedutil" wait_for 30 govs_are "$T" schedutil
+check "q: journal removed" wait_for 10 no_journal
+tm_kill dash
+
+# 5. a read-only tree: the refusal is reported, nothing crashes, nothing changes.
+tree rosrc
+mkdir -p "$E2E_TMP/ro"
+if mount --bind "$T" "$E2E_TMP/ro" 2>/dev/null && mount -o remount,ro,bind "$E2E_TMP/ro" 2>/dev/null; then
+	"$BENCHTOP" -b --format json --sysfs "$E2E_TMP/ro" -t 2 --at 0.5:governor=performance -- sleep 5 \
+		>"$E2E_TMP/ro.out" 2>&1
+	rc=$?
+	check "read-only: benchtop ends normally (rc $rc)" [ $rc -lt 2 ]
+	check "read-only: the reason is given" grep -q "Read-only file system" "$E2E_TMP/ro.out"
+	check "read-only: governors unchanged" govs_are "$T" ondemand
+	check "read-only: no journal left" no_journal
+	umount "$E2E_TMP/ro"
+else
+	echo "# skipped read-only tree: cannot bind-mount here"
+fi
+
+finish
