@@ -31,6 +31,8 @@ govs_are() {
 		[ "$(cat "$f")" = "$2" ] || return 1
 	done
 }
+# jq_out FILTER: FILTER holds for the JSON Lines in $out.
+jq_out() { jq -se "$1" <<<"$out" >/dev/null; }
 no_journal() { ! ls "$JDIR"/journal.* >/dev/null 2>&1; }
 has_journal() { ls "$JDIR"/journal.* >/dev/null 2>&1; }
 # kill_tree PID SIG: signal PID, then make sure its children are gone too.
@@ -42,19 +44,25 @@ kill_tree() {
 	return 0
 }
 
-# 1. batch: --at governor=performance, JSON, residency at max, restored at the end.
+# 1. batch: performance then powersave; JSON events and per-phase residency
+# at max then min; restored at the end.
 tree batch
-out=$("$BENCHTOP" -b --format json --sysfs "$T" -t 3 --at 1:governor=performance -- sleep 5 2>"$E2E_TMP/batch.err")
+out=$("$BENCHTOP" -b --format json --sysfs "$T" -t 4 --at 1:governor=performance \
+	--at 2.5:governor=powersave -- sleep 6 2>"$E2E_TMP/batch.err")
 rc=$?
 check "batch run exits 0 (rc $rc)" [ $rc = 0 ]
 check "start record says cpufreq kernel" \
-	jq -se 'map(select(.type=="start"))[0].cpufreq == "kernel"' <<<"$out" >/dev/null
+	jq_out 'map(select(.type=="start"))[0].cpufreq == "kernel"'
 check "a governor event in the JSON" \
-	jq -se 'map(select(.type=="event" and .action=="governor")) | length >= 1' <<<"$out" >/dev/null
+	jq_out 'map(select(.type=="event" and .action=="governor")) | length >= 1'
 check "samples show performance after the event" \
-	jq -se '[.[] | select(.type=="sample") | .cpus[].governor] | index("performance") != null' <<<"$out" >/dev/null
-check "the last phase's residency is at the max frequency" \
-	jq -se 'map(select(.type=="end"))[0].phases[-1].residency["0"]["2600000"] > 0' <<<"$out" >/dev/null
+	jq_out '[.[] | select(.type=="sample") | .cpus[].governor] | index("performance") != null'
+check "residency at the max frequency in the performance phase" \
+	jq_out 'map(select(.type=="end"))[0].phases[-2].residency["0"]["2600000"] > 0'
+check "residency at the min frequency in the powersave phase" \
+	jq_out 'map(select(.type=="end"))[0].phases[-1].residency["0"]["800000"] > 0'
+check "no time at the max frequency before the first event" \
+	jq_out 'map(select(.type=="end"))[0].phases[0].residency["0"]["2600000"] == null'
 check "governors back to ondemand after the run" govs_are "$T" ondemand
 check "journal removed after the run" no_journal
 
@@ -90,6 +98,8 @@ check "dashboard draws" wait_for 20 bash -c "tmux capture-pane -p -t bt$$-dash |
 tm_keys dash g
 check "g: every policy on performance" wait_for 20 govs_are "$T" performance
 check "g: the screen says performance" wait_for 10 bash -c "tmux capture-pane -p -t bt$$-dash | grep -q performance"
+check "g: the residency panel shows time at 2.60 GHz" \
+	wait_for 20 bash -c "tmux capture-pane -p -t bt$$-dash | grep -Eq '2\.60 GHz [0-9]+%'"
 tm_keys dash q
 check "q: governors back to schedutil" wait_for 30 govs_are "$T" schedutil
 check "q: journal removed" wait_for 10 no_journal
