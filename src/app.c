@@ -308,7 +308,9 @@ static void tick(struct app *a)
 	for (int i = 0; i < a->nwl && i < 64; i++)
 		before[i] = workload_state(a->wl[i]);
 	reap_children(a);
+	double dt = s->dt;
 	sampler_tick(a->sp, s, now);
+	s->dt = dt; /* the loop's interval, also on the first tick */
 	if (a->cf)
 		cpufreq_sample(a->cf, s, s->dt);
 	for (int i = 0; i < a->nwl; i++)

@@ -264,7 +264,7 @@ static const struct wl_key wl_keys[] = {
 	{ "jobs", K(WL_COPY) | K(WL_WRITE) | K(WL_READ), KT_INT, F(jobs), 1, MAX_JOBS, NULL, "N", "copies at once, each on its own file (default 1)" },
 	{ "pattern", K(WL_WRITE), KT_BOOLWORD, F(rewrite), 0, 0, pattern_words, "PATTERN", "seq or rewrite (default seq)" },
 	{ "unit", K(WL_WRITE) | K(WL_READ), KT_BOOLWORD, F(unit_char), 0, 0, unit_words, "UNIT", "block or char (default block)" },
-	{ "seekers", K(WL_SEEK), KT_INT, F(seekers), 1, MAX_JOBS, NULL, "N", "seeking processes (default 3)" },
+	{ "seekers", K(WL_SEEK), KT_INT, F(seekers), 1, 64, NULL, "N", "seeking processes (default 3)" },
 	{ "count", K(WL_SEEK), KT_U64, F(count), 0, UINT64_MAX, NULL, "N", "reads per seeker (default 0: until stopped)" },
 	{ "run", K(WL_CMD), KT_RUN, F(argv), 0, 0, NULL, "TEXT", "shell command, to the end of the spec (commas allowed)" },
 };

@@ -161,27 +161,19 @@ static bool is_dir(const char *path)
 	return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static void child_signals(void);
+
 /* ---- sources ---- */
 
-/* Make a file of size bytes of a non-repeating pattern with O_EXCL. */
-static int fill_source(const char *dir, uint64_t size, char **path, char *msg, size_t len)
+/* Fill fd with size bytes of a non-repeating pattern; counts into c when
+ * given.  Returns 0 or an errno. */
+static int fill_fd(int fd, uint64_t size, struct engine_counters *c)
 {
 	const size_t chunk = MIB;
 	uint64_t state = 0x853c49e6748fea9bull ^ (uint64_t)getpid();
-	char *buf = NULL, *p = NULL;
-	int fd, e = 0;
+	char *buf = malloc(chunk);
+	int e = buf ? 0 : ENOMEM;
 
-	if (asprintf(&p, "%s/benchtop-src.XXXXXX", dir) < 0)
-		return -ENOMEM;
-	fd = mkostemp(p, O_CLOEXEC);
-	if (fd < 0 || !(buf = malloc(chunk))) {
-		e = fd < 0 ? errno : ENOMEM;
-		snprintf(msg, len, "creating a source file in %s: %s", dir, strerror(e));
-		free(p);
-		if (fd >= 0)
-			close(fd);
-		return -e;
-	}
 	for (uint64_t done = 0; done < size && !e; ) {
 		size_t n = size - done < chunk ? (size_t)(size - done) : chunk;
 		ssize_t k;
@@ -194,8 +186,29 @@ static int fill_source(const char *dir, uint64_t size, char **path, char *msg, s
 			e = k < 0 ? errno : ENOSPC;
 		else
 			done += (uint64_t)k;
+		if (k > 0 && c)
+			eng_add(c, (uint64_t)k, 0, 1);
 	}
 	free(buf);
+	return e;
+}
+
+/* Make a file of size bytes of a non-repeating pattern with O_EXCL. */
+static int fill_source(const char *dir, uint64_t size, char **path, char *msg, size_t len)
+{
+	char *p = NULL;
+	int fd, e;
+
+	if (asprintf(&p, "%s/benchtop-src.XXXXXX", dir) < 0)
+		return -ENOMEM;
+	fd = mkostemp(p, O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		snprintf(msg, len, "creating a source file in %s: %s", dir, strerror(e));
+		free(p);
+		return -e;
+	}
+	e = fill_fd(fd, size, NULL);
 	if (close(fd) != 0 && !e)
 		e = errno;
 	if (e) {
@@ -208,22 +221,48 @@ static int fill_source(const char *dir, uint64_t size, char **path, char *msg, s
 	return 0;
 }
 
-int engine_make_source(const char *scratch, uint64_t want, char **path, char *msg, size_t len)
+int engine_source_size(const char *scratch, uint64_t want, uint64_t *size, char *msg, size_t len)
 {
 	/* Leave room for one copy of it as well: the default workload copies it
 	 * next to itself. */
 	uint64_t room = fs_room(scratch) / 2 / MIB * MIB;
-	uint64_t size = want ? want : DEFAULT_SIZE;
 
-	if (size > room)
-		size = room;
-	if (size < MIN_SOURCE && (want == 0 || want > size)) {
+	*size = want ? want : DEFAULT_SIZE;
+	if (*size > room)
+		*size = room;
+	if (*size < MIN_SOURCE && (want == 0 || want > *size)) {
 		snprintf(msg, len, "no room for a source file in %s (%s): it needs %llu MiB "
 		         "and another as much for its copy, with 5%% of the file system left free",
 		         scratch, fs_name(scratch), (unsigned long long)(MIN_SOURCE / MIB));
 		return -ENOSPC;
 	}
-	return fill_source(scratch, size, path, msg, len);
+	return 0;
+}
+
+int engine_make_source(const char *scratch, uint64_t want, char **path, char *msg, size_t len)
+{
+	uint64_t size;
+	int rc = engine_source_size(scratch, want, &size, msg, len);
+
+	return rc ? rc : fill_source(scratch, size, path, msg, len);
+}
+
+_Noreturn void engine_fill_child(const char *path, uint64_t size, struct engine_counters *c)
+{
+	int fd, e;
+
+	child_signals();
+	eng_phase(c, 0);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	e = fd < 0 ? errno : fill_fd(fd, size, c);
+	if (fd >= 0 && close(fd) != 0 && !e)
+		e = errno;
+	if (e) {
+		eng_fail(c, e, "writing source file", path);
+		_exit(1);
+	}
+	eng_phase(c, 3);
+	_exit(0);
 }
 
 /* ---- planning the files of each job ---- */

@@ -23,9 +23,19 @@ struct child {
 	bool alive;
 };
 
+#define ROLE_CMD (-1)
+#define ROLE_SOURCE (-2)
+
 struct workload {
 	int id;
 	const struct wl_spec *spec;
+	struct wl_spec own;          /* the spec, with an invented source filled in */
+	/* The default workload's source is written by a child of its own, so
+	 * the dashboard moves at once instead of waiting for 1 GiB. */
+	char *src_path;
+	uint64_t src_size;
+	struct engine_counters *src_ctr;
+	bool src_made, src_ready;
 	const struct run *run;
 	char scratch[4096];
 	char name[160];
@@ -118,7 +128,8 @@ struct workload *workload_new(int id, const struct wl_spec *spec, const struct r
 	if (!w)
 		return NULL;
 	w->id = id;
-	w->spec = spec;
+	w->own = *spec;
+	w->spec = &w->own;
 	w->run = run;
 	snprintf(w->scratch, sizeof w->scratch, "%s", scratch ? scratch : "");
 	w->state = WLS_STARTING;
@@ -134,13 +145,50 @@ void workload_free(struct workload *w)
 		engine_counters_free(w->ctr, w->nctr);
 	if (w->prepared)
 		engine_plan_free(&w->plan);
+	if (w->src_ctr)
+		engine_counters_free(w->src_ctr, 1);
+	free(w->src_path);
 	free(w);
+}
+
+static bool needs_source(const struct workload *w)
+{
+	return w->spec->kind == WL_COPY && w->spec->is_default && !w->src_ready;
+}
+
+/* Choose the source's size and make it (empty, O_EXCL) in the scratch
+ * directory; its child fills it. */
+static int plan_source(struct workload *w, char *msg, size_t len)
+{
+	if (w->src_path)
+		return 0;
+	int rc = engine_source_size(w->scratch, w->spec->size, &w->src_size, msg, len);
+	if (rc)
+		return rc;
+	if (asprintf(&w->src_path, "%s/benchtop-src.XXXXXX", w->scratch) < 0) {
+		w->src_path = NULL;
+		return -ENOMEM;
+	}
+	int fd = mkostemp(w->src_path, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(msg, len, "creating a source file in %s: %s", w->scratch, strerror(e));
+		free(w->src_path);
+		w->src_path = NULL;
+		return -e;
+	}
+	close(fd);
+	w->src_made = true;
+	w->src_ctr = engine_counters_new(1);
+	return w->src_ctr ? 0 : -ENOMEM;
 }
 
 int workload_prepare(struct workload *w, char *msg, size_t len)
 {
 	if (w->spec->kind == WL_CMD || w->prepared)
 		return 0;
+	if (needs_source(w))
+		return plan_source(w, msg, len);
 	int rc = engine_prepare(w->spec, w->scratch, w->run->force, &w->plan, msg, len);
 	if (rc)
 		return rc;
@@ -230,7 +278,7 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 		n = read(ep[0], &e, sizeof e);
 	while (n < 0 && errno == EINTR);
 	close(ep[0]);
-	add_child(w, pid, 0, -1);
+	add_child(w, pid, 0, ROLE_CMD);
 	if (n == (ssize_t)sizeof e) {
 		snprintf(msg, len, "cannot run \"%s\": %s", w->spec->argv[0], strerror(e));
 		snprintf(w->err, sizeof w->err, "%s", msg);
@@ -244,7 +292,7 @@ static int spawn_engine(struct workload *w, char *msg, size_t len)
 {
 	for (int j = 0; j < w->plan.jobs; j++) {
 		int pfd[2] = { -1, -1 };
-		if (w->plan.nroles > 1 && pipe(pfd) < 0) {
+		if (w->spec->engine == ENG_PIPE && w->spec->kind == WL_COPY && pipe(pfd) < 0) {
 			snprintf(msg, len, "cannot make a pipe for %s: %s", w->name, strerror(errno));
 			return -errno;
 		}
@@ -271,6 +319,46 @@ static int spawn_engine(struct workload *w, char *msg, size_t len)
 	return 0;
 }
 
+static int spawn_source(struct workload *w, char *msg, size_t len)
+{
+	memset(w->src_ctr, 0, sizeof *w->src_ctr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(msg, len, "cannot start %s: %s", w->name, strerror(errno));
+		return -errno;
+	}
+	if (pid == 0) {
+		child_setup(0, w->mask, w->ncpu);
+		engine_fill_child(w->src_path, w->src_size, w->src_ctr);
+	}
+	setpgid(pid, pid);
+	add_child(w, pid, 0, ROLE_SOURCE);
+	sampler_add(w->sp, pid, w->id, "source", false);
+	return 0;
+}
+
+/* The source is written: the copy itself starts now, and its time, bytes
+ * and CPU are counted from here. */
+static void source_done(struct workload *w, double now)
+{
+	char msg[320];
+	w->src_ready = true;
+	w->own.src = w->src_path;
+	w->nch = 0;
+	w->t_start = now;
+	w->run_user0 = w->ru_user;
+	w->run_sys0 = w->ru_sys;
+	int rc = workload_prepare(w, msg, sizeof msg);
+	if (rc == 0)
+		rc = spawn_engine(w, msg, sizeof msg);
+	if (rc) {
+		snprintf(w->err, sizeof w->err, "%s", msg);
+		w->state = WLS_FAILED;
+		w->exit_code = 1;
+		workload_signal(w, SIGKILL);
+	}
+}
+
 int workload_start(struct workload *w, struct sampler *sp, const unsigned char *mask, int ncpu,
                    double now, char *msg, size_t len)
 {
@@ -292,7 +380,8 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 		if (w->ctr)
 			memset(w->ctr, 0, sizeof *w->ctr * (size_t)w->nctr);
 		w->bytes_last = w->rbytes_last = 0;
-		rc = w->spec->kind == WL_CMD ? spawn_cmd(w, msg, len) : spawn_engine(w, msg, len);
+		rc = w->spec->kind == WL_CMD ? spawn_cmd(w, msg, len) :
+		     needs_source(w) ? spawn_source(w, msg, len) : spawn_engine(w, msg, len);
 	}
 	if (rc) {
 		w->state = WLS_FAILED;
@@ -414,7 +503,10 @@ static void finish_run(struct workload *w, double now)
 
 void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *ru, double now)
 {
-	if (ru) {
+	bool source = false;
+	for (int i = 0; i < w->nch; i++)
+		source |= w->ch[i].pid == pid && w->ch[i].role == ROLE_SOURCE;
+	if (ru && !source) {
 		w->ru_user += ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6;
 		w->ru_sys += ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
 	}
@@ -431,7 +523,11 @@ void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *r
 		bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
 		if (!ok && !w->stop_requested) {
 			char why[320];
-			if (c->role >= 0 && w->ctr && w->ctr[c->job].msg[0])
+			if (c->role == ROLE_SOURCE && w->src_ctr->msg[0])
+				snprintf(why, sizeof why, "%s", w->src_ctr->msg);
+			else if (c->role == ROLE_SOURCE)
+				describe_status(why, sizeof why, "the source writer", st);
+			else if (c->role >= 0 && w->ctr && w->ctr[c->job].msg[0])
 				snprintf(why, sizeof why, "%s", w->ctr[c->job].msg);
 			else
 				describe_status(why, sizeof why, c->role >= 0 ?
@@ -445,6 +541,11 @@ void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *r
 	}
 	if (any_alive(w))
 		return;
+	if (source && w->state == WLS_RUNNING && !w->stop_requested) {
+		source_done(w, now);
+		if (any_alive(w))
+			return;
+	}
 	if (w->spec->kind == WL_CMD && !w->run->no_sync && w->state == WLS_RUNNING &&
 	    !w->stop_requested) {
 		start_sync(w);
@@ -495,7 +596,12 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 {
 	(void)now;
 	ws->id = w->id;
-	if (w->ctr) {
+	if (w->src_ctr && !w->src_ready) {
+		uint64_t b = __atomic_load_n(&w->src_ctr->bytes, __ATOMIC_RELAXED);
+		ws->write_bps = dt > 0 && b >= w->bytes_last ? (double)(b - w->bytes_last) / dt : 0;
+		ws->read_bps = 0;
+		w->bytes_last = b;
+	} else if (w->ctr) {
 		poll_engine(w, ws, dt);
 	} else if (ws->bytes < w->zombie_io) {
 		ws->bytes = w->zombie_io;
@@ -562,6 +668,8 @@ void workload_cleanup(struct workload *w)
 {
 	if (w->prepared)
 		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, w->run->keep);
+	if (w->src_made && !w->run->keep)
+		unlink(w->src_path);
 }
 
 enum wl_state workload_state(const struct workload *w) { return w->state; }
@@ -575,10 +683,14 @@ const char *workload_kind(const struct workload *w) { return kind_name(w->spec->
 
 bool workload_proc_bytes(const struct workload *w, pid_t pid, uint64_t *bytes)
 {
-	if (!w->ctr)
+	if (!w->ctr && !w->src_ctr)
 		return false;
 	for (int i = 0; i < w->nch; i++) {
 		const struct child *c = &w->ch[i];
+		if (c->pid == pid && c->role == ROLE_SOURCE && w->src_ctr) {
+			*bytes = __atomic_load_n(&w->src_ctr->bytes, __ATOMIC_RELAXED);
+			return true;
+		}
 		if (c->pid != pid || c->role < 0)
 			continue;
 		const struct engine_counters *k = &w->ctr[c->job];

@@ -23,6 +23,7 @@ done
 
 for t in tests/e2e/*.sh; do
 	[ -f "$t" ] || continue
+	[ "$(basename "$t")" = lib.sh ] && continue
 	name=$(basename "$t" .sh)
 	echo "== $name"
 	out=$(timeout 600 bash "$t" 2>&1 </dev/null)

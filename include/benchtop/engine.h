@@ -104,6 +104,12 @@ void engine_plan_free(struct engine_plan *plan);
  * space is short) made with O_EXCL inside scratch.  Returns 0 and sets
  * *path (malloc'd), or -errno with a message. */
 int engine_make_source(const char *scratch, uint64_t want, char **path, char *msg, size_t len);
+/* The size engine_make_source would choose (1 GiB or what fits), or
+ * -ENOSPC with a message. */
+int engine_source_size(const char *scratch, uint64_t want, uint64_t *size, char *msg, size_t len);
+/* In a child: fill the existing file path with size bytes of the source
+ * pattern, counting into c; _exit(0), or _exit(1) with c->err/msg. */
+_Noreturn void engine_fill_child(const char *path, uint64_t size, struct engine_counters *c);
 
 /* Convenience for the parent: fork the nroles processes of job j (making
  * and closing the pipe for engine=pipe), calling hook(arg, role) in each
