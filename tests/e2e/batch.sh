@@ -19,7 +19,7 @@ check "cp: end bytes ($end_bytes) >= file size" [ "${end_bytes:-0}" -ge $((256 <
 check "cp: files identical" cmp -s "$T/A" "$T/B"
 check "cp: start lists the workload" [ "$(jq -r 'select(.type=="start") | .workloads[0].kind' "$T/cp.jsonl")" = cmd ]
 check "cp: samples carry cpus, disk and workloads" \
-	quiet jq -e 'select(.type=="sample") | (.cpus[0] | has("user") and has("idle") and has("khz") and has("governor")) and (.disk | has("dirty") and has("writeback")) and (.workloads[0] | has("bytes") and has("state"))' "$T/cp.jsonl"
+	quiet jq -se 'map(select(.type=="sample")) | length > 0 and all((.cpus[0] | has("user") and has("idle") and has("khz") and has("governor")) and (.disk | has("dirty") and has("writeback")) and (.workloads[0] | has("bytes") and has("state")))' "$T/cp.jsonl"
 check "cp: summary on stderr" grep -q 'elaps' "$T/cp.err"
 rm -f "$T/B"
 
@@ -98,7 +98,7 @@ sleep 30 &
 sp=$!
 "$BENCHTOP" -b --format json -t 1 --attach $sp > "$T/att.jsonl" 2>/dev/null
 check "attach: exit 0" [ $? = 0 ]
-check "attach: process tracked" quiet jq -e "select(.type==\"sample\") | .procs[] | select(.pid==$sp)" "$T/att.jsonl"
+check "attach: process tracked" quiet jq -se "[.[] | select(.type==\"sample\") | .procs[] | select(.pid==$sp)] | length > 0" "$T/att.jsonl"
 check "attach: process still alive" kill -0 $sp
 kill $sp
 
