@@ -127,20 +127,47 @@ void action_enforce_placement(struct app *a)
 	}
 }
 
-static void placement_event(struct app *a, const char *action, const char *label,
-                            const char *target, const char *before, const char *after)
+/* {"pid":"cpus",...} of the tracked processes (only pid when > 0), read
+ * back from the kernel: the before and after of a placement event. */
+static void affinity_map(struct app *a, pid_t only, char *buf, size_t len)
 {
-	char detail[MODEL_DETAIL_LEN];
-	snprintf(detail, sizeof detail, "{\"target\":\"%s\",\"before\":\"%s\",\"after\":\"%s\"}",
-	         target, before, after);
+	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	size_t k = (size_t)snprintf(buf, len, "{");
+	const struct snapshot *s = a->snap;
+	for (int i = 0; m && i < s->nproc && k < len; i++) {
+		const struct proc_sample *p = &s->procs[i];
+		if (!p->alive || (only > 0 && p->pid != only) || affinity_get_pid(p->pid, m, a->ncpu))
+			continue;
+		char list[MODEL_CPUS_LEN];
+		cpulist_format(m, a->ncpu, list, sizeof list);
+		k += (size_t)snprintf(buf + k, len - k, "%s\"%d\":\"%s\"", k > 1 ? "," : "",
+		                      (int)p->pid, list);
+	}
+	if (k < len)
+		snprintf(buf + k, len - k, "}");
+	else
+		snprintf(buf, len, "{}"); /* too many to list: better none than broken JSON */
+	free(m);
+}
+
+static void placement_event(struct app *a, const char *action, const char *label,
+                            const char *target, const char *cpus, const char *before,
+                            pid_t only)
+{
+	char detail[MODEL_DETAIL_LEN], after[MODEL_DETAIL_LEN / 2 - 64];
+	affinity_map(a, only, after, sizeof after);
+	snprintf(detail, sizeof detail,
+	         "{\"target\":\"%s\",\"cpus\":\"%s\",\"before\":%s,\"after\":%s}",
+	         target, cpus, before, after);
 	app_event(a, action, label, detail);
 }
 
 /* Apply a mask to one process now and report what it became. */
 static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned char *mask)
 {
-	char msg[200] = "", after[MODEL_CPUS_LEN], label[64], target[32];
+	char msg[200] = "", after[MODEL_CPUS_LEN], label[64], target[32], before[MODEL_DETAIL_LEN / 2 - 64];
 	cpulist_format(mask, a->ncpu, after, sizeof after);
+	affinity_map(a, p->pid, before, sizeof before);
 	int rc = affinity_set_pid(p->pid, mask, a->ncpu, msg, sizeof msg);
 	if (rc < 0) {
 		snprintf(a->status, sizeof a->status, "%s", msg[0] ? msg : strerror(-rc));
@@ -149,7 +176,7 @@ static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned ch
 	set_pin(a, p->pid, mask);
 	snprintf(label, sizeof label, "pin %d:%s", (int)p->pid, after);
 	snprintf(target, sizeof target, "%d", (int)p->pid);
-	placement_event(a, "pin", label, target, p->allowed, after);
+	placement_event(a, "pin", label, target, after, before, p->pid);
 	snprintf(a->status, sizeof a->status, "pinned %s (PID %d) to CPU %s", p->comm, (int)p->pid, after);
 	return 0;
 }
@@ -227,15 +254,16 @@ static int act_pin_list(struct app *a, const struct action *act)
 		}
 	} else {
 		int w = act->whole == 2 || !p ? -1 : p->workload;
-		char after[MODEL_CPUS_LEN], label[64], target[32];
+		char after[MODEL_CPUS_LEN], label[64], target[32], before[MODEL_DETAIL_LEN / 2 - 64];
 		cpulist_format(m, a->ncpu, after, sizeof after);
+		affinity_map(a, 0, before, sizeof before);
 		apply_to_workloads(a, w, m);
 		if (w < 0)
 			snprintf(target, sizeof target, "all");
 		else
 			snprintf(target, sizeof target, "workload %d", w);
 		snprintf(label, sizeof label, "pin %s:%s", w < 0 ? "all" : target, after);
-		placement_event(a, "pin", label, target, "", after);
+		placement_event(a, "pin", label, target, after, before, 0);
 		snprintf(a->status, sizeof a->status, "%s pinned to CPU %s", target, after);
 	}
 	free(m);
@@ -260,7 +288,8 @@ static int act_placement(struct app *a, enum action_id id)
 	if (!m)
 		return -ENOMEM;
 	const char *name = id == ACT_PACK ? "pack" : id == ACT_FREE ? "free" : "spread";
-	char after[MODEL_CPUS_LEN] = "";
+	char after[MODEL_CPUS_LEN] = "", before[MODEL_DETAIL_LEN / 2 - 64];
+	affinity_map(a, 0, before, sizeof before);
 	if (id == ACT_PACK) {
 		const struct proc_sample *p = selected_proc(a);
 		/* A process pinned to one CPU is there, even if it has not run
@@ -304,7 +333,7 @@ static int act_placement(struct app *a, enum action_id id)
 	free(m);
 	char label[64];
 	snprintf(label, sizeof label, "%s", name);
-	placement_event(a, "placement", label, name, "", after);
+	placement_event(a, "placement", label, name, after, before, 0);
 	snprintf(a->status, sizeof a->status, "%s: %s", name,
 	         id == ACT_PACK ? "every tracked process on one CPU" :
 	         id == ACT_FREE ? "every tracked process on all CPUs" :

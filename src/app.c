@@ -718,8 +718,8 @@ static void finish(struct app *a)
 		record_end(a, a->rec);
 	if (a->run->batch && a->run->format == FMT_JSON)
 		record_end(a, a->out);
-	if (a->cf)
-		cpufreq_restore(a->cf);
+	/* Governors are restored in teardown, after the summary has said
+	 * what the run ended under. */
 }
 
 static int exit_status(struct app *a)

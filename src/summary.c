@@ -40,6 +40,24 @@ static double phase_mean_mhz(const struct phase *p)
 	return p->khz_time > 0 ? p->khz_sum / p->khz_time / 1000 : -1;
 }
 
+/* What the run ran under, so a published result says it. */
+static void print_policies(struct app *a, FILE *fp)
+{
+	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
+	if (n == 0) {
+		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
+		fprintf(fp, "\ncpufreq: %s\n", why ? why : "no cpufreq policies here");
+		return;
+	}
+	fprintf(fp, "\n%-8s  %-8s  %-14s  %-12s  %s\n", "policy", "cpus", "driver", "governor", "limits MHz (at the end of the run)");
+	for (int p = 0; p < n; p++) {
+		const char *drv = cpufreq_policy_driver(a->cf, p), *gov = cpufreq_policy_governor(a->cf, p);
+		fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %ld-%ld\n", p, cpufreq_policy_cpus(a->cf, p),
+		        drv && *drv ? drv : "-", gov && *gov ? gov : "-",
+		        cpufreq_policy_min(a->cf, p) / 1000, cpufreq_policy_max(a->cf, p) / 1000);
+	}
+}
+
 void summary_print(struct app *a, FILE *fp)
 {
 	enum units_mode u = a->units;
@@ -79,6 +97,7 @@ void summary_print(struct app *a, FILE *fp)
 		        rate < 100 ? 1 : 0, rate, safe_div(p->cpu_s, len) * 100,
 		        (unsigned long long)p->migrations, mhzs, p->label);
 	}
+	print_policies(a, fp);
 	fflush(fp);
 }
 
@@ -126,7 +145,12 @@ void summary_json(struct app *a, FILE *fp)
 		json_string(fp, workload_error(a->wl[i]));
 		fputc('}', fp);
 	}
-	fprintf(fp, "],\"phases\":[");
+	fprintf(fp, "],\"policies\":");
+	if (a->cf)
+		cpufreq_policies_json(a->cf, fp);
+	else
+		fputs("[]", fp);
+	fprintf(fp, ",\"phases\":[");
 	size_t n = history_nphases(a->hist);
 	for (size_t i = 0; i < n; i++) {
 		const struct phase *p = history_phase(a->hist, i);

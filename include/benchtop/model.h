@@ -18,7 +18,7 @@
 #define MODEL_COMM_LEN 16
 #define MODEL_CPUS_LEN 64
 #define MODEL_LABEL_LEN 64
-#define MODEL_DETAIL_LEN 384
+#define MODEL_DETAIL_LEN 1024
 
 enum wl_state { WLS_STARTING, WLS_RUNNING, WLS_PAUSED, WLS_DONE, WLS_FAILED };
 const char *model_wl_state_name(enum wl_state s);
