@@ -68,6 +68,45 @@ void app_event(struct app *a, const char *action, const char *label, const char 
 		fprintf(a->out, "# %.2f s: %s\n", e.t, e.label);
 }
 
+/* ---- a crash ---------------------------------------------------------
+ * A bug must not leave the terminal in curses mode nor workloads running:
+ * give the screen back, kill the workloads' process groups, then let the
+ * previous handler (the default, or a sanitizer's report) take over.
+ * Governors stay in the journal for `benchtop --restore`. */
+
+static struct app *crash_app;
+static struct sigaction crash_old[32];
+
+static void crash_handler(int sig)
+{
+	struct app *a = crash_app;
+	crash_app = NULL;
+	if (a) {
+		if (a->dashboard)
+			ui_close();
+		for (int i = 0; i < a->nwl; i++) {
+			pid_t pids[64];
+			int n = workload_pids(a->wl[i], pids, 64);
+			for (int k = 0; k < n; k++) {
+				kill(-pids[k], SIGKILL);
+				kill(pids[k], SIGKILL);
+			}
+		}
+	}
+	sigaction(sig, &crash_old[sig], NULL);
+	raise(sig);
+}
+
+static void catch_crashes(struct app *a)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	struct sigaction sa = { .sa_handler = crash_handler };
+	sigemptyset(&sa.sa_mask);
+	crash_app = a;
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		sigaction(sigs[i], &sa, &crash_old[sigs[i]]);
+}
+
 /* ---- scratch directory ------------------------------------------------ */
 
 static int make_scratch(struct app *a, char *msg, size_t len)
@@ -539,6 +578,7 @@ static int setup(struct app *a, char *msg, size_t len)
 
 static void teardown(struct app *a)
 {
+	crash_app = NULL;
 	if (a->cf) {
 		cpufreq_restore(a->cf);
 		cpufreq_close(a->cf);
@@ -776,6 +816,7 @@ int app_main(struct run *run)
 		teardown(a);
 		return 2;
 	}
+	catch_crashes(a);
 	a->t0 = a->last_tick = mono();
 	a->self_cpu_last = cpu_self();
 	if (run->governor) {
