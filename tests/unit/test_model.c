@@ -1,0 +1,114 @@
+/* test_model.c - the history ring, events and phase accounting. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "benchtop/model.h"
+
+static struct snapshot *snap_at(double t, uint64_t bytes, double cpu, uint64_t migr, long khz)
+{
+	struct snapshot *s = snapshot_new(2, 1, 1);
+	s->t = t;
+	s->dt = 0.5;
+	s->wls[0].bytes = bytes;
+	s->wls[0].utime = cpu;
+	s->nproc = 1;
+	s->procs[0].pid = 42;
+	s->procs[0].migrations = migr;
+	s->cpus[0].khz = khz;
+	s->cpus[1].khz = -1;
+	return s;
+}
+
+static void test_ring_keeps_newest(void **state)
+{
+	(void)state;
+	struct history *h = history_new(3);
+	for (int i = 1; i <= 5; i++) {
+		struct snapshot *s = snap_at(i, (uint64_t)i * 100, 0, 0, -1);
+		assert_int_equal(history_push(h, s), 0);
+		snapshot_free(s);
+	}
+	assert_int_equal(history_len(h), 3);
+	assert_int_equal(history_total(h), 5);
+	assert_true(history_at(h, 0)->t == 3);
+	assert_true(history_last(h)->t == 5);
+	assert_null(history_at(h, 3));
+	assert_int_equal(history_at(h, 1)->wls[0].bytes, 400);
+	history_free(h);
+}
+
+static void test_snapshot_copy_grows(void **state)
+{
+	(void)state;
+	struct snapshot *a = snapshot_new(2, 1, 1), *b = snapshot_new(2, 1, 1);
+	assert_int_equal(snapshot_reserve_procs(a, 100), 0);
+	a->nproc = 100;
+	for (int i = 0; i < 100; i++)
+		a->procs[i].pid = 1000 + i;
+	snapshot_copy(b, a);
+	assert_int_equal(b->nproc, 100);
+	assert_int_equal(b->procs[99].pid, 1099);
+	assert_ptr_not_equal(a->procs, b->procs);
+	snapshot_free(a);
+	snapshot_free(b);
+}
+
+static void test_events_split_phases(void **state)
+{
+	(void)state;
+	struct history *h = history_new(16);
+	struct snapshot *s = snap_at(0.5, 1000, 0.1, 1, 800000);
+	history_push(h, s);
+	snapshot_free(s);
+	s = snap_at(1.0, 3000, 0.3, 3, 800000);
+	history_push(h, s);
+	snapshot_free(s);
+
+	struct event e = { .t = 1.0 };
+	strcpy(e.action, "placement");
+	strcpy(e.label, "spread");
+	assert_int_equal(history_add_event(h, &e), 0);
+	s = snap_at(1.5, 7000, 0.5, 3, 2600000);
+	history_push(h, s);
+	snapshot_free(s);
+
+	assert_int_equal(history_nevents(h), 1);
+	assert_int_equal(history_nphases(h), 2);
+	const struct phase *p0 = history_phase(h, 0), *p1 = history_phase(h, 1);
+	assert_string_equal(p0->label, "start");
+	assert_string_equal(p1->label, "spread");
+	assert_true(p0->to == 1.0 && p1->from == 1.0 && p1->to == 1.5);
+	/* Bytes and migrations are deltas within each phase. */
+	assert_int_equal(p0->bytes, 2000);
+	assert_int_equal(p1->bytes, 4000);
+	assert_int_equal(p0->migrations, 2);
+	assert_int_equal(p1->migrations, 0);
+	assert_true(p1->cpu_s > 0.19 && p1->cpu_s < 0.21);
+	/* Mean frequency counts only CPUs with a known one. */
+	assert_true(p1->khz_time > 0 && p1->khz_sum / p1->khz_time == 2600000);
+	history_free(h);
+}
+
+static void test_state_names(void **state)
+{
+	(void)state;
+	assert_string_equal(model_wl_state_name(WLS_RUNNING), "running");
+	assert_string_equal(model_wl_state_name(WLS_PAUSED), "paused");
+	assert_string_equal(model_wl_state_name(WLS_DONE), "done");
+	assert_string_equal(model_wl_state_name(WLS_FAILED), "failed");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_keeps_newest),
+		cmocka_unit_test(test_snapshot_copy_grows),
+		cmocka_unit_test(test_events_split_phases),
+		cmocka_unit_test(test_state_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
