@@ -450,6 +450,7 @@ static int act_restart_stop(struct app *a, bool restart)
 		snprintf(a->status, sizeof a->status, "%s", msg);
 		return -EIO;
 	}
+	a->all_done = false;
 	snprintf(label, sizeof label, "w%d restart", i);
 	app_event(a, "marker", label, detail);
 	snprintf(a->status, sizeof a->status, "workload %d restarted", i);

@@ -692,6 +692,15 @@ static bool finished(struct app *a)
 		    workload_state(a->wl[i]) == WLS_DONE)
 			return false;
 	}
+	/* In the dashboard the finished run stays on screen to be read (and
+	 * restarted with r) until q; batch mode ends here. */
+	if (a->dashboard) {
+		if (!a->all_done)
+			snprintf(a->status, sizeof a->status,
+			         "all workloads have ended: r restarts the selected one, q quits and prints the summary");
+		a->all_done = true;
+		return false;
+	}
 	return true;
 }
 

@@ -54,6 +54,7 @@ struct app {
 	int spread_next;
 	unsigned char *online;       /* CPUs that may be used */
 	bool paused;
+	bool all_done;               /* every workload ended (dashboard waits for q) */
 	double self_cpu_last;
 	double ended;                /* t of the end record */
 	pid_t *attached;

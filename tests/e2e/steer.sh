@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Steering a run: pause and resume, markers, stop and restart, timed
+# actions in batch, and the phase table that follows the events.
+cd "$(dirname "$0")/../.." || exit 1
+source tests/e2e/lib.sh
+T=$E2E_TMP
+quiet() { "$@" >/dev/null 2>&1; }
+proc_state() { awk '{print $3}' "/proc/$1/stat" 2>/dev/null; }
+
+# Batch: pause, resume and a marker as timed actions.
+"$BENCHTOP" -b --format json -i 0.1 -t 2.5 --at 0.5:pause --at 1.2:resume --at 1.8:marker=half-way \
+	-- sh -c 'while :; do :; done' > "$T/at.jsonl" 2>/dev/null
+check "batch --at: exit 0" [ $? = 0 ]
+acts=$(jq -r 'select(.type=="event") | .action' "$T/at.jsonl" | tr '\n' ' ')
+check "batch --at: events in order ($acts)" [ "$acts" = "pause resume marker " ]
+check "batch --at: event times follow the schedule" quiet jq -se '
+	[.[] | select(.type=="event") | .t] as $t |
+	($t[0] >= 0.5 and $t[0] < 0.8) and ($t[1] >= 1.2 and $t[1] < 1.5) and ($t[2] >= 1.8 and $t[2] < 2.1)' "$T/at.jsonl"
+check "batch --at: marker text in the event" quiet jq -se '
+	[.[] | select(.type=="event" and .action=="marker") | .detail.text] == ["half-way"]' "$T/at.jsonl"
+check "batch --at: phases = events + 1" quiet jq -se '
+	([.[] | select(.type=="event")] | length) + 1 == ([.[] | select(.type=="end")][0].phases | length)' "$T/at.jsonl"
+check "batch --at: the paused phase burns no CPU" quiet jq -se '
+	[.[] | select(.type=="end")][0].phases as $p | $p[1].label == "pause" and $p[1].hog < 0.2 and $p[2].hog > 0.5' "$T/at.jsonl"
+check "batch --at: samples say paused while paused" quiet jq -se '
+	[.[] | select(.type=="sample" and .t > 0.7 and .t < 1.1) | .workloads[0].state] | length > 0 and all(. == "paused")' "$T/at.jsonl"
+
+# Dashboard: space pauses (state T in /proc), again resumes; m adds a
+# marker; x stops the selected workload; r restarts it.
+tm_start d 120x40 "$BENCHTOP -o $T/dash.jsonl -- sh -c 'while :; do :; done'; sleep 30"
+sleep 1.5
+pid=$(jq -r 'select(.type=="sample") | .procs[0].pid // empty' "$T/dash.jsonl" 2>/dev/null | head -1)
+if [ -z "$pid" ]; then
+	fail "dashboard: no workload pid recorded"
+else
+	tm_keys d Space
+	wait_for 3 sh -c "[ \"\$(awk '{print \$3}' /proc/$pid/stat)\" = T ]"
+	check "space: workload stopped (state $(proc_state "$pid"))" [ "$(proc_state "$pid")" = T ]
+	tm_keys d Space
+	wait_for 3 sh -c "[ \"\$(awk '{print \$3}' /proc/$pid/stat)\" != T ]"
+	check "space again: workload running ($(proc_state "$pid"))" [ "$(proc_state "$pid")" != T ]
+	tm_keys d m
+	sleep 0.3
+	tm_keys d -l "warm cache"
+	tm_keys d Enter
+	sleep 0.5
+	check "m: marker label on the graph" sh -c "tmux capture-pane -p -t bt$$-d | grep -q 'warm cache'"
+	tm_keys d x
+	wait_for 5 sh -c "! kill -0 $pid 2>/dev/null"
+	check "x: workload process gone" sh -c "! kill -0 $pid 2>/dev/null"
+	sleep 0.6
+	tm_keys d r
+	sleep 1.5
+	n=$(jq -r 'select(.type=="sample") | .procs[].pid' "$T/dash.jsonl" | sort -u | wc -l)
+	check "r: workload restarted with a new process ($n pids seen)" [ "$n" -ge 2 ]
+	tm_keys d q
+	wait_for 5 sh -c "! tmux capture-pane -p -t bt$$-d | grep -q 'Throughput'"
+	check "dashboard: events recorded" quiet jq -se '
+		[.[] | select(.type=="event") | .action] as $a |
+		($a | index("pause")) != null and ($a | index("resume")) != null and ($a | index("marker")) != null' "$T/dash.jsonl"
+fi
+tm_kill d
+
+finish
