@@ -1,10 +1,26 @@
-/* residency.c - per CPU, the share of time at each frequency since start,
- * as a stacked bar coloured low -> high with the biggest shares written
- * out; says so when this machine has no frequency information. */
+/* residency.c - per CPU, the share of time at each frequency: since start
+ * and, where the panel is wide enough, since the last event beside it.
+ * Each is a stacked bar coloured low -> high, the mean effective frequency
+ * (sum khz*secs / sum secs) and the biggest shares written out.  Says so
+ * when this machine has no frequency information. */
 #include "uipriv.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#define LEFT 6          /* "cpu0  " */
+#define MIN_BAR 6
+#define BLOCK_MIN 33    /* one period: bar, " avg 2.06 GHz", one share */
+#define MAX_LEVELS 64
+
+/* One CPU's rows for one period, with their sum and mean. */
+struct period {
+	const long *khz;
+	const double *secs;
+	size_t n;
+	double total;
+	long mean;      /* kHz, -1 when no time was recorded */
+};
 
 static enum theme_role level_role(size_t i, size_t n)
 {
@@ -14,73 +30,156 @@ static enum theme_role level_role(size_t i, size_t n)
 	return third == 0 ? ROLE_FREQ_LO : third == 1 ? ROLE_FREQ_MID : ROLE_FREQ_HI;
 }
 
-static void top_shares(const long *khz, const double *secs, size_t n, double total,
-                       char *buf, size_t len)
+static void period_of(const struct ui_view *v, int cpu, bool since_event, struct period *p)
 {
-	bool used[64] = { 0 };
-	size_t off = 0;
-	buf[0] = 0;
-	for (int k = 0; k < 2; k++) {
-		size_t best = n;
-		for (size_t i = 0; i < n && i < 64; i++)
-			if (!used[i] && (best == n || secs[i] > secs[best]))
-				best = i;
-		if (best == n || secs[best] <= 0)
-			break;
-		used[best] = true;
-		char f[24];
-		ui_fmt_khz(khz[best], f, sizeof(f));
-		off += (size_t)snprintf(buf + off, len - off, "%s%s %.0f%%", k ? " " : "",
-		                        f, 100 * secs[best] / total);
-		if (off >= len)
-			break;
+	p->n = v->residency(v->residency_ctx, cpu, since_event, &p->khz, &p->secs);
+	double sum = 0;
+	p->total = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->secs[i] > 0) {
+			p->total += p->secs[i];
+			sum += (double)p->khz[i] * p->secs[i];
+		}
+	p->mean = p->total > 0 ? (long)(sum / p->total + 0.5) : -1;
+}
+
+/* The bar: runs of one level drawn with one call each. */
+static void bar(const struct period *p, int y, int x, int w)
+{
+	static char hashes[41], fulls[41 * 3];
+	if (!hashes[0]) {
+		memset(hashes, '#', 40);
+		for (int i = 0; i < 40; i++)
+			memcpy(fulls + 3 * i, "\xe2\x96\x88", 3);   /* U+2588 full block */
+	}
+	const char *blocks = ui_utf8 ? fulls : hashes;
+	int cw = ui_utf8 ? 3 : 1;   /* bytes per cell */
+	double acc = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		int from = (int)(acc / p->total * w + 0.5);
+		acc += p->secs[i] > 0 ? p->secs[i] : 0;
+		int to = (int)(acc / p->total * w + 0.5);
+		if (to <= from)
+			continue;
+		attr_t a = ui_attr(level_role(i, p->n));
+		if (ui_mono) {
+			for (int c = from; c < to; c++)
+				mvaddch(y, x + c, (chtype)"123456789"[i % 9] | a);
+			continue;
+		}
+		attron(a);
+		mvaddnstr(y, x + from, blocks, (to - from) * cw);
+		attroff(a);
 	}
 }
 
-static void cpu_bar(const struct ui_view *v, int cpu, int y, int x, int w)
+/* The biggest shares, "2.60 GHz 48%", each in its level's colour, as many as
+ * fit in w columns. */
+static void shares(const struct period *p, int y, int x, int w)
 {
-	const long *khz;
-	const double *secs;
-	size_t n = v->residency(v->residency_ctx, cpu, false, &khz, &secs);
-	double total = 0;
-	for (size_t i = 0; i < n; i++)
-		total += secs[i] > 0 ? secs[i] : 0;
-	ui_textf(y, x, 6, ROLE_NORMAL, "cpu%-3d", cpu);
-	int barw = w - 32 > 8 ? w - 32 : 8, bx = x + 6;
-	if (total <= 0) {
-		ui_text(y, bx, w - 6, ROLE_DIM, "no time recorded yet");
+	bool used[MAX_LEVELS] = { 0 };
+	size_t n = p->n < MAX_LEVELS ? p->n : MAX_LEVELS;
+	for (;;) {
+		size_t best = n;
+		for (size_t i = 0; i < n; i++)
+			if (!used[i] && (best == n || p->secs[i] > p->secs[best]))
+				best = i;
+		if (best == n || p->secs[best] <= 0)
+			return;
+		used[best] = true;
+		char f[24], s[40];
+		ui_fmt_khz(p->khz[best], f, sizeof(f));
+		int len = snprintf(s, sizeof(s), " %s %.0f%%", f, 100 * p->secs[best] / p->total);
+		if (len > w)
+			return;
+		ui_text(y, x, len, ui_mono ? ROLE_NORMAL : level_role(best, p->n), s);
+		x += len, w -= len;
+	}
+}
+
+/* One period in w columns: bar, mean, shares. */
+static void block(const struct period *p, int y, int x, int w, const char *empty)
+{
+	if (p->total <= 0) {
+		ui_text(y, x, w, ROLE_DIM, empty);
 		return;
 	}
-	double acc = 0;
-	for (size_t i = 0; i < n; i++) {
-		int from = (int)(acc / total * barw + 0.5);
-		acc += secs[i] > 0 ? secs[i] : 0;
-		int to = (int)(acc / total * barw + 0.5);
-		attr_t a = ui_attr(level_role(i, n));
-		for (int c = from; c < to; c++)
-			mvaddch(y, bx + c, (chtype)(ui_mono ? "123456789"[i % 9] : '#') | a);
-	}
-	char shares[64];
-	top_shares(khz, secs, n, total, shares, sizeof(shares));
-	ui_text(y, bx + barw + 1, x + w - bx - barw - 1, ROLE_NORMAL, shares);
+	/* 27 columns for the mean and one share (" avg 1.60 GHz 1.60 GHz
+	 * 100%"); a second and a third share when the bar keeps 12. */
+	int barw = w - 27;
+	for (int k = 1; k <= 2 && w - 27 - 14 * k >= 12; k++)
+		barw = w - 27 - 14 * k;
+	barw = barw < MIN_BAR ? MIN_BAR : barw > 40 ? 40 : barw;
+	bar(p, y, x, barw);
+	char m[24];
+	ui_fmt_khz(p->mean, m, sizeof(m));
+	int tx = x + barw;
+	ui_textf(y, tx, x + w - tx, ROLE_NORMAL, " avg %s", m);
+	tx += 5 + ui_strwidth(m);
+	shares(p, y, tx, x + w - tx);
+}
+
+static int nblocks(int w)
+{
+	return w - LEFT >= 2 * BLOCK_MIN + 1 ? 2 : 1;
+}
+
+static void cpu_row(const struct ui_view *v, int cpu, int y, int x, int w)
+{
+	struct period p;
+	ui_textf(y, x, LEFT, ROLE_NORMAL, "cpu%-3d", cpu);
+	int nb = nblocks(w), bw = (w - LEFT - (nb - 1)) / nb;
+	period_of(v, cpu, false, &p);
+	block(&p, y, x + LEFT, bw, "no time recorded yet");
+	if (nb < 2)
+		return;
+	period_of(v, cpu, true, &p);
+	block(&p, y, x + LEFT + bw + 1, bw, "no time since the event yet");
+}
+
+/* The title: the source, and what each block covers ("since start",
+ * "since spread 12s ago") over the blocks where there is room. */
+static void title(const struct ui_view *v, struct rect r, const char *label)
+{
+	ui_title(r, "Residency", label);
+	int nb = nblocks(r.w - 1), bw = (r.w - 1 - LEFT - (nb - 1)) / nb;
+	int x = r.x + 1 + ui_strwidth("Residency") + 2 + ui_strwidth(label) + 3;
+	char h[96];
+	if (x < r.x + LEFT)
+		x = r.x + LEFT;
+	int n = snprintf(h, sizeof(h), " since start ");
+	ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
+	if (nb < 2)
+		return;
+	x += n;
+	int bx = r.x + LEFT + bw + 1;
+	x = x > bx ? x : bx;
+	size_t ne = v->hist ? history_nevents(v->hist) : 0;
+	const struct event *e = ne ? history_event(v->hist, ne - 1) : NULL;
+	if (!e)
+		snprintf(h, sizeof(h), " since last event (none yet) ");
+	else
+		snprintf(h, sizeof(h), " since %s %.0fs ago ", e->label[0] ? e->label : e->action,
+		         v->elapsed > e->t ? v->elapsed - e->t : 0.0);
+	ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
 }
 
 void ui_residency_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	const char *label = v->residency_label ? v->residency_label : "no cpufreq here (VM?)";
-	ui_title(r, "Residency", v->residency ? label : NULL);
 	if (!v->residency) {
-		ui_text(r.y + 1, r.x + 2, r.w - 3, ROLE_DIM,
-		        v->residency_label ? v->residency_label : "no cpufreq here (VM?)");
+		ui_title(r, "Residency", NULL);
+		ui_text(r.y + 1, r.x + 2, r.w - 3, ROLE_DIM, label);
 		return;
 	}
+	title(v, r, label);
 	int ncpu = s ? s->ncpu : 0, rows = r.h - 1;
 	for (int i = 0; i < ncpu && i < rows; i++) {
 		bool last = i == rows - 1 && ncpu > rows;
 		if (last)
 			ui_textf(r.y + 1 + i, r.x, r.w, ROLE_DIM, "+%d more CPUs", ncpu - i);
 		else
-			cpu_bar(v, s->cpus[i].id, r.y + 1 + i, r.x, r.w - 1);
+			cpu_row(v, s->cpus[i].id, r.y + 1 + i, r.x, r.w - 1);
 	}
 }

@@ -282,7 +282,11 @@ static void layout(const struct snapshot *s, struct layout *l)
 	int placeh = 1 + clampi(nproc, 1, avail / 6);
 	int procsh = 2 + clampi(nproc, 2, avail / 4);
 	int graphh = avail - cpuh - placeh - procsh;
+	/* The residency panel wants 74 columns for its two periods side by
+	 * side; it takes them from the CPU panel when that keeps 46. */
 	int y = 1, half = W / 2;
+	if (W - half < 74 && W - 74 >= 46)
+		half = W - 74;
 	l->header = (struct rect){ 0, 0, 1, W };
 	l->graph = (struct rect){ y, 0, graphh, W };
 	y += graphh;

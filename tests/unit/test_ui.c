@@ -136,6 +136,56 @@ static void test_no_residency(void **state)
 	assert_true(on_screen("no cpufreq here (VM?)"));
 }
 
+/* Residency: since start and since the last event side by side, each with
+ * its mean effective frequency (sum khz*secs / sum secs) and shares. */
+static void test_residency_both_periods(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	ui_draw(&f->v);
+	assert_true(on_screen("since start"));
+	assert_true(on_screen("since ondemand"));    /* the last event's label */
+	/* since start: 12 s at 0.8, 40 s at 1.6, 48 s at 2.6 GHz */
+	assert_true(on_screen("avg 1.98 GHz 2.60 GHz 48%"));
+	/* since the event: 30 s at 0.8, 10 s at 2.6 GHz */
+	assert_true(on_screen("avg 1.25 GHz 800 MHz 75%"));
+}
+
+/* At 80x24 the panel keeps since start and the mean. */
+static void test_residency_narrow(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 24, 80, false), 0);
+	ui_draw(&f->v);
+	assert_true(on_screen("Residency"));
+	assert_true(on_screen("cpu0  "));
+	assert_true(on_screen("avg 1.98 GHz 2.60 GHz 48%"));
+}
+
+static const long one_khz[1] = { 2600000 };
+static const double no_secs[1] = { 0 };
+static const double some_secs[1] = { 5 };
+
+/* Nothing since the event yet (just after a governor change). */
+static size_t fresh_event(void *ctx, int cpu, bool since_event,
+                          const long **khz, const double **secs)
+{
+	(void)ctx, (void)cpu;
+	*khz = one_khz;
+	*secs = since_event ? no_secs : some_secs;
+	return 1;
+}
+
+static void test_residency_no_time_yet(void **state)
+{
+	struct fixture *f = *state;
+	f->v.residency = fresh_event;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	ui_draw(&f->v);
+	assert_true(on_screen("avg 2.60 GHz 2.60 GHz 100%"));
+	assert_true(on_screen("no time since the event yet"));
+}
+
 /* mvinch cannot hold a wide character's code; read the cell whole. */
 static int cell_pair(int y, int x)
 {
@@ -296,6 +346,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_minimum_size_draws, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_small, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_residency, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_residency_both_periods, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_residency_narrow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_residency_no_time_yet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mono_has_no_colour_and_shows_selection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_colour_uses_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_lists_every_key, setup, teardown),
