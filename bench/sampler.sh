@@ -48,3 +48,10 @@ awk -v a="${US[16]}" -v b="${US[128]}" 'BEGIN { if (a > 0) printf "growth: tick(
 
 echo "== tick schedule: absolute CLOCK_MONOTONIC timerfd at 0.1 s for 10 s"
 $T schedule 10
+
+echo "== benchtop's own loop: -i 0.1 for 10 s (samples per second; top, htop, btop reach 8.8-9.6 here)"
+if [ -x ./benchtop ]; then
+	n=$(./benchtop -b --format json -i 0.1 -t 10 -- sleep 20 2>/dev/null | grep -c '"type":"sample"')
+	# the last sample is the one taken after the run stopped
+	awk -v n="$n" 'BEGIN { printf "benchtop: %d samples in 10 s = %.1f samples/s\n", n - 1, (n - 1) / 10 }'
+fi
