@@ -234,6 +234,15 @@ static void quiet_output(const struct run *run)
 	}
 }
 
+/* Engine processes are named for their role ("bt-writer"), so ps, top
+ * and the placement strip tell them apart. */
+static void name_child(const char *role)
+{
+	char name[16];
+	snprintf(name, sizeof name, "bt-%s", role);
+	prctl(PR_SET_NAME, name);
+}
+
 static pid_t group_of(const struct workload *w)
 {
 	return w->nch ? w->ch[0].pid : 0;
@@ -305,6 +314,7 @@ static int spawn_engine(struct workload *w, char *msg, size_t len)
 			}
 			if (pid == 0) {
 				child_setup(pg, w->mask, w->ncpu);
+				name_child(engine_role_name(w->plan.roles[r]));
 				engine_child(w->spec, &w->plan, j, r, &w->ctr[j], pfd);
 			}
 			setpgid(pid, pg ? pg : pid);
@@ -329,6 +339,7 @@ static int spawn_source(struct workload *w, char *msg, size_t len)
 	}
 	if (pid == 0) {
 		child_setup(0, w->mask, w->ncpu);
+		name_child("source");
 		engine_fill_child(w->src_path, w->src_size, w->src_ctr);
 	}
 	setpgid(pid, pid);
