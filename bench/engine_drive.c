@@ -1,15 +1,21 @@
 /* engine_drive.c - runs one benchtop engine job from the command line, for
- * bench/engines.sh (so the engines are timed exactly as benchtop runs them,
- * in child processes, without the dashboard).
+ * bench/engines.sh.  It is linked with the very objects benchtop is built
+ * from (build/src/engine.o, the objects of src/engines/) and runs the job with
+ * engine_prepare + engine_run_job, so the engines are timed exactly as
+ * benchtop runs them, in child processes, without the dashboard.
  *
- *   engine_drive copy ENGINE SRC DST BS      ENGINE: rw cfr sendfile splice mmap pipe2 pipe3
+ *   engine_drive copy ENGINE SRC DST BS [SYNC]  ENGINE: rw cfr sendfile splice mmap pipe2 pipe3
+ *                                               SYNC: none (default) or end
  *   engine_drive read SRC BS
- *   engine_drive rewrite DIR SIZE BS         prints write and rewrite seconds
- *   engine_drive prefault MIB                touch MIB of memory, then free it
+ *   engine_drive rewrite DIR SIZE BS            prints write and rewrite seconds
+ *   engine_drive prefault MIB                   touch MIB of memory, then free it
  *
- * Copies use sync=none (a copy-only figure, like cp/cat/dd without sync);
- * an existing DST is replaced.  Prints "bytes calls [phase0_s phase1_s]",
- * each phase timed with its flush to disk. */
+ * Copies default to sync=none (a copy-only figure, like cp/cat/dd without
+ * sync); sync=end fsyncs at the end inside the engine, as benchtop's
+ * default does.  An existing DST is replaced.  Prints
+ * "bytes calls run_s flush_s" (run_s from the engine's start to its end,
+ * flush included; flush_s the fsync alone, 0 without one), and for rewrite
+ * "bytes calls write_s rewrite_s", each phase timed with its flush. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +55,7 @@ static int prefault(size_t mib)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: engine_drive copy ENGINE SRC DST BS | read SRC BS | "
+	fprintf(stderr, "usage: engine_drive copy ENGINE SRC DST BS [none|end] | read SRC BS | "
 	        "rewrite DIR SIZE BS | prefault MIB\n");
 	return 2;
 }
@@ -59,9 +65,13 @@ static int parse(int argc, char **argv, struct wl_spec *w)
 {
 	const char *k = argv[1];
 
-	if (strcmp(k, "copy") == 0 && argc == 6 && engine_of(argv[2], w) == 0) {
+	if (strcmp(k, "copy") == 0 && (argc == 6 || argc == 7) && engine_of(argv[2], w) == 0) {
 		w->kind = WL_COPY, w->src = argv[3], w->dst = argv[4];
 		w->bs = strtoull(argv[5], NULL, 0);
+		if (argc == 7 && strcmp(argv[6], "end") == 0)
+			w->sync = SYNC_END;
+		else if (argc == 7 && strcmp(argv[6], "none") != 0)
+			return -1;
 	} else if (strcmp(k, "read") == 0 && argc == 4) {
 		w->kind = WL_READ, w->path = argv[2], w->bs = strtoull(argv[3], NULL, 0);
 	} else if (strcmp(k, "rewrite") == 0 && argc == 5) {
@@ -98,8 +108,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "engine_drive: %s\n", c->msg[0] ? c->msg : strerror(-rc));
 	printf("%llu %llu", (unsigned long long)c->bytes, (unsigned long long)c->calls);
 	if (w.rewrite)
-		printf(" %.3f %.3f", c->phase_t[1] - c->phase_t[0], c->phase_t[3] - c->phase_t[1]);
-	printf("\n");
+		printf(" %.6f %.6f\n", c->phase_t[1] - c->phase_t[0], c->phase_t[3] - c->phase_t[1]);
+	else
+		printf(" %.6f %.6f\n", c->phase_t[3] - c->phase_t[0],
+		       c->phase_t[2] > 0 ? c->phase_t[3] - c->phase_t[2] : 0.0);
 	engine_cleanup(&w, &plan, rc != 0, false);
 	engine_plan_free(&plan);
 	engine_counters_free(c, 1);

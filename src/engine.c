@@ -253,7 +253,7 @@ _Noreturn void engine_fill_child(const char *path, uint64_t size, struct engine_
 
 	child_signals();
 	eng_phase(c, 0);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = eng_open_empty(path, 0);
 	e = fd < 0 ? errno : fill_fd(fd, size, c);
 	if (fd >= 0 && close(fd) != 0 && !e)
 		e = errno;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,11 +94,26 @@ int eng_open_src(struct eng_ctx *x, int *fd)
 	return 0;
 }
 
+int eng_open_empty(const char *path, int extra)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_CLOEXEC | extra);
+
+	if (fd >= 0 && (fstat(fd, &st) != 0 || (st.st_size > 0 && ftruncate(fd, 0) != 0))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 int eng_open_dst(struct eng_ctx *x, int *fd)
 {
 	/* engine_prepare made the file; a run (or a --loop restart) starts it
 	 * over.  No O_CREAT: a file removed meanwhile is an error, not remade. */
-	*fd = open(x->job->dst, O_WRONLY | O_TRUNC | O_CLOEXEC | x->oflags_extra);
+	*fd = eng_open_empty(x->job->dst, x->oflags_extra);
 	if (*fd < 0)
 		return eng_fail(x->c, errno, "opening", x->job->dst);
 	return 0;

@@ -40,6 +40,12 @@ void *eng_buffer(size_t n);
 /* Fill buf with a fast non-repeating pattern continuing from *state. */
 void eng_pattern(void *buf, size_t n, uint64_t *state);
 
+/* Open the existing file path for writing from offset 0, emptied: with
+ * ftruncate only when it is not empty already, since on ext4 a truncate
+ * (O_TRUNC too, even of an empty file) marks the file for a flush at close
+ * (auto_da_alloc), about a quarter of a second per GiB that cp or cat
+ * writing a new file never pay.  Returns the fd, or -1 with errno. */
+int eng_open_empty(const char *path, int extra);
 int eng_open_src(struct eng_ctx *x, int *fd);
 int eng_open_dst(struct eng_ctx *x, int *fd);
 /* Write all n bytes, counting calls and bytes; handles the unaligned tail of
