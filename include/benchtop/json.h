@@ -1,0 +1,61 @@
+/* json.h - a small strict JSON reader for recordings (RFC 8259: objects,
+ * arrays, strings with every escape including \uXXXX surrogate pairs,
+ * numbers, true, false, null) into a tree, with lookup helpers.
+ *
+ * Strict means: one value and nothing but white space after it, no
+ * trailing commas, no leading zeros, no control characters or invalid
+ * UTF-8 inside strings, nesting at most JSON_MAX_DEPTH deep.  Numbers are
+ * read in the C locale whatever LC_NUMERIC says.
+ *
+ * Call order: json_parse, look values up (pointers stay valid until
+ * json_free of the root), json_free.  Lookups accept NULL and answer NULL
+ * or the given default, so chains like
+ * json_num(json_get(json_at(json_get(root, "cpus"), 0), "user"), -1)
+ * need no checks in between. */
+#ifndef BENCHTOP_JSON_H
+#define BENCHTOP_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define JSON_MAX_DEPTH 64
+
+enum json_type { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
+
+struct json;
+
+/* Where and why a document was refused: line and column are 1-based
+ * (the column counts bytes), msg says what was expected. */
+struct json_error {
+	int line, column;
+	char msg[128];
+};
+
+/* Parse text[0..len) into a tree.  Returns the root, or NULL with *err
+ * filled (also for out of memory: msg "out of memory"). */
+struct json *json_parse(const char *text, size_t len, struct json_error *err);
+void json_free(struct json *v);
+
+enum json_type json_type(const struct json *v);   /* JSON_NULL for NULL */
+/* The member `key` of an object (the last one if repeated); NULL when v
+ * is not an object or has no such member. */
+const struct json *json_get(const struct json *v, const char *key);
+/* Element or member count of an array or object; 0 for anything else. */
+size_t json_len(const struct json *v);
+/* Element i of an array, or the value of member i of an object; NULL out
+ * of range. */
+const struct json *json_at(const struct json *v, size_t i);
+/* The key of member i of an object; NULL out of range or not an object. */
+const char *json_key(const struct json *v, size_t i);
+
+/* Scalars: the value when v has that type, else def.  json_str's string
+ * is NUL-terminated (a \u0000 inside ends it early for C; json_strlen
+ * gives the full length). */
+double json_num(const struct json *v, double def);
+const char *json_str(const struct json *v, const char *def);
+size_t json_strlen(const struct json *v);
+bool json_bool(const struct json *v, bool def);
+/* True for an explicit null; false for a missing value (v NULL). */
+bool json_is_null(const struct json *v);
+
+#endif
