@@ -152,20 +152,43 @@ static void plot_series(const struct ui_view *v, const struct series *se,
 	}
 }
 
-static void paint(const struct plot *p, int y0, int x0)
+/* One run of drawn cells (no empty cell inside) with one call. */
+static void paint_run(const struct plot *p, size_t k, int n, int y, int x)
 {
 	static const char ascii[8] = { ' ', '.', '-', ':', '\'', '|', '+', '|' };
-	for (int r = 0; r < p->h; r++)
-		for (int c = 0; c < p->w; c++) {
-			size_t k = (size_t)r * (size_t)p->w + (size_t)c;
-			if (!p->bits[k])
-				continue;
-			attr_t a = ui_attr(p->owner[k]);
-			if (p->spc == 2)
-				ui_wch(y0 + r, x0 + c, 0x2800 + p->bits[k], '*', a);
-			else
-				mvaddch(y0 + r, x0 + c, (chtype)ascii[p->bits[k] & 7] | a);
+	if (p->spc == 2) {
+		cchar_t cells[512];
+		for (int i = 0; i < n; i++) {
+			attr_t a = ui_cell_attr(ui_attr(p->owner[k + (size_t)i]));
+			wchar_t wc[2] = { 0x2800 + p->bits[k + (size_t)i], 0 };
+			setcchar(&cells[i], wc, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
 		}
+		mvadd_wchnstr(y, x, cells, n);
+	} else {
+		chtype cells[512];
+		for (int i = 0; i < n; i++)
+			cells[i] = (chtype)ascii[p->bits[k + (size_t)i] & 7] |
+			           ui_cell_attr(ui_attr(p->owner[k + (size_t)i]));
+		mvaddchnstr(y, x, cells, n);
+	}
+}
+
+static void paint(const struct plot *p, int y0, int x0)
+{
+	for (int r = 0; r < p->h; r++) {
+		size_t row = (size_t)r * (size_t)p->w;
+		for (int c = 0; c < p->w;) {
+			if (!p->bits[row + (size_t)c]) {
+				c++;
+				continue;
+			}
+			int e = c;
+			while (e < p->w && e - c < 512 && p->bits[row + (size_t)e])
+				e++;
+			paint_run(p, row + (size_t)c, e - c, y0 + r, x0 + c);
+			c = e;
+		}
+	}
 }
 
 static void draw_markers(const struct ui_view *v, const struct plot *p, int y0, int x0)

@@ -43,17 +43,18 @@ static void period_of(const struct ui_view *v, int cpu, bool since_event, struct
 	p->mean = p->total > 0 ? (long)(sum / p->total + 0.5) : -1;
 }
 
-/* The bar: runs of one level drawn with one call each. */
+/* The bar: runs of one level, each written with one call. */
 static void bar(const struct period *p, int y, int x, int w)
 {
-	static char hashes[41], fulls[41 * 3];
+	static char hashes[41], fulls[41 * 3], digits[9][41];
 	if (!hashes[0]) {
 		memset(hashes, '#', 40);
 		for (int i = 0; i < 40; i++)
 			memcpy(fulls + 3 * i, "\xe2\x96\x88", 3);   /* U+2588 full block */
+		for (int d = 0; d < 9; d++)
+			memset(digits[d], '1' + d, 40);
 	}
-	const char *blocks = ui_utf8 ? fulls : hashes;
-	int cw = ui_utf8 ? 3 : 1;   /* bytes per cell */
+	int cw = !ui_mono && ui_utf8 ? 3 : 1;   /* bytes per cell */
 	double acc = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		int from = (int)(acc / p->total * w + 0.5);
@@ -61,15 +62,10 @@ static void bar(const struct period *p, int y, int x, int w)
 		int to = (int)(acc / p->total * w + 0.5);
 		if (to <= from)
 			continue;
-		attr_t a = ui_attr(level_role(i, p->n));
-		if (ui_mono) {
-			for (int c = from; c < to; c++)
-				mvaddch(y, x + c, (chtype)"123456789"[i % 9] | a);
-			continue;
-		}
-		attron(a);
-		mvaddnstr(y, x + from, blocks, (to - from) * cw);
-		attroff(a);
+		/* mono: the level's digit, so the split reads without colour */
+		const char *run = ui_mono ? digits[i % 9] : ui_utf8 ? fulls : hashes;
+		ui_put(y, x + from, to - from, ui_attr(level_role(i, p->n)), run,
+		       (size_t)((to - from) * cw));
 	}
 }
 

@@ -25,6 +25,7 @@ static int term_fd = -1;
 static bool help_on;
 static struct theme cur;
 static attr_t role_attr[ROLE_COUNT];
+static attr_t bkgd_attr;   /* the background's attributes (role normal) */
 
 /* Attributes of each role without colour: enough to tell them apart. */
 static attr_t mono_attr(enum theme_role r)
@@ -60,7 +61,8 @@ static void apply_theme(void)
 		init_pair((short)(r + 1), fit_colour(cur.fg[r]), fit_colour(cur.bg[r]));
 		role_attr[r] = COLOR_PAIR(r + 1) | (cur.bold[r] ? A_BOLD : 0);
 	}
-	bkgdset(' ' | role_attr[ROLE_NORMAL]);
+	bkgd_attr = role_attr[ROLE_NORMAL];
+	bkgdset(' ' | bkgd_attr);
 }
 
 attr_t ui_attr(enum theme_role r)
@@ -202,22 +204,101 @@ int ui_strwidth(const char *s)
 	return w;
 }
 
+attr_t ui_cell_attr(attr_t a)
+{
+	attr_t pair = (a & A_COLOR) ? (a & A_COLOR) : (bkgd_attr & A_COLOR);
+	return ((a | bkgd_attr) & ~A_COLOR) | pair;
+}
+
+chtype ui_blank(void)
+{
+	return ' ' | ui_cell_attr(A_NORMAL);
+}
+
+/* The slow path: curses converts the bytes itself (text that is not
+ * ASCII in a locale that is not UTF-8, or wider than a column). */
+static void put_curses(int y, int x, attr_t a, const char *s, size_t n)
+{
+	attron(a);
+	mvaddnstr(y, x, s, (int)n);
+	attroff(a);
+}
+
+/* One UTF-8 sequence at s (n bytes left): its code point and length, or
+ * 0 when it is not valid UTF-8. */
+static int utf8_dec(const unsigned char *s, size_t n, wchar_t *wc)
+{
+	int len = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC0 ? 2 : 0;
+	if (len == 0 || (size_t)len > n)
+		return 0;
+	wchar_t c = s[0] & (0x3F >> (len - 1));
+	for (int i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	*wc = c;
+	return len;
+}
+
+/* Non-ASCII UTF-8 as cells of one column each; false when some
+ * character is not one column wide (the caller falls back). */
+static bool put_wide(int y, int x, int w, attr_t ca, const char *s, size_t n)
+{
+	cchar_t cells[256];
+	int c = 0;
+	short pair = (short)PAIR_NUMBER(ca);
+	attr_t at = ca & ~A_COLOR;
+	for (size_t i = 0; i < n && c < w && c < 256;) {
+		wchar_t wc[2] = { (unsigned char)s[i], 0 };
+		int len = 1;
+		if ((unsigned char)s[i] >= 0x80) {
+			len = utf8_dec((const unsigned char *)s + i, n - i, &wc[0]);
+			if (len == 0 || wcwidth(wc[0]) != 1)
+				return false;
+		} else if (wc[0] < 0x20 || wc[0] == 0x7F) {
+			wc[0] = '?';
+		}
+		setcchar(&cells[c++], wc, at, pair, NULL);
+		i += (size_t)len;
+	}
+	mvadd_wchnstr(y, x, cells, c);
+	return true;
+}
+
+int ui_put(int y, int x, int w, attr_t a, const char *s, size_t n)
+{
+	if (w <= 0 || y < 0 || y >= LINES || x < 0 || x >= COLS)
+		return 0;
+	if (w > COLS - x)
+		w = COLS - x;
+	chtype cells[256];
+	attr_t ca = ui_cell_attr(a);
+	int c = 0, done = 0;
+	size_t from = 0;   /* the first byte not yet written */
+	for (size_t i = 0; i < n && c < w; i++) {
+		unsigned char b = (unsigned char)s[i];
+		if (b >= 0x80) {
+			if (!(ui_utf8 && put_wide(y, x, w, ca, s + from, n - from)))
+				put_curses(y, x, a, s + from, n - from);
+			int sw = ui_strwidth(s + from);
+			return done + (sw < w ? sw : w);
+		}
+		if (c == 256) {   /* wider than the buffer: flush a chunk */
+			mvaddchnstr(y, x, cells, c);
+			x += c, w -= c, done += c, c = 0, from = i;
+		}
+		cells[c++] = (b < 0x20 || b == 0x7F ? '?' : b) | ca;
+	}
+	mvaddchnstr(y, x, cells, c);
+	return done + c;
+}
+
 void ui_text(int y, int x, int w, enum theme_role r, const char *s)
 {
 	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
 		return;
-	size_t n = 0;
-	int cols = 0;
-	while (s[n] && cols < w) {
-		n++;
-		while (((unsigned char)s[n] & 0xC0) == 0x80)
-			n++;
-		cols++;
-	}
-	attr_t a = ui_attr(r);
-	attron(a);
-	mvaddnstr(y, x, s, (int)n);
-	attroff(a);
+	ui_put(y, x, w, ui_attr(r), s, strlen(s));
 }
 
 void ui_textf(int y, int x, int w, enum theme_role r, const char *fmt, ...)

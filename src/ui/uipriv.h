@@ -15,6 +15,16 @@ extern bool ui_mono;     /* --no-color, NO_COLOR or no colours */
 
 /* The attributes of a role under the current theme (or mono). */
 attr_t ui_attr(enum theme_role r);
+/* The attributes a cell gets when text in attributes a is added over the
+ * background (curses' own rendering rule); the bulk writes below store
+ * cells as they are, so they apply it first. */
+attr_t ui_cell_attr(attr_t a);
+/* A blank cell as erase() leaves it. */
+chtype ui_blank(void);
+/* n bytes of s at (y, x), at most w columns (and never past the right
+ * edge), in attributes a, written as whole cells in one call (no per
+ * character rendering); returns the columns written. */
+int ui_put(int y, int x, int w, attr_t a, const char *s, size_t n);
 /* Text at (y, x) cut to w columns (UTF-8 aware) in a role's attributes. */
 void ui_text(int y, int x, int w, enum theme_role r, const char *s);
 void ui_textf(int y, int x, int w, enum theme_role r, const char *fmt, ...)
