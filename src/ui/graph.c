@@ -29,6 +29,9 @@ struct plot {
 	uint8_t *bits;              /* h*w dot masks */
 	uint8_t *owner;             /* h*w role of the last series that drew there */
 	double *col_t;              /* w: time of the first sample in the column */
+	int ns;                     /* samples that fit, newest first */
+	int *col, *sub;             /* ns: column and sub-column of each */
+	double *val;                /* nseries*ns: the plotted values (NAN: gap) */
 };
 
 static bool known(double b)
@@ -95,22 +98,39 @@ static int sample_col(const struct history *h, size_t i, int w, int spc, int *su
 	return w - 1 - (int)(last / (uint64_t)spc - a / (uint64_t)spc);
 }
 
-static double window_max(const struct ui_view *v, const struct series *se, int ns,
-                         const struct plot *p)
+/* Every series' value at every sample that fits, computed once per
+ * frame: the scale and the lines both read them. */
+static void cache_values(const struct ui_view *v, const struct series *se, int nser,
+                         struct plot *p)
 {
-	double mx = 0;
+	int stride = p->ns;
 	size_t len = history_len(v->hist);
-	for (size_t i = len; i-- > 0;) {
+	int n = 0;
+	for (size_t i = len; i-- > 0 && n < stride;) {
 		int sub, col = sample_col(v->hist, i, p->w, p->spc, &sub);
 		if (col < 0)
 			break;
 		const struct snapshot *s = history_at(v->hist, i);
-		for (int k = 0; k < ns; k++) {
-			double y = units_rate_value(v->units, series_value(s, &se[k]));
+		p->col[n] = col;
+		p->sub[n] = sub;
+		p->col_t[col] = s->t;
+		for (int k = 0; k < nser; k++)
+			p->val[(size_t)k * (size_t)stride + (size_t)n] =
+				units_rate_value(v->units, series_value(s, &se[k]));
+		n++;
+	}
+	p->ns = n;
+}
+
+static double window_max(const struct plot *p, int nser, int stride)
+{
+	double mx = 0;
+	for (int k = 0; k < nser; k++)
+		for (int i = 0; i < p->ns; i++) {
+			double y = p->val[(size_t)k * (size_t)stride + (size_t)i];
 			if (known(y) && y > mx)
 				mx = y;
 		}
-	}
 	return nice_ceil(mx);
 }
 
@@ -127,18 +147,11 @@ static void set_dot(struct plot *p, int col, int sub, int dot, enum theme_role r
 }
 
 /* One series: a dot per sample, joined vertically to the previous one. */
-static void plot_series(const struct ui_view *v, const struct series *se,
-                        struct plot *p, double top)
+static void plot_series(const double *val, enum theme_role role, struct plot *p, double top)
 {
 	int ndots = p->h * p->vres, prev = -1;
-	size_t len = history_len(v->hist);
-	for (size_t i = len; i-- > 0;) {
-		int sub, col = sample_col(v->hist, i, p->w, p->spc, &sub);
-		if (col < 0)
-			break;
-		const struct snapshot *s = history_at(v->hist, i);
-		p->col_t[col] = s->t;
-		double y = units_rate_value(v->units, series_value(s, se));
+	for (int i = 0; i < p->ns; i++) {
+		double y = val[i];
 		if (!known(y)) {
 			prev = -1;
 			continue;
@@ -147,7 +160,7 @@ static void plot_series(const struct ui_view *v, const struct series *se,
 		dot = dot < 0 ? 0 : dot >= ndots ? ndots - 1 : dot;
 		int lo = prev < 0 || prev > dot ? dot : prev, hi = prev > dot ? prev : dot;
 		for (int d = lo; d <= hi; d++)
-			set_dot(p, col, sub, d, se->role);
+			set_dot(p, p->col[i], p->sub[i], d, role);
 		prev = dot;
 	}
 }
@@ -257,12 +270,14 @@ static void legend(const struct ui_view *v, const struct snapshot *s,
 		snprintf(buf + n, len - n, "dirty %s  writeback %s", d, wb);
 }
 
+/* Buffers kept from frame to frame, grown as the plot grows. */
 static bool plot_alloc(struct plot *p)
 {
 	static uint8_t *bits, *owner;
-	static double *col_t;
-	static size_t cap;
-	size_t need = (size_t)p->h * (size_t)p->w;
+	static double *col_t, *val;
+	static int *col, *sub;
+	static size_t cap, scap;
+	size_t need = (size_t)p->h * (size_t)p->w, ns = (size_t)p->w * (size_t)p->spc;
 	if (need > cap || (size_t)p->w > cap) {
 		size_t n = need > (size_t)p->w ? need : (size_t)p->w;
 		uint8_t *b = realloc(bits, n), *o = realloc(owner, n);
@@ -274,10 +289,21 @@ static bool plot_alloc(struct plot *p)
 			return false;
 		cap = n;
 	}
+	if (ns > scap) {
+		double *vv = realloc(val, ns * MAX_SERIES * sizeof(double));
+		int *c = realloc(col, ns * sizeof(int)), *sb = realloc(sub, ns * sizeof(int));
+		val = vv ? vv : val;
+		col = c ? c : col;
+		sub = sb ? sb : sub;
+		if (!vv || !c || !sb)
+			return false;
+		scap = ns;
+	}
 	memset(bits, 0, need);
 	for (int c = 0; c < p->w; c++)
 		col_t[c] = -1;
 	p->bits = bits, p->owner = owner, p->col_t = col_t;
+	p->val = val, p->col = col, p->sub = sub, p->ns = (int)ns;
 	return true;
 }
 
@@ -299,9 +325,11 @@ void ui_graph_draw(const struct ui_view *v, struct rect r)
 	                  .vres = ui_utf8 ? 4 : 3, .spc = ui_utf8 ? 2 : 1 };
 	if (p.w < 4 || !plot_alloc(&p))
 		return;
-	double top = window_max(v, se, ns, &p);
+	int stride = p.ns;
+	cache_values(v, se, ns, &p);
+	double top = window_max(&p, ns, stride);
 	for (int k = 0; k < ns; k++)
-		plot_series(v, &se[k], &p, top);
+		plot_series(p.val + (size_t)k * (size_t)stride, se[k].role, &p, top);
 	int y0 = r.y + 1, x0 = r.x + YLAB;
 	paint(&p, y0, x0);
 	draw_markers(v, &p, y0, x0);
