@@ -5,6 +5,8 @@
 #include "benchtop/app.h"
 #include "benchtop/cli.h"
 #include "benchtop/journal.h"
+#include "benchtop/replay.h"
+#include "benchtop/report.h"
 
 #define BENCHTOP_VERSION "0.1.0"
 
@@ -13,11 +15,9 @@
 static int refuse_unbuilt(const struct run *r)
 {
 	const char *opt = NULL;
-	if (r->mode == MODE_REPLAY)
-		opt = "--replay";
-	else if (r->mode == MODE_REPORT)
-		opt = "--report";
-	else if (r->sweep)
+	if (r->mode == MODE_REPLAY || r->mode == MODE_REPORT)
+		return 0;
+	if (r->sweep)
 		opt = "--sweep";
 	else if (r->matrix_placement || r->matrix_governor)
 		opt = "--matrix";
@@ -51,6 +51,12 @@ int main(int argc, char **argv)
 		break;
 	case MODE_RESTORE:
 		status = journal_restore_all(r.sysfs, stderr) < 0 ? 3 : 0;
+		break;
+	case MODE_REPLAY:
+		status = replay_main(&r);
+		break;
+	case MODE_REPORT:
+		status = report_main(&r);
 		break;
 	default:
 		status = refuse_unbuilt(&r);

@@ -1,0 +1,32 @@
+/* report.h - a recording rendered for people who were not there:
+ * --report FILE -o OUT.svg (one self-contained picture) or -o OUT.html (the
+ * same picture inline, plus the summary and phase tables as HTML tables).
+ *
+ * The picture: throughput over time (each workload's write and read, the
+ * disk's write) with a marker and label at every event; a placement strip
+ * (per process, the CPU it ran on at each sample); residency bars per CPU
+ * from the end record's phases; the summary and phase tables. */
+#ifndef BENCHTOP_REPORT_H
+#define BENCHTOP_REPORT_H
+
+#include <stdio.h>
+#include "benchtop/cli.h"
+#include "benchtop/replay.h"
+
+enum report_format { REPORT_SVG, REPORT_HTML };
+
+/* The format an output name asks for: 0 and *f, or -EINVAL when the name
+ * ends neither in .svg nor in .html (nor .htm). */
+int report_format_of(const char *name, enum report_format *f);
+
+/* Write the report of rec to fp in format f, rates in units. */
+void report_write(const struct recording *rec, enum report_format f, enum units_mode units,
+                  const char *source, FILE *fp);
+
+/* --report FILE -o OUT: returns the exit status: 0; 2 for an output name
+ * of another kind or a file that is not a recording; 3 when OUT exists
+ * (without --force) or a file cannot be read or written.  OUT appears
+ * whole or not at all. */
+int report_main(const struct run *r);
+
+#endif

@@ -1,0 +1,719 @@
+/* replay.c - recordings read back into the model, and --replay: the live
+ * dashboard fed from a file at the recorded pace instead of the kernel. */
+#include "benchtop/replay.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchtop/theme.h"
+#include "benchtop/ui.h"
+#include "benchtop/units.h"
+
+/* ---- the recording ------------------------------------------------------- */
+
+struct item {
+	double t;
+	bool is_event;
+	size_t index;
+};
+
+struct recording {
+	struct json *start, *end;
+	struct snapshot **samples;
+	size_t nsamples, samplecap;
+	struct event *events;
+	size_t nevents, eventcap;
+	struct item *items;
+	size_t nitems, itemcap;
+	char **wl_names;
+	int nwl;
+};
+
+static int grow(void **p, size_t *cap, size_t want, size_t elem)
+{
+	if (want <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 64;
+	void *q = realloc(*p, n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static void copy_str(char *dst, size_t len, const struct json *v)
+{
+	snprintf(dst, len, "%s", json_str(v, ""));
+}
+
+static double num(const struct json *obj, const char *key, double def)
+{
+	return json_num(json_get(obj, key), def);
+}
+
+static uint64_t count(const struct json *obj, const char *key)
+{
+	double v = num(obj, key, 0);
+	return v > 0 && v < 1.8e19 ? (uint64_t)v : 0;
+}
+
+static enum wl_state state_of(const char *s)
+{
+	if (!strcmp(s, "paused"))
+		return WLS_PAUSED;
+	if (!strcmp(s, "done"))
+		return WLS_DONE;
+	if (!strcmp(s, "failed"))
+		return WLS_FAILED;
+	return WLS_RUNNING;
+}
+
+static void fill_cpu(struct cpu_sample *c, const struct json *j, int i)
+{
+	c->id = (int)num(j, "id", i);
+	c->user = num(j, "user", 0);
+	c->system = num(j, "system", 0);
+	c->iowait = num(j, "iowait", 0);
+	c->irq = num(j, "irq", 0);
+	c->idle = num(j, "idle", 100 - c->user - c->system - c->iowait - c->irq);
+	c->khz = (long)num(j, "khz", -1);
+	copy_str(c->governor, sizeof c->governor, json_get(j, "governor"));
+}
+
+static void fill_proc(struct proc_sample *p, const struct json *j)
+{
+	p->pid = (pid_t)num(j, "pid", 0);
+	p->workload = (int)num(j, "workload", 0);
+	copy_str(p->role, sizeof p->role, json_get(j, "role"));
+	copy_str(p->comm, sizeof p->comm, json_get(j, "comm"));
+	p->cpu = (int)num(j, "cpu", -1);
+	copy_str(p->allowed, sizeof p->allowed, json_get(j, "allowed"));
+	const char *st = json_str(json_get(j, "state"), "?");
+	p->state = st[0] ? st[0] : '?';
+	p->nthreads = (int)num(j, "threads", 1);
+	p->cpu_pct = num(j, "cpu_pct", 0);
+	p->wait_pct = num(j, "wait_pct", 0);
+	p->utime = num(j, "utime", 0);
+	p->stime = num(j, "stime", 0);
+	p->read_bps = num(j, "read_bps", 0);
+	p->write_bps = num(j, "write_bps", 0);
+	p->bytes = count(j, "bytes");
+	p->migrations = count(j, "migrations");
+	p->alive = true;
+}
+
+/* Which recorded processes sat on each CPU, as the sampler writes it. */
+static void cpu_procs(struct snapshot *s)
+{
+	for (int c = 0; c < s->ncpu; c++) {
+		char *o = s->cpus[c].procs;
+		size_t used = 0, len = sizeof s->cpus[c].procs;
+		o[0] = 0;
+		for (int i = 0; i < s->nproc; i++) {
+			if (s->procs[i].cpu != s->cpus[c].id)
+				continue;
+			int w = snprintf(o + used, len - used, "%s%d", used ? "," : "", (int)s->procs[i].pid);
+			if (w < 0 || (size_t)w >= len - used) {
+				o[used] = 0;
+				break;
+			}
+			used += (size_t)w;
+		}
+	}
+}
+
+/* The record keeps no per-workload CPU time: the sum over its processes
+ * stands in for it (the phase accounting only needs the increase). */
+static void wl_cpu_from_procs(struct snapshot *s)
+{
+	for (int w = 0; w < s->nwl; w++)
+		for (int i = 0; i < s->nproc; i++)
+			if (s->procs[i].workload == s->wls[w].id) {
+				s->wls[w].utime += s->procs[i].utime;
+				s->wls[w].stime += s->procs[i].stime;
+			}
+}
+
+static struct snapshot *snapshot_of(const struct json *j, double prev_t)
+{
+	const struct json *cpus = json_get(j, "cpus"), *procs = json_get(j, "procs");
+	const struct json *wls = json_get(j, "workloads"), *disk = json_get(j, "disk");
+	int ncpu = (int)json_len(cpus), nproc = (int)json_len(procs), nwl = (int)json_len(wls);
+	struct snapshot *s = snapshot_new(ncpu, nproc, nwl);
+	if (!s)
+		return NULL;
+	s->t = num(j, "t", prev_t);
+	s->dt = s->t > prev_t ? s->t - prev_t : 0;
+	for (int i = 0; i < ncpu; i++)
+		fill_cpu(&s->cpus[i], json_at(cpus, (size_t)i), i);
+	s->nproc = nproc;
+	for (int i = 0; i < nproc; i++)
+		fill_proc(&s->procs[i], json_at(procs, (size_t)i));
+	for (int i = 0; i < nwl; i++) {
+		const struct json *w = json_at(wls, (size_t)i);
+		struct wl_sample *o = &s->wls[i];
+		o->id = (int)num(w, "id", i + 1);
+		o->read_bps = num(w, "read_bps", 0);
+		o->write_bps = num(w, "write_bps", 0);
+		o->bytes = count(w, "bytes");
+		o->calls = count(w, "calls");
+		o->state = state_of(json_str(json_get(w, "state"), "running"));
+	}
+	copy_str(s->disk.device, sizeof s->disk.device, json_get(disk, "device"));
+	s->disk.read_bps = num(disk, "read_bps", 0);
+	s->disk.write_bps = num(disk, "write_bps", 0);
+	s->disk.dirty = count(disk, "dirty");
+	s->disk.writeback = count(disk, "writeback");
+	s->self_cpu_pct = num(j, "self_cpu_pct", 0);
+	s->self_tick_us = num(j, "self_tick_us", 0);
+	cpu_procs(s);
+	wl_cpu_from_procs(s);
+	return s;
+}
+
+static int add_item(struct recording *rec, double t, bool is_event, size_t index)
+{
+	if (grow((void **)&rec->items, &rec->itemcap, rec->nitems + 1, sizeof *rec->items))
+		return -ENOMEM;
+	rec->items[rec->nitems++] = (struct item){ t, is_event, index };
+	return 0;
+}
+
+static int add_sample(struct recording *rec, const struct json *j)
+{
+	double prev = rec->nsamples ? rec->samples[rec->nsamples - 1]->t : 0;
+	if (grow((void **)&rec->samples, &rec->samplecap, rec->nsamples + 1, sizeof *rec->samples))
+		return -ENOMEM;
+	struct snapshot *s = snapshot_of(j, prev);
+	if (!s)
+		return -ENOMEM;
+	rec->samples[rec->nsamples] = s;
+	return add_item(rec, s->t, false, rec->nsamples++);
+}
+
+static int add_event(struct recording *rec, const struct json *j)
+{
+	if (grow((void **)&rec->events, &rec->eventcap, rec->nevents + 1, sizeof *rec->events))
+		return -ENOMEM;
+	struct event *e = &rec->events[rec->nevents];
+	memset(e, 0, sizeof *e);
+	e->t = num(j, "t", rec->nitems ? rec->items[rec->nitems - 1].t : 0);
+	copy_str(e->action, sizeof e->action, json_get(j, "action"));
+	copy_str(e->label, sizeof e->label, json_get(j, "label"));
+	if (!e->label[0])
+		snprintf(e->label, sizeof e->label, "%s", e->action);
+	snprintf(e->detail, sizeof e->detail, "{}");
+	return add_item(rec, e->t, true, rec->nevents++);
+}
+
+static int set_names(struct recording *rec)
+{
+	const struct json *wls = json_get(rec->start, "workloads");
+	rec->nwl = (int)json_len(wls);
+	rec->wl_names = calloc((size_t)rec->nwl + 1, sizeof *rec->wl_names);
+	if (!rec->wl_names)
+		return -ENOMEM;
+	for (int i = 0; i < rec->nwl; i++) {
+		const struct json *w = json_at(wls, (size_t)i);
+		const char *n = json_str(json_get(w, "name"), json_str(json_get(w, "spec"), "?"));
+		if (!(rec->wl_names[i] = strdup(n)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One line: 0 when used or skipped, else -EINVAL / -ENOMEM with err. */
+static int take_line(struct recording *rec, const char *path, size_t lineno, char *line,
+                     size_t len, char *err, size_t errlen)
+{
+	struct json_error je;
+	struct json *j = json_parse(line, len, &je);
+	const char *type = json_str(json_get(j, "type"), NULL);
+	if (!j || !type) {
+		if (lineno == 1 || !rec->start)
+			snprintf(err, errlen, "%s is not a benchtop recording (line %zu: %s)", path, lineno,
+			         j ? "no \"type\"" : je.msg);
+		else if (!j)
+			snprintf(err, errlen, "%s:%zu:%d: broken record: %s", path, lineno, je.column, je.msg);
+		else
+			snprintf(err, errlen, "%s:%zu: broken record: not an object with a \"type\"", path, lineno);
+		json_free(j);
+		return -EINVAL;
+	}
+	int rc = 0;
+	if (!rec->start) {
+		if (strcmp(type, "start") || json_type(json_get(j, "version")) != JSON_NUMBER) {
+			snprintf(err, errlen, "%s is not a benchtop recording (line %zu is a \"%s\" record, "
+			         "not a start record with a version)", path, lineno, type);
+			json_free(j);
+			return -EINVAL;
+		}
+		rec->start = j;
+		return set_names(rec);
+	}
+	if (!strcmp(type, "sample"))
+		rc = add_sample(rec, j);
+	else if (!strcmp(type, "event"))
+		rc = add_event(rec, j);
+	else if (!strcmp(type, "end") && !rec->end) {
+		rec->end = j;
+		return 0;
+	}
+	json_free(j);
+	if (rc)
+		snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
+	return rc;
+}
+
+static bool blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	return true;
+}
+
+int recording_load(const char *path, struct recording **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	FILE *fp = fopen(path, "r");
+	if (!fp) {
+		int e = errno;
+		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(e));
+		return -e;
+	}
+	struct recording *rec = calloc(1, sizeof *rec);
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t n;
+	int rc = rec ? 0 : -ENOMEM;
+	while (!rc && (n = getline(&line, &cap, fp)) >= 0) {
+		lineno++;
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = 0;
+		if (!blank(line, (size_t)n))
+			rc = take_line(rec, path, lineno, line, (size_t)n, err, errlen);
+	}
+	if (!rc && ferror(fp)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(-rc));
+	}
+	free(line);
+	fclose(fp);
+	if (!rc && !rec->start) {
+		snprintf(err, errlen, "%s is not a benchtop recording (it is empty)", path);
+		rc = -EINVAL;
+	}
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory reading %s", path);
+	if (rc) {
+		recording_free(rec);
+		return rc;
+	}
+	*out = rec;
+	return 0;
+}
+
+void recording_free(struct recording *rec)
+{
+	if (!rec)
+		return;
+	json_free(rec->start);
+	json_free(rec->end);
+	for (size_t i = 0; i < rec->nsamples; i++)
+		snapshot_free(rec->samples[i]);
+	free(rec->samples);
+	free(rec->events);
+	free(rec->items);
+	for (int i = 0; rec->wl_names && i < rec->nwl; i++)
+		free(rec->wl_names[i]);
+	free(rec->wl_names);
+	free(rec);
+}
+
+const struct json *recording_start(const struct recording *rec) { return rec->start; }
+const struct json *recording_end(const struct recording *rec) { return rec->end; }
+size_t recording_nsamples(const struct recording *rec) { return rec->nsamples; }
+size_t recording_nevents(const struct recording *rec) { return rec->nevents; }
+size_t recording_nitems(const struct recording *rec) { return rec->nitems; }
+int recording_nwl(const struct recording *rec) { return rec->nwl; }
+
+const struct snapshot *recording_sample(const struct recording *rec, size_t i)
+{
+	return i < rec->nsamples ? rec->samples[i] : NULL;
+}
+
+const struct event *recording_event(const struct recording *rec, size_t i)
+{
+	return i < rec->nevents ? &rec->events[i] : NULL;
+}
+
+double recording_item(const struct recording *rec, size_t i, bool *is_event, size_t *index)
+{
+	const struct item *it = &rec->items[i];
+	*is_event = it->is_event;
+	*index = it->index;
+	return it->t;
+}
+
+const char *const *recording_wl_names(const struct recording *rec)
+{
+	return (const char *const *)rec->wl_names;
+}
+
+double recording_duration(const struct recording *rec)
+{
+	double last = rec->nitems ? rec->items[rec->nitems - 1].t : 0;
+	double end = num(rec->end, "t", last);
+	return end > last ? end : last;
+}
+
+const char *recording_cpufreq(const struct recording *rec)
+{
+	return json_str(json_get(rec->start, "cpufreq"), "none");
+}
+
+/* ---- the summary --------------------------------------------------------- */
+
+static double ratio(double a, double b)
+{
+	return b > 1e-9 ? a / b : 0;
+}
+
+static bool workload_failed(const struct json *end, int id)
+{
+	const struct json *wls = json_get(end, "workloads");
+	for (size_t i = 0; i < json_len(wls); i++) {
+		const struct json *w = json_at(wls, i);
+		if ((int)num(w, "id", 0) == id)
+			return !strcmp(json_str(json_get(w, "state"), ""), "failed");
+	}
+	return false;
+}
+
+static void print_policies(const struct json *end, FILE *fp)
+{
+	const struct json *pol = json_get(end, "policies");
+	if (!json_len(pol)) {
+		fprintf(fp, "\ncpufreq: no cpufreq policies recorded\n");
+		return;
+	}
+	fprintf(fp, "\n%-8s  %-8s  %-14s  %-12s  %s\n", "policy", "cpus", "driver", "governor",
+	        "limits MHz (at the end of the run)");
+	for (size_t i = 0; i < json_len(pol); i++) {
+		const struct json *p = json_at(pol, i);
+		const char *drv = json_str(json_get(p, "driver"), ""), *gov = json_str(json_get(p, "governor"), "");
+		fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %.0f-%.0f\n", (int)num(p, "policy", (double)i),
+		        json_str(json_get(p, "cpus"), "-"), *drv ? drv : "-", *gov ? gov : "-",
+		        num(p, "min", 0) / 1000, num(p, "max", 0) / 1000);
+	}
+}
+
+void recording_print_summary(const struct recording *rec, enum units_mode u, FILE *fp)
+{
+	const struct json *end = rec->end;
+	if (!end) {
+		fprintf(fp, "\nThe recording has no end record (the run was cut short): no summary.\n");
+		return;
+	}
+	fprintf(fp, "\n%6s  %6s  %6s  %4s  %7s  %s\n", "user", "sys", "elaps", "hog",
+	        units_rate_label(u), "test");
+	const struct json *sum = json_get(end, "summary");
+	for (size_t i = 0; i < json_len(sum); i++) {
+		const struct json *s = json_at(sum, i);
+		double user = num(s, "user", 0), sys = num(s, "sys", 0), el = num(s, "elapsed", 0);
+		double bps = num(s, "bps", ratio(num(s, "bytes", 0), el));
+		double rate = units_rate_value(u, bps);
+		fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s%s\n", user, sys, el,
+		        ratio(user + sys, el) * 100, rate < 100 ? 1 : 0, rate,
+		        json_str(json_get(s, "test"), "?"),
+		        workload_failed(end, (int)num(s, "workload", 0)) ? " (failed)" : "");
+	}
+	const struct json *ph = json_get(end, "phases");
+	fprintf(fp, "\n%8s  %8s  %7s  %4s  %5s  %6s  %s\n", "from", "to", units_rate_label(u), "hog",
+	        "migr", "MHz", "phase");
+	for (size_t i = 0; i < json_len(ph); i++) {
+		const struct json *p = json_at(ph, i);
+		double rate = units_rate_value(u, num(p, "bps", 0));
+		double khz = num(p, "mean_khz", -1);
+		char mhz[16] = "-";
+		if (khz > 0)
+			snprintf(mhz, sizeof mhz, "%.0f", khz / 1000);
+		fprintf(fp, "%8.2f  %8.2f  %7.*f  %3.0f%%  %5.0f  %6s  %s\n", num(p, "from", 0),
+		        num(p, "to", 0), rate < 100 ? 1 : 0, rate, num(p, "hog", 0) * 100,
+		        num(p, "migrations", 0), mhz, json_str(json_get(p, "label"), ""));
+	}
+	print_policies(end, fp);
+	fflush(fp);
+}
+
+/* ---- the player ---------------------------------------------------------- */
+
+#define REPLAY_HISTORY 3600
+#define SPEED_MIN 0.25
+#define SPEED_MAX 16.0
+
+struct player {
+	const struct run *run;
+	struct recording *rec;
+	struct history *hist;
+	size_t next;                 /* next item to show */
+	double duration;
+	double anchor_pos, anchor_wall, speed;
+	bool paused, ended, quit;
+	int tfd, sfd;
+	int selected;
+	enum units_mode units;
+	char msg[160];               /* what the last key did */
+	char status[256];
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Recording time on screen now. */
+static double position(const struct player *p)
+{
+	if (p->ended)
+		return p->duration;
+	if (p->paused)
+		return p->anchor_pos;
+	double pos = p->anchor_pos + (mono() - p->anchor_wall) * p->speed;
+	return pos < p->duration ? pos : p->duration;
+}
+
+/* Start counting from here: after a pause or a change of speed. */
+static void reanchor(struct player *p)
+{
+	p->anchor_pos = position(p);
+	p->anchor_wall = mono();
+}
+
+/* Feed every item that is due into the history. */
+static void advance(struct player *p)
+{
+	double pos = position(p);
+	while (p->next < recording_nitems(p->rec)) {
+		bool ev;
+		size_t idx;
+		if (recording_item(p->rec, p->next, &ev, &idx) > pos)
+			break;
+		if (ev)
+			history_add_event(p->hist, recording_event(p->rec, idx));
+		else
+			history_push(p->hist, recording_sample(p->rec, idx));
+		p->next++;
+	}
+	if (p->next == recording_nitems(p->rec) && pos >= p->duration)
+		p->ended = true;
+}
+
+/* One shot at the wall time the next item (or the end) is due. */
+static void arm(struct player *p)
+{
+	struct itimerspec its = { 0 };
+	if (!p->paused && !p->ended) {
+		double due = p->duration;
+		if (p->next < recording_nitems(p->rec)) {
+			bool ev;
+			size_t idx;
+			due = recording_item(p->rec, p->next, &ev, &idx);
+		}
+		double wall = p->anchor_wall + (due - p->anchor_pos) / p->speed;
+		double now = mono();
+		if (wall < now + 1e-4)
+			wall = now + 1e-4;
+		its.it_value.tv_sec = (time_t)wall;
+		its.it_value.tv_nsec = (long)((wall - floor(wall)) * 1e9);
+	}
+	timerfd_settime(p->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void make_status(struct player *p)
+{
+	const char *state = p->ended ? "end of recording (q quits)" : p->paused ? "paused (space resumes)" : "playing";
+	snprintf(p->status, sizeof p->status, "replay %s  speed %gx  %.1f/%.1f s%s%s", state, p->speed,
+	         position(p), p->duration, p->msg[0] ? "  | " : "", p->msg);
+}
+
+static void view_of(struct player *p, struct ui_view *v)
+{
+	memset(v, 0, sizeof *v);
+	make_status(p);
+	v->hist = p->hist;
+	v->run = p->run;
+	v->wl_names = recording_wl_names(p->rec);
+	v->nwl = recording_nwl(p->rec);
+	v->status = p->status;
+	v->selected = p->selected;
+	v->units = p->units;
+	const char *fs = json_str(json_get(recording_start(p->rec), "freq_source"), "none");
+	v->freq_source = strcmp(fs, "none") ? fs : "not observable here";
+	const char *rk = recording_cpufreq(p->rec);
+	v->residency_label = strcmp(rk, "none") ? "recorded per phase: see the summary or --report"
+	                                        : "no cpufreq here (VM?)";
+	v->paused = p->paused;
+	v->replay = true;
+	v->elapsed = position(p);
+	v->interval = num(recording_start(p->rec), "interval", 0);
+}
+
+static void set_speed(struct player *p, double factor)
+{
+	double s = p->speed * factor;
+	if (s < SPEED_MIN || s > SPEED_MAX) {
+		snprintf(p->msg, sizeof p->msg, "speed stays %gx (%gx to %gx)", p->speed, SPEED_MIN, SPEED_MAX);
+		return;
+	}
+	reanchor(p);
+	p->speed = s;
+	snprintf(p->msg, sizeof p->msg, "speed %gx", s);
+}
+
+static void apply(struct player *p, const struct action *act)
+{
+	const struct snapshot *s = history_last(p->hist);
+	int nproc = s ? s->nproc : 0;
+	p->msg[0] = 0;
+	switch (act->id) {
+	case ACT_NONE: break;
+	case ACT_QUIT: p->quit = true; break;
+	case ACT_HELP: ui_toggle_help(); break;
+	case ACT_THEME: snprintf(p->msg, sizeof p->msg, "theme %s", ui_next_theme()); break;
+	case ACT_UNITS:
+		p->units = units_next(p->units);
+		snprintf(p->msg, sizeof p->msg, "units %s (%s)", units_name(p->units), units_rate_label(p->units));
+		break;
+	case ACT_SEL_UP: if (p->selected > 0) p->selected--; break;
+	case ACT_SEL_DOWN: if (p->selected + 1 < nproc) p->selected++; break;
+	case ACT_REPLAY_SLOWER: set_speed(p, 0.5); break;
+	case ACT_REPLAY_FASTER: set_speed(p, 2.0); break;
+	case ACT_PAUSE: case ACT_RESUME:
+		if (p->ended)
+			break;
+		reanchor(p);
+		p->paused = act->id == ACT_RESUME ? false : !p->paused;
+		break;
+	default:
+		snprintf(p->msg, sizeof p->msg, "a recording cannot be steered: that key acts on a live run only");
+	}
+}
+
+static int open_fds(struct player *p)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGWINCH);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	p->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	return p->sfd < 0 || p->tfd < 0 ? -errno : 0;
+}
+
+static void on_signals(struct player *p)
+{
+	struct signalfd_siginfo si;
+	while (read(p->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (si.ssi_signo == SIGWINCH)
+			ui_resize();
+		else
+			p->quit = true;
+	}
+}
+
+static void play(struct player *p)
+{
+	struct ui_view v;
+	p->anchor_wall = mono();
+	while (!p->quit) {
+		advance(p);
+		if (p->selected >= 0 && history_last(p->hist) && p->selected >= history_last(p->hist)->nproc)
+			p->selected = history_last(p->hist)->nproc ? history_last(p->hist)->nproc - 1 : 0;
+		view_of(p, &v);
+		ui_draw(&v);
+		arm(p);
+		struct pollfd pfd[3] = {
+			{ .fd = p->tfd, .events = POLLIN },
+			{ .fd = p->sfd, .events = POLLIN },
+			{ .fd = ui_fd(), .events = POLLIN },
+		};
+		/* Wake at least every half second so the clock on screen moves. */
+		if (poll(pfd, 3, p->paused || p->ended ? -1 : 500) < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents) {
+			uint64_t exp;
+			if (read(p->tfd, &exp, sizeof exp) < 0)
+				exp = 0;
+		}
+		if (pfd[1].revents)
+			on_signals(p);
+		if (pfd[2].revents) {
+			struct action act;
+			view_of(p, &v);
+			while (!p->quit && ui_key(&v, &act) == 1) {
+				apply(p, &act);
+				view_of(p, &v);
+			}
+		}
+	}
+}
+
+int replay_main(const struct run *r)
+{
+	char err[512];
+	struct recording *rec;
+	int rc = recording_load(r->replay, &rec, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "benchtop: %s\n", err);
+		return rc == -EINVAL ? 2 : 3;
+	}
+	struct player p = { .run = r, .rec = rec, .speed = 1, .units = r->units, .tfd = -1, .sfd = -1 };
+	p.duration = recording_duration(rec);
+	p.hist = history_new(REPLAY_HISTORY);
+	int status = 0;
+	if (!p.hist || open_fds(&p)) {
+		fprintf(stderr, "benchtop: cannot set up the replay: %s\n", strerror(p.hist ? errno : ENOMEM));
+		status = 3;
+	} else if (!r->batch) {
+		struct theme probe;
+		if (theme_load(r->theme, &probe, err, sizeof err) < 0) {
+			fprintf(stderr, "benchtop: %s\n", err);
+			status = 2;
+		} else if (ui_open(r->theme, r->no_color, err, sizeof err) < 0) {
+			fprintf(stderr, "benchtop: %s\n", err);
+			status = 3;
+		} else {
+			play(&p);
+			ui_close();
+		}
+	}
+	if (!status) {
+		printf("replay of %s (%.1f s, %zu samples, %zu events)\n", r->replay, p.duration,
+		       recording_nsamples(rec), recording_nevents(rec));
+		recording_print_summary(rec, p.units, stdout);
+	}
+	if (p.tfd >= 0)
+		close(p.tfd);
+	if (p.sfd >= 0)
+		close(p.sfd);
+	history_free(p.hist);
+	recording_free(rec);
+	return status;
+}
