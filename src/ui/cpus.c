@@ -3,16 +3,20 @@
 #include "uipriv.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define MIN_COLW 34
 
-/* One bar segment: colour in colour mode, a letter in mono so the split
- * stays readable without colour. */
+/* One bar segment, one call: colour in colour mode, a letter in mono so
+ * the split stays readable without colour. */
 static int segment(int y, int x, int n, enum theme_role role, char mono_ch)
 {
-	attr_t a = ui_attr(role);
-	for (int i = 0; i < n; i++)
-		mvaddch(y, x + i, (chtype)(ui_mono ? mono_ch : '|') | a);
+	char run[256];
+	if (n <= 0)
+		return x;
+	n = n < (int)sizeof(run) ? n : (int)sizeof(run);
+	memset(run, ui_mono ? mono_ch : '|', (size_t)n);
+	ui_put(y, x, n, ui_attr(role), run, (size_t)n);
 	return x + n;
 }
 

@@ -23,18 +23,29 @@ static char cpu_char(int cpu)
 	return cpu >= 0 && cpu < 36 ? digits[cpu] : '+';
 }
 
+/* The row is built in memory and written with one call; samples where
+ * the process was not seen stay blank. */
 static void strip(const struct ui_view *v, const struct proc_sample *p, int hint,
                   int y, int x, int w)
 {
+	chtype cells[1024];
 	size_t len = history_len(v->hist);
-	int col = w - 1;
+	int col = w - 1, first = w;
+	if (w > 1024)
+		return;
+	chtype blank = ui_blank();
 	for (size_t i = len; i-- > 0 && col >= 0; col--) {
 		const struct proc_sample *q = find_proc(history_at(v->hist, i), p->pid, hint);
-		if (!q || q->cpu < 0)
+		if (!q || q->cpu < 0) {
+			cells[col] = blank;
 			continue;
+		}
 		enum theme_role role = ROLE_CPU0 + q->cpu % THEME_NCPU_ROLES;
-		mvaddch(y, x + col, (chtype)cpu_char(q->cpu) | ui_attr(role));
+		cells[col] = (chtype)cpu_char(q->cpu) | ui_cell_attr(ui_attr(role));
+		first = col;
 	}
+	if (first < w)
+		mvaddchnstr(y, x + first, cells + first, w - first);
 }
 
 void ui_placement_draw(const struct ui_view *v, struct rect r)

@@ -160,6 +160,40 @@ static void title(const struct ui_view *v, struct rect r, const char *label)
 	ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
 }
 
+static uint64_t rows_key(uint64_t h, const struct ui_view *v, int cpu, bool since_event)
+{
+	const long *khz;
+	const double *secs;
+	size_t n = v->residency(v->residency_ctx, cpu, since_event, &khz, &secs);
+	h = ui_hash(h, &n, sizeof(n));
+	h = ui_hash(h, khz, n * sizeof(*khz));
+	return ui_hash(h, secs, n * sizeof(*secs));
+}
+
+/* Everything the panel shows, hashed: it is drawn again only when this
+ * changes (the rows change every tick on a busy machine, never on an
+ * idle one or in a paused replay). */
+static uint64_t input_key(const struct ui_view *v, struct rect r, const struct snapshot *s,
+                          const char *label)
+{
+	uint64_t h = ui_hash(UI_HASH0, label, strlen(label));
+	int ncpu = s ? s->ncpu : 0, rows = r.h - 1;
+	h = ui_hash(h, &ncpu, sizeof(ncpu));
+	for (int i = 0; i < ncpu && i < rows; i++) {
+		h = ui_hash(h, &s->cpus[i].id, sizeof(int));
+		h = rows_key(h, v, s->cpus[i].id, false);
+		h = rows_key(h, v, s->cpus[i].id, true);
+	}
+	size_t ne = v->hist ? history_nevents(v->hist) : 0;
+	const struct event *e = ne ? history_event(v->hist, ne - 1) : NULL;
+	char ago[32];
+	snprintf(ago, sizeof(ago), "%.0f", e && v->elapsed > e->t ? v->elapsed - e->t : 0.0);
+	h = ui_hash(h, ago, strlen(ago));
+	if (e)
+		h = ui_hash(h, e, sizeof(*e));
+	return h;
+}
+
 void ui_residency_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
@@ -169,6 +203,10 @@ void ui_residency_draw(const struct ui_view *v, struct rect r)
 		ui_text(r.y + 1, r.x + 2, r.w - 3, ROLE_DIM, label);
 		return;
 	}
+	static struct ui_cache cache;
+	uint64_t key = input_key(v, r, s, label);
+	if (ui_cache_restore(&cache, r, key))
+		return;
 	title(v, r, label);
 	int ncpu = s ? s->ncpu : 0, rows = r.h - 1;
 	for (int i = 0; i < ncpu && i < rows; i++) {
@@ -178,4 +216,5 @@ void ui_residency_draw(const struct ui_view *v, struct rect r)
 		else
 			cpu_row(v, s->cpus[i].id, r.y + 1 + i, r.x, r.w - 1);
 	}
+	ui_cache_store(&cache, r, key);
 }

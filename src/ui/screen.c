@@ -6,6 +6,7 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ static bool help_on;
 static struct theme cur;
 static attr_t role_attr[ROLE_COUNT];
 static attr_t bkgd_attr;   /* the background's attributes (role normal) */
+static uint64_t generation; /* bumped when every cached panel is stale */
 
 /* Attributes of each role without colour: enough to tell them apart. */
 static attr_t mono_attr(enum theme_role r)
@@ -62,6 +64,7 @@ static void apply_theme(void)
 		role_attr[r] = COLOR_PAIR(r + 1) | (cur.bold[r] ? A_BOLD : 0);
 	}
 	bkgd_attr = role_attr[ROLE_NORMAL];
+	generation++;
 	bkgdset(' ' | bkgd_attr);
 }
 
@@ -168,6 +171,7 @@ void ui_resize(void)
 	    isatty(term_fd))
 		resizeterm(ws.ws_row, ws.ws_col);
 	clearok(curscr, TRUE);
+	generation++;
 }
 
 const char *ui_next_theme(void)
@@ -343,6 +347,50 @@ void ui_fmt_khz(long khz, char *buf, size_t len)
 		snprintf(buf, len, "%.2f GHz", khz / 1e6);
 	else
 		snprintf(buf, len, "%ld MHz", khz / 1000);
+}
+
+/* ---- panels drawn again only when their input changed ---- */
+
+uint64_t ui_hash(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t cache_key(struct rect r, uint64_t key)
+{
+	int k[6] = { r.y, r.x, r.h, r.w, ui_utf8, ui_mono };
+	key = ui_hash(key, k, sizeof(k));
+	return ui_hash(key, &generation, sizeof(generation));
+}
+
+bool ui_cache_restore(struct ui_cache *c, struct rect r, uint64_t key)
+{
+	if (!c->cells || c->key != cache_key(r, key) || r.w > COLS || r.y + r.h > LINES)
+		return false;
+	for (int y = 0; y < r.h; y++)
+		mvadd_wchnstr(r.y + y, r.x, c->cells + (size_t)y * (size_t)r.w, r.w);
+	return true;
+}
+
+void ui_cache_store(struct ui_cache *c, struct rect r, uint64_t key)
+{
+	size_t n = (size_t)r.h * (size_t)r.w;
+	if (n > c->cap) {
+		cchar_t *p = realloc(c->cells, n * sizeof(*p));
+		if (!p) {
+			c->key = 0;
+			return;
+		}
+		c->cells = p;
+		c->cap = n;
+	}
+	for (int y = 0; y < r.h; y++)
+		for (int x = 0; x < r.w; x++)
+			mvin_wch(r.y + y, r.x + x, &c->cells[(size_t)y * (size_t)r.w + (size_t)x]);
+	c->key = cache_key(r, key);
 }
 
 /* ---- layout and the draw pass ---- */

@@ -5,6 +5,7 @@
 
 #include <curses.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
 
@@ -37,6 +38,16 @@ void ui_wch(int y, int x, wchar_t wc, char ascii, attr_t a);
 int ui_strwidth(const char *s);
 /* Frequency as text: "2.60 GHz", "—" when unknown. */
 void ui_fmt_khz(long khz, char *buf, size_t len);
+
+/* A panel whose input did not change is copied from its last drawing:
+ * hash the input with ui_hash (FNV-1a; start from UI_HASH0), try
+ * ui_cache_restore, and if it says false draw and ui_cache_store.  The
+ * rectangle, locale, colour mode and theme are part of the key. */
+#define UI_HASH0 0xcbf29ce484222325ULL
+struct ui_cache { uint64_t key; cchar_t *cells; size_t cap; };
+uint64_t ui_hash(uint64_t h, const void *p, size_t n);
+bool ui_cache_restore(struct ui_cache *c, struct rect r, uint64_t key);
+void ui_cache_store(struct ui_cache *c, struct rect r, uint64_t key);
 
 /* Panels: each draws v into r and nothing outside it. */
 void ui_header_draw(const struct ui_view *v, struct rect r);
