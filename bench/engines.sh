@@ -20,7 +20,8 @@
 #  4. The misaligned rewrite: written with bs, rewritten in place with bs
 #     after the file left the cache, for bs=8192 and bs=5000; rewrite/write
 #     ratio of each.
-# BENCH_ONLY="warm cold sync call rewrite" picks sections.  Not part of make
+# BENCH_ONLY="warm cold sync call rewrite" picks sections; BENCH_ENGINES and
+# BENCH_TOOLS pick rows (default all).  Not part of make
 # check: it takes minutes and needs 3 × the size free in /var/tmp.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -56,8 +57,8 @@ want() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
 head -c $(( SIZE_MIB * 1048576 )) /dev/urandom >"$W/src"
 sync
 
-ENGINES="rw cfr sendfile splice mmap pipe2 pipe3"
-TOOLS="cp cat dd"
+ENGINES=${BENCH_ENGINES:-rw cfr sendfile splice mmap pipe2 pipe3}
+TOOLS=${BENCH_TOOLS:-cp cat dd}
 
 # timed COMMAND...: run it, print "user sys elapsed" of it and its children
 # (bash's time: milliseconds; /usr/bin/time's centiseconds are too coarse

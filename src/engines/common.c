@@ -23,6 +23,25 @@ void eng_add(struct engine_counters *c, uint64_t bytes, uint64_t rbytes, uint64_
 		__atomic_fetch_add(&c->calls, calls, __ATOMIC_RELAXED);
 }
 
+static inline void bump(uint64_t *v, uint64_t n)
+{
+	__atomic_store_n(v, __atomic_load_n(v, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+void eng_count(struct eng_ctx *x, uint64_t bytes, uint64_t rbytes, uint64_t calls)
+{
+	if (!x->solo) {
+		eng_add(x->c, bytes, rbytes, calls);
+		return;
+	}
+	if (bytes)
+		bump(&x->c->bytes, bytes);
+	if (rbytes)
+		bump(&x->c->rbytes, rbytes);
+	if (calls)
+		bump(&x->c->calls, calls);
+}
+
 void eng_phase(struct engine_counters *c, int phase)
 {
 	struct timespec ts;
@@ -135,7 +154,7 @@ int eng_write_all(struct eng_ctx *x, int fd, const char *buf, size_t n, const ch
 	while (n > 0) {
 		ssize_t k = write(fd, buf, n);
 
-		eng_add(x->c, 0, 0, 1);
+		eng_count(x, 0, 0, 1);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0 && errno == EINVAL && n % 512 != 0 && drop_direct(fd) == 0)
@@ -145,7 +164,7 @@ int eng_write_all(struct eng_ctx *x, int fd, const char *buf, size_t n, const ch
 		if (k == 0)
 			return eng_fail(x->c, ENOSPC, "writing", path);
 		if (!x->pipe_reader)
-			eng_add(x->c, (uint64_t)k, 0, 0);
+			eng_count(x, (uint64_t)k, 0, 0);
 		buf += k;
 		n -= (size_t)k;
 	}
@@ -156,7 +175,7 @@ int eng_finish(struct eng_ctx *x, int fd, const char *path)
 {
 	if (x->w->sync == SYNC_END) {
 		eng_phase(x->c, 2);
-		eng_add(x->c, 0, 0, 1);
+		eng_count(x, 0, 0, 1);
 		if (fsync(fd) != 0) {
 			int e = errno;
 
@@ -169,4 +188,44 @@ int eng_finish(struct eng_ctx *x, int fd, const char *path)
 	eng_phase(x->c, 3);
 	eng_done(x->c);
 	return 0;
+}
+
+int eng_copy_files(struct eng_ctx *x, eng_loop loop)
+{
+	int in, out, rc;
+
+	if ((rc = eng_open_src(x, &in)))
+		return rc;
+	if ((rc = eng_open_dst(x, &out))) {
+		close(in);
+		return rc;
+	}
+	rc = loop(x, in, out);
+	close(in);
+	if (rc) {
+		close(out);
+		return rc;
+	}
+	return eng_finish(x, out, x->job->dst);
+}
+
+int eng_chunk_loop(struct eng_ctx *x, int in, int out, eng_step step, const char *verb)
+{
+	size_t chunk = x->bs > ENG_BIG_CHUNK ? x->bs : ENG_BIG_CHUNK;
+
+	for (;;) {
+		ssize_t n = step(in, out, chunk);
+
+		if (n < 0 && errno == EINTR) {
+			eng_count(x, 0, 0, 1);
+			continue;
+		}
+		if (n < 0) {
+			eng_count(x, 0, 0, 1);
+			return eng_fail(x->c, errno, verb, x->job->dst);
+		}
+		eng_count(x, (uint64_t)n, (uint64_t)n, 1);
+		if (n == 0)
+			return 0;
+	}
 }

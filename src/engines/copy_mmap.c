@@ -1,6 +1,9 @@
 /* copy_mmap.c - engine=mmap: the source is mapped and written to the
  * destination with write(2) straight from the mapping, bs at a time (one
- * copy, no read buffer). */
+ * copy, no read buffer).  The mapping is populated a window ahead of the
+ * writes (MADV_POPULATE_READ): a write from pages not yet mapped copies
+ * short, zeroes what it had prepared, faults the pages in and starts over,
+ * which made this engine four times slower than read/write. */
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -8,11 +11,33 @@
 
 #include "engines.h"
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+/* Map [off, off + n) of the mapping now; where the kernel has no
+ * MADV_POPULATE_READ (before Linux 5.14), touch a byte per page. */
+static void populate(const char *map, size_t off, size_t n)
+{
+	static bool touch;
+	long page = sysconf(_SC_PAGESIZE);
+	volatile char sink;
+
+	if (!touch && madvise((void *)(map + off), n, MADV_POPULATE_READ) == 0)
+		return;
+	if (errno == EINVAL)
+		touch = true;
+	for (size_t i = 0; touch && i < n; i += (size_t)page)
+		sink = map[off + i];
+	(void)sink;
+}
+
 static int mmap_loop(struct eng_ctx *x, int in, int out)
 {
 	struct stat st;
 	char *map;
-	size_t size, off;
+	size_t size, off, mapped = 0;
+	size_t win = x->bs > ENG_BIG_CHUNK ? x->bs : ENG_BIG_CHUNK;
 	int rc = 0;
 
 	if (fstat(in, &st) != 0)
@@ -23,14 +48,20 @@ static int mmap_loop(struct eng_ctx *x, int in, int out)
 	if (size == 0)
 		return 0;
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, in, 0);
-	eng_add(x->c, 0, 0, 1);
+	eng_count(x, 0, 0, 1);
 	if (map == MAP_FAILED)
 		return eng_fail(x->c, errno, "mapping", x->job->src);
 	madvise(map, size, MADV_SEQUENTIAL);
 	for (off = 0; off < size && rc == 0; off += x->bs) {
 		size_t n = size - off < x->bs ? size - off : x->bs;
 
-		eng_add(x->c, 0, n, 0);
+		if (off + n > mapped) {
+			size_t w = size - off < win ? size - off : win;
+
+			populate(map, off, w);
+			mapped = off + w;
+		}
+		eng_count(x, 0, n, 0);
 		rc = eng_write_all(x, out, map + off, n, x->job->dst);
 	}
 	munmap(map, size);
@@ -39,19 +70,5 @@ static int mmap_loop(struct eng_ctx *x, int in, int out)
 
 int eng_copy_mmap(struct eng_ctx *x)
 {
-	int in, out, rc;
-
-	if ((rc = eng_open_src(x, &in)))
-		return rc;
-	if ((rc = eng_open_dst(x, &out))) {
-		close(in);
-		return rc;
-	}
-	rc = mmap_loop(x, in, out);
-	close(in);
-	if (rc) {
-		close(out);
-		return rc;
-	}
-	return eng_finish(x, out, x->job->dst);
+	return eng_copy_files(x, mmap_loop);
 }

@@ -15,7 +15,7 @@ int eng_rw_loop(struct eng_ctx *x, int in, int out, const char *inpath, const ch
 	for (;;) {
 		ssize_t n = read(in, buf, x->bs);
 
-		eng_add(x->c, 0, 0, 1);
+		eng_count(x, 0, 0, 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -25,7 +25,7 @@ int eng_rw_loop(struct eng_ctx *x, int in, int out, const char *inpath, const ch
 		if (n == 0)
 			break;
 		if (!x->pipe_writer)
-			eng_add(x->c, 0, (uint64_t)n, 0);
+			eng_count(x, 0, (uint64_t)n, 0);
 		rc = eng_write_all(x, out, buf, (size_t)n, outpath);
 		if (rc)
 			break;
@@ -34,22 +34,12 @@ int eng_rw_loop(struct eng_ctx *x, int in, int out, const char *inpath, const ch
 	return rc;
 }
 
-int eng_copy_rw(struct eng_ctx *x)
+static int rw_loop(struct eng_ctx *x, int in, int out)
 {
-	int in, out, rc;
-
-	if ((rc = eng_open_src(x, &in)))
-		return rc;
-	if ((rc = eng_open_dst(x, &out))) {
-		close(in);
-		return rc;
-	}
-	rc = eng_rw_loop(x, in, out, x->job->src, x->job->dst);
-	close(in);
-	if (rc) {
-		close(out);
-		return rc;
-	}
-	return eng_finish(x, out, x->job->dst);
+	return eng_rw_loop(x, in, out, x->job->src, x->job->dst);
 }
 
+int eng_copy_rw(struct eng_ctx *x)
+{
+	return eng_copy_files(x, rw_loop);
+}

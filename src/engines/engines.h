@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "benchtop/engine.h"
 
 /* Large chunks for the in-kernel copies: few calls, yet counters that move
@@ -25,10 +26,15 @@ struct eng_ctx {
 	/* engine=pipe: what crosses the pipe is counted once, on the side
 	 * of the file: the reader counts rbytes, the writer bytes. */
 	bool pipe_reader, pipe_writer;
+	/* The only process of its job: it alone writes the counter block. */
+	bool solo;
 };
 
 /* Counters: atomic adds, since the processes of one job share the block. */
 void eng_add(struct engine_counters *c, uint64_t bytes, uint64_t rbytes, uint64_t calls);
+/* The same from an engine's loop: plain relaxed stores when x is the only
+ * writer of its block (no locked instruction per call), else eng_add. */
+void eng_count(struct eng_ctx *x, uint64_t bytes, uint64_t rbytes, uint64_t calls);
 void eng_phase(struct engine_counters *c, int phase);
 /* Mark the job finished (writer side) and wake the control process. */
 void eng_done(struct engine_counters *c);
@@ -53,6 +59,18 @@ int eng_open_dst(struct eng_ctx *x, int *fd);
 int eng_write_all(struct eng_ctx *x, int fd, const char *buf, size_t n, const char *path);
 /* sync=end: phase 2 and fsync; then close, phase 3 and done. */
 int eng_finish(struct eng_ctx *x, int fd, const char *path);
+
+/* The copy engines' frame: open the job's source and destination, run
+ * loop(x, in, out), close, and on success eng_finish the destination. */
+typedef int (*eng_loop)(struct eng_ctx *x, int in, int out);
+int eng_copy_files(struct eng_ctx *x, eng_loop loop);
+
+/* One in-kernel copy call (copy_file_range, sendfile): up to n bytes from
+ * in to out at their file positions; bytes moved, 0 at EOF, or -1/errno. */
+typedef ssize_t (*eng_step)(int in, int out, size_t n);
+/* Call step with big chunks until EOF, counting each call and its bytes on
+ * both sides; a failure is reported as "VERB DST: ...". */
+int eng_chunk_loop(struct eng_ctx *x, int in, int out, eng_step step, const char *verb);
 
 /* Copy in to out with read/write, x->bs at a time, until EOF. */
 int eng_rw_loop(struct eng_ctx *x, int in, int out, const char *inpath, const char *outpath);

@@ -19,15 +19,15 @@ static int block_read(struct eng_ctx *x, int fd)
 		return eng_fail(x->c, ENOMEM, "allocating a buffer for", x->job->src);
 	for (;;) {
 		ssize_t n = read(fd, buf, x->bs);
+		uint64_t got = n > 0 ? (uint64_t)n : 0;
 
-		eng_add(x->c, 0, 0, 1);
+		eng_count(x, got, got, 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			rc = eng_fail(x->c, errno, "reading", x->job->src);
 		if (n <= 0)
 			break;
-		eng_add(x->c, (uint64_t)n, (uint64_t)n, 0);
 	}
 	free(buf);
 	return rc;
@@ -43,12 +43,12 @@ static int char_read(struct eng_ctx *x, int fd)
 		return eng_fail(x->c, errno, "opening a stream on", x->job->src);
 	while ((ch = getc(fp)) != EOF) {
 		if (++pending == CHAR_BATCH) {
-			eng_add(x->c, pending, pending, pending);
+			eng_count(x, pending, pending, pending);
 			pending = 0;
 		}
 	}
 	/* The getc that met the end counts as a call too. */
-	eng_add(x->c, pending, pending, pending + 1);
+	eng_count(x, pending, pending, pending + 1);
 	if (ferror(fp)) {
 		fclose(fp);
 		return eng_fail(x->c, EIO, "reading", x->job->src);

@@ -28,12 +28,12 @@ static int seek_loop(struct eng_ctx *x, int fd, char *buf, uint64_t nblocks)
 		off_t off = (off_t)((next_rand(&s) % nblocks) * x->bs);
 		ssize_t n = pread(fd, buf, x->bs, off);
 
-		eng_add(x->c, 0, 0, 1);
+		eng_count(x, 0, 0, 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return eng_fail(x->c, errno, "reading", x->job->src);
-		eng_add(x->c, (uint64_t)n, (uint64_t)n, 0);
+		eng_count(x, (uint64_t)n, (uint64_t)n, 0);
 	}
 	return 0;
 }

@@ -43,11 +43,11 @@ static int char_pass(struct eng_ctx *x, FILE *fp)
 		if (putc((int)('a' + i % 26), fp) == EOF)
 			return eng_fail(x->c, errno ? errno : EIO, "writing", x->job->dst);
 		if (++pending == CHAR_BATCH) {
-			eng_add(x->c, pending, 0, pending);
+			eng_count(x, pending, 0, pending);
 			pending = 0;
 		}
 	}
-	eng_add(x->c, pending, 0, pending);
+	eng_count(x, pending, 0, pending);
 	if (fflush(fp) != 0)
 		return eng_fail(x->c, errno, "writing", x->job->dst);
 	return 0;
@@ -62,7 +62,7 @@ static int pass(struct eng_ctx *x, int fd, FILE *fp, const char *buf)
 /* Between the write and the rewrite: to disk, then out of the cache. */
 static int restart_cold(struct eng_ctx *x, int fd, FILE *fp)
 {
-	eng_add(x->c, 0, 0, 1);
+	eng_count(x, 0, 0, 1);
 	if (fdatasync(fd) != 0)
 		return eng_fail(x->c, errno, "syncing", x->job->dst);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
