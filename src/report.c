@@ -1,8 +1,729 @@
-/* report.c - SVG and HTML from a recording. */
+/* report.c - SVG and HTML from a recording: the throughput graph with
+ * event markers, the placement strip, residency bars and the summary
+ * tables, all computed from the loaded recording (nothing from this
+ * machine), so a report looks the same wherever it is made. */
 #include "benchtop/report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "benchtop/units.h"
+
+#define W 1000                 /* picture width */
+#define PL 80                  /* plot left edge */
+#define PR 980                 /* plot right edge */
+#define CHART_H 260
+#define STRIP_ROW 14
+#define STRIP_MAX 32           /* processes shown in the placement strip */
+#define RES_ROW 16
+#define RES_MAX_FREQS 24
+#define LINE_H 15              /* table text lines */
+
+static const char *wl_colour[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2" };
+static const char *cpu_colour[] = { "#4e79a7", "#f28e2b", "#59a14f", "#e15759",
+                                    "#76b7b2", "#edc948", "#b07aa1", "#9c755f" };
+#define NWLC (sizeof wl_colour / sizeof *wl_colour)
+#define NCPUC (sizeof cpu_colour / sizeof *cpu_colour)
+
+/* Text for XML and HTML: markup characters escaped, control characters
+ * (not allowed in XML 1.0) dropped; at most max bytes of the source, cut
+ * on a character boundary, with "..." when cut (max 0: no limit). */
+static void esc(FILE *fp, const char *s, size_t max)
+{
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++, n++) {
+		if (max && n >= max && (*p & 0xC0) != 0x80) {
+			fputs("...", fp);
+			return;
+		}
+		switch (*p) {
+		case '&': fputs("&amp;", fp); break;
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		case '\'': fputs("&#39;", fp); break;
+		default:
+			if (*p >= 0x20 || *p == '\t')
+				fputc(*p, fp);
+		}
+	}
+}
+
+static double num(const struct json *o, const char *key, double def)
+{
+	return json_num(json_get(o, key), def);
+}
+
+/* 1, 2 or 5 times a power of ten, at least x / 5: five or so ticks. */
+static double nice_step(double x)
+{
+	if (!(x > 0))
+		return 1;
+	double raw = x / 5, p = pow(10, floor(log10(raw)));
+	double m = raw / p;
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+struct frame {
+	double t1;                   /* seconds shown on the x axis */
+	double ymax;                 /* rate units at the top */
+	int top;                     /* chart top edge */
+	enum units_mode u;
+};
+
+static double fx(const struct frame *f, double t)
+{
+	return PL + (PR - PL) * (f->t1 > 0 ? t / f->t1 : 0);
+}
+
+static double fy(const struct frame *f, double v)
+{
+	if (v != v || v < 0)
+		v = 0;
+	return f->top + CHART_H - CHART_H * (v > f->ymax ? 1 : v / f->ymax);
+}
+
+/* ---- throughput ---------------------------------------------------------- */
+
+enum series_kind { S_WRITE, S_READ, S_TOTAL, S_DISK };
+
+static double series_value(const struct snapshot *s, enum series_kind k, int wl)
+{
+	double v = 0;
+	switch (k) {
+	case S_WRITE: return wl < s->nwl ? s->wls[wl].write_bps : 0;
+	case S_READ: return wl < s->nwl ? s->wls[wl].read_bps : 0;
+	case S_DISK: return s->disk.write_bps;
+	case S_TOTAL:
+		for (int i = 0; i < s->nwl; i++)
+			v += s->wls[i].write_bps;
+		return v;
+	}
+	return 0;
+}
+
+static double series_max(const struct recording *rec, enum series_kind k, int wl)
+{
+	double m = 0;
+	for (size_t i = 0; i < recording_nsamples(rec); i++) {
+		double v = series_value(recording_sample(rec, i), k, wl);
+		if (v > m)
+			m = v;
+	}
+	return m;
+}
+
+static void polyline(FILE *fp, const struct recording *rec, const struct frame *f,
+                     enum series_kind k, int wl, const char *colour, const char *dash, double width)
+{
+	fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s%s%s points=\"",
+	        colour, width, dash ? " stroke-dasharray=\"" : "", dash ? dash : "", dash ? "\"" : "");
+	for (size_t i = 0; i < recording_nsamples(rec); i++) {
+		const struct snapshot *s = recording_sample(rec, i);
+		fprintf(fp, "%.1f,%.1f ", fx(f, s->t), fy(f, units_rate_value(f->u, series_value(s, k, wl))));
+	}
+	fprintf(fp, "\"/>\n");
+}
+
+/* One legend entry at (*x, *y); wraps to a new row at the right edge. */
+static void legend(FILE *fp, int *x, int *y, const char *colour, const char *dash, const char *label)
+{
+	size_t len = strlen(label) > 48 ? 51 : strlen(label);
+	int w = 40 + 7 * (int)len;
+	if (*x > PL && *x + w > PR) {
+		*x = PL;
+		*y += 16;
+	}
+	fprintf(fp, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s%s%s/>",
+	        *x, *y - 4, *x + 24, *y - 4, colour, dash ? " stroke-dasharray=\"" : "", dash ? dash : "",
+	        dash ? "\"" : "");
+	fprintf(fp, "<text x=\"%d\" y=\"%d\">", *x + 28, *y);
+	esc(fp, label, 48);
+	fprintf(fp, "</text>\n");
+	*x += w;
+}
+
+static void axes(FILE *fp, const struct frame *f)
+{
+	double ys = nice_step(f->ymax), xs = nice_step(f->t1);
+	fprintf(fp, "<g class=\"axis\">\n");
+	for (double v = 0; v <= f->ymax + ys * 1e-6; v += ys) {
+		double y = fy(f, v);
+		fprintf(fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+		        "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+		        PL, y, PR, y, PL - 6, y + 4, v);
+	}
+	for (double t = 0; t <= f->t1 + xs * 1e-6; t += xs)
+		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%gs</text>\n", fx(f, t),
+		        f->top + CHART_H + 14, t);
+	fprintf(fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n",
+	        PL, f->top, PR - PL, CHART_H);
+	fprintf(fp, "<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">%s</text>\n",
+	        f->top + CHART_H / 2, f->top + CHART_H / 2, units_rate_label(f->u));
+	fprintf(fp, "</g>\n");
+}
+
+/* A dashed line and a label per event; labels step down three rows so
+ * neighbours do not print over each other. */
+static void markers(FILE *fp, const struct recording *rec, const struct frame *f)
+{
+	fprintf(fp, "<g class=\"events\">\n");
+	for (size_t i = 0; i < recording_nevents(rec); i++) {
+		const struct event *e = recording_event(rec, i);
+		double x = fx(f, e->t);
+		int ly = f->top + 12 + 13 * (int)(i % 3);
+		fprintf(fp, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
+		        "stroke-dasharray=\"4 3\"/>", x, f->top, x, f->top + CHART_H);
+		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" fill=\"#d62728\"%s><title>", x + 3, ly,
+		        x > PR - 120 ? " text-anchor=\"end\"" : "");
+		esc(fp, e->action, 0);
+		fprintf(fp, " at %.2f s</title>", e->t);
+		esc(fp, e->label, 32);
+		fprintf(fp, "</text>\n");
+	}
+	fprintf(fp, "</g>\n");
+}
+
+static int throughput(FILE *fp, const struct recording *rec, int top, enum units_mode u)
+{
+	struct frame f = { .t1 = recording_duration(rec), .top = top + 22, .u = u };
+	int nwl = recording_nwl(rec);
+	const char *const *names = recording_wl_names(rec);
+	double m = series_max(rec, S_DISK, 0);
+	for (int w = 0; w < nwl; w++) {
+		double a = series_max(rec, S_WRITE, w), b = series_max(rec, S_READ, w);
+		m = fmax(m, fmax(a, b));
+	}
+	m = units_rate_value(u, m);
+	double step = nice_step(m > 0 ? m : 1);
+	f.ymax = ceil((m > 0 ? m : 1) / step) * step;
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"h\">Throughput (%s)</text>\n", PL, top + 12,
+	        units_rate_label(u));
+	axes(fp, &f);
+	int lx = PL, ly = f.top + CHART_H + 34;
+	char label[320];
+	if (nwl > 1) {   /* under the workloads' own lines */
+		polyline(fp, rec, &f, S_TOTAL, 0, "#000", NULL, 1.2);
+		legend(fp, &lx, &ly, "#000", NULL, "total write");
+	}
+	polyline(fp, rec, &f, S_DISK, 0, "#7f7f7f", "2 2", 1.5);
+	legend(fp, &lx, &ly, "#7f7f7f", "2 2", "disk write");
+	for (int w = 0; w < nwl; w++) {
+		const char *c = wl_colour[(size_t)w % NWLC];
+		polyline(fp, rec, &f, S_WRITE, w, c, NULL, 2);
+		snprintf(label, sizeof label, "%.36s%s write", names[w], strlen(names[w]) > 36 ? "..." : "");
+		legend(fp, &lx, &ly, c, NULL, label);
+		if (series_max(rec, S_READ, w) > 0) {
+			polyline(fp, rec, &f, S_READ, w, c, "6 3", 1.5);
+			snprintf(label, sizeof label, "%.36s%s read", names[w], strlen(names[w]) > 36 ? "..." : "");
+			legend(fp, &lx, &ly, c, "6 3", label);
+		}
+	}
+	markers(fp, rec, &f);
+	return ly + 18;
+}
+
+/* ---- placement ----------------------------------------------------------- */
+
+struct strip_proc {
+	pid_t pid;
+	char name[64];
+};
+
+static size_t strip_procs(const struct recording *rec, struct strip_proc *out, size_t max, size_t *total)
+{
+	size_t n = 0;
+	*total = 0;
+	for (size_t i = 0; i < recording_nsamples(rec); i++) {
+		const struct snapshot *s = recording_sample(rec, i);
+		for (int k = 0; k < s->nproc; k++) {
+			size_t j = 0;
+			while (j < n && out[j].pid != s->procs[k].pid)
+				j++;
+			if (j < n)
+				continue;
+			(*total)++;
+			if (n == max)
+				continue;
+			out[n].pid = s->procs[k].pid;
+			snprintf(out[n].name, sizeof out[n].name, "%d %s (%s)", (int)s->procs[k].pid,
+			         s->procs[k].comm, s->procs[k].role);
+			n++;
+		}
+	}
+	return n;
+}
+
+static int cpu_of(const struct snapshot *s, pid_t pid)
+{
+	for (int k = 0; k < s->nproc; k++)
+		if (s->procs[k].pid == pid)
+			return s->procs[k].cpu;
+	return -1;
+}
+
+/* One row per process, one cell per sample coloured by its CPU; runs of
+ * the same CPU become one rectangle. */
+static int placement(FILE *fp, const struct recording *rec, int top)
+{
+	struct strip_proc procs[STRIP_MAX];
+	size_t total, n = strip_procs(rec, procs, STRIP_MAX, &total);
+	size_t ns = recording_nsamples(rec);
+	double t1 = recording_duration(rec);
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"h\">Placement: the CPU each process ran on, per sample</text>\n",
+	        PL, top + 12);
+	int y = top + 22;
+	if (!n) {
+		fprintf(fp, "<text x=\"%d\" y=\"%d\">no processes recorded</text>\n", PL, y + 12);
+		return y + 24;
+	}
+	for (size_t p = 0; p < n; p++, y += STRIP_ROW) {
+		fprintf(fp, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"s\">", PL + 150, y + 11);
+		esc(fp, procs[p].name, 30);
+		fprintf(fp, "</text>\n");
+		size_t i = 0;
+		while (i < ns) {
+			const struct snapshot *s = recording_sample(rec, i);
+			int cpu = cpu_of(s, procs[p].pid);
+			size_t j = i + 1;
+			while (j < ns && cpu_of(recording_sample(rec, j), procs[p].pid) == cpu)
+				j++;
+			if (cpu >= 0) {
+				/* A sample covers the interval that ends at its t. */
+				double t0 = i ? recording_sample(rec, i - 1)->t : 0;
+				double te = recording_sample(rec, j - 1)->t;
+				double x0 = PL + 160 + (PR - PL - 160) * (t1 > 0 ? t0 / t1 : 0);
+				double x1 = PL + 160 + (PR - PL - 160) * (t1 > 0 ? te / t1 : 0);
+				fprintf(fp, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+				        "<title>CPU %d</title></rect>\n", x0, y, fmax(x1 - x0, 1), STRIP_ROW - 2,
+				        cpu_colour[(size_t)cpu % NCPUC], cpu);
+			}
+			i = j;
+		}
+	}
+	if (total > n)
+		fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"s\">and %zu more processes</text>\n",
+		        PL + 160, (y += STRIP_ROW) - 3, total - n);
+	int ncpu = (int)num(recording_start(rec), "ncpu", 0), x = PL + 160;
+	for (int c = 0; c < ncpu && c < 64; c++, x += 60)
+		fprintf(fp, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" fill=\"%s\"/>"
+		        "<text x=\"%d\" y=\"%d\" class=\"s\">CPU %d</text>\n",
+		        x, y + 6, cpu_colour[(size_t)c % NCPUC], x + 16, y + 15, c);
+	return y + 26;
+}
+
+/* ---- residency ----------------------------------------------------------- */
+
+struct freqs {
+	long khz[RES_MAX_FREQS];
+	size_t n;
+};
+
+static void collect_freqs(const struct json *phases, struct freqs *fr)
+{
+	fr->n = 0;
+	for (size_t p = 0; p < json_len(phases); p++) {
+		const struct json *res = json_get(json_at(phases, p), "residency");
+		for (size_t c = 0; c < json_len(res); c++) {
+			const struct json *rows = json_at(res, c);
+			for (size_t k = 0; k < json_len(rows); k++) {
+				long khz = atol(json_key(rows, k));
+				size_t i = 0;
+				while (i < fr->n && fr->khz[i] != khz)
+					i++;
+				if (i == fr->n && fr->n < RES_MAX_FREQS && khz > 0)
+					fr->khz[fr->n++] = khz;
+			}
+		}
+	}
+	for (size_t i = 1; i < fr->n; i++)   /* ascending */
+		for (size_t j = i; j > 0 && fr->khz[j - 1] > fr->khz[j]; j--) {
+			long t = fr->khz[j];
+			fr->khz[j] = fr->khz[j - 1];
+			fr->khz[j - 1] = t;
+		}
+}
+
+/* Blue for the lowest frequency through to red for the highest. */
+static void freq_colour(const struct freqs *fr, size_t i, char *buf, size_t len)
+{
+	double x = fr->n > 1 ? (double)i / (double)(fr->n - 1) : 1;
+	snprintf(buf, len, "rgb(%d,%d,%d)", (int)(60 + 180 * x), (int)(110 + 60 * (1 - fabs(2 * x - 1))),
+	         (int)(220 - 170 * x));
+}
+
+/* Seconds CPU `cpu` spent at fr->khz[*] over phases [p0, p1). */
+static double sum_rows(const struct json *phases, size_t p0, size_t p1, const char *cpu,
+                       const struct freqs *fr, double *secs)
+{
+	double total = 0;
+	memset(secs, 0, fr->n * sizeof *secs);
+	for (size_t p = p0; p < p1; p++) {
+		const struct json *rows = json_get(json_get(json_at(phases, p), "residency"), cpu);
+		for (size_t k = 0; k < json_len(rows); k++) {
+			long khz = atol(json_key(rows, k));
+			for (size_t i = 0; i < fr->n; i++)
+				if (fr->khz[i] == khz) {
+					double v = json_num(json_at(rows, k), 0);
+					secs[i] += v;
+					total += v;
+				}
+		}
+	}
+	return total;
+}
+
+static void res_bar(FILE *fp, int y, const char *label, const struct freqs *fr, const double *secs,
+                    double total)
+{
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"s\">", PL + 150, y + 12);
+	esc(fp, label, 40);
+	fprintf(fp, "</text>\n");
+	double x = PL + 160, w = PR - PL - 160;
+	for (size_t i = 0; i < fr->n && total > 0; i++) {
+		if (secs[i] <= 0)
+			continue;
+		char c[32];
+		freq_colour(fr, i, c, sizeof c);
+		double bw = w * secs[i] / total;
+		fprintf(fp, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+		        "<title>%ld MHz: %.2f s (%.0f%%)</title></rect>", x, y, bw, RES_ROW - 3, c,
+		        fr->khz[i] / 1000, secs[i], 100 * secs[i] / total);
+		if (bw > 60)
+			fprintf(fp, "<text x=\"%.1f\" y=\"%d\" class=\"s\" fill=\"#fff\">%ld MHz %.0f%%</text>",
+			        x + 4, y + 10, fr->khz[i] / 1000, 100 * secs[i] / total);
+		fputc('\n', fp);
+		x += bw;
+	}
+	if (total <= 0)
+		fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"s\">no time recorded</text>\n", PL + 160, y + 12);
+}
+
+static int residency(FILE *fp, const struct recording *rec, int top)
+{
+	const struct json *phases = json_get(recording_end(rec), "phases");
+	struct freqs fr;
+	collect_freqs(phases, &fr);
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"h\">Frequency residency per CPU (%s)</text>\n", PL,
+	        top + 12, recording_cpufreq(rec));
+	int y = top + 22;
+	if (!fr.n) {
+		fprintf(fp, "<text x=\"%d\" y=\"%d\">no cpufreq%s</text>\n", PL, y + 12,
+		        recording_end(rec) ? " residency in this recording" : " (the recording has no end record)");
+		return y + 26;
+	}
+	const struct json *res0 = json_get(json_at(phases, 0), "residency");
+	size_t nph = json_len(phases), ncpu = json_len(res0);
+	double secs[RES_MAX_FREQS];
+	char label[128];
+	for (size_t c = 0; c < ncpu && y < top + 22 + 64 * RES_ROW; c++, y += RES_ROW) {
+		snprintf(label, sizeof label, "cpu%s whole run", json_key(res0, c));
+		res_bar(fp, y, label, &fr, secs, sum_rows(phases, 0, nph, json_key(res0, c), &fr, secs));
+	}
+	for (size_t p = 0; nph > 1 && p < nph; p++) {
+		y += 4;
+		const char *pl = json_str(json_get(json_at(phases, p), "label"), "");
+		for (size_t c = 0; c < ncpu && y < top + 22 + 64 * RES_ROW; c++, y += RES_ROW) {
+			snprintf(label, sizeof label, "cpu%s %.24s", json_key(res0, c), pl);
+			res_bar(fp, y, label, &fr, secs, sum_rows(phases, p, p + 1, json_key(res0, c), &fr, secs));
+		}
+	}
+	int x = PL + 160;
+	for (size_t i = 0; i < fr.n; i++, x += 90) {
+		char c[32];
+		freq_colour(&fr, i, c, sizeof c);
+		fprintf(fp, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" fill=\"%s\"/>"
+		        "<text x=\"%d\" y=\"%d\" class=\"s\">%ld MHz</text>\n", x, y + 6, c, x + 16, y + 15,
+		        fr.khz[i] / 1000);
+	}
+	return y + 26;
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+/* The text tables, as the terminal prints them, in monospace lines. */
+static int text_tables(FILE *fp, const struct recording *rec, int top, enum units_mode u)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return top;
+	recording_print_summary(rec, u, m);
+	fclose(m);
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"h\">Summary</text>\n", PL, top + 12);
+	int y = top + 18;
+	for (char *line = buf; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		y += *line ? LINE_H : LINE_H / 2;   /* blank lines part the tables */
+		if (*line) {
+			fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"m\" xml:space=\"preserve\">", PL, y);
+			esc(fp, line, 140);
+			fprintf(fp, "</text>\n");
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(buf);
+	return y + 16;
+}
+
+static void header_text(FILE *fp, const struct recording *rec)
+{
+	const struct json *st = recording_start(rec);
+	fprintf(fp, "<text x=\"%d\" y=\"24\" class=\"t\">benchtop: ", PL);
+	const char *const *names = recording_wl_names(rec);
+	for (int i = 0; i < recording_nwl(rec); i++) {
+		fputs(i ? ", " : "", fp);
+		esc(fp, names[i], 60);
+	}
+	fprintf(fp, "</text>\n<text x=\"%d\" y=\"42\" class=\"s\">host ", PL);
+	esc(fp, json_str(json_get(st, "host"), "?"), 64);
+	fprintf(fp, ", started ");
+	esc(fp, json_str(json_get(st, "started"), "?"), 40);
+	fprintf(fp, ", %.1f s, %d CPUs, sampled every %g s, %zu samples, %zu events, frequency: ",
+	        recording_duration(rec), (int)num(st, "ncpu", 0), num(st, "interval", 0),
+	        recording_nsamples(rec), recording_nevents(rec));
+	esc(fp, json_str(json_get(st, "freq_source"), "none"), 40);
+	fprintf(fp, "</text>\n");
+}
+
+/* The picture; tables: the summary as text inside it (the SVG report). */
+static void svg(FILE *fp, const struct recording *rec, enum units_mode u, bool tables, bool standalone)
+{
+	/* Draw into memory first: the height is known only at the end. */
+	char *body = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&body, &len);
+	if (!m)
+		return;
+	header_text(m, rec);
+	int y = throughput(m, rec, 56, u);
+	y = placement(m, rec, y + 10);
+	y = residency(m, rec, y + 6);
+	if (tables)
+		y = text_tables(m, rec, y + 4, u);
+	fclose(m);
+	if (standalone)
+		fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n", W, y, W, y);
+	fprintf(fp, "<style>.t{font-size:16px;font-weight:bold}.h{font-size:14px;font-weight:bold}"
+	        ".s{font-size:11px}.m{font-family:monospace;font-size:12px}.axis text{font-size:11px}</style>\n");
+	fprintf(fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
+	fwrite(body, 1, len, fp);
+	fprintf(fp, "</svg>\n");
+	free(body);
+}
+
+/* ---- HTML ---------------------------------------------------------------- */
+
+static void td_num(FILE *fp, const char *fmt, double v)
+{
+	fprintf(fp, "<td class=\"n\">");
+	fprintf(fp, fmt, v);
+	fprintf(fp, "</td>");
+}
+
+static void html_summary(FILE *fp, const struct recording *rec, enum units_mode u)
+{
+	const struct json *end = recording_end(rec);
+	if (!end) {
+		fprintf(fp, "<p>The recording has no end record (the run was cut short): no summary.</p>\n");
+		return;
+	}
+	fprintf(fp, "<h2>Summary</h2>\n<table>\n<tr><th>user</th><th>sys</th><th>elaps</th><th>hog</th>"
+	        "<th>%s</th><th>test</th></tr>\n", units_rate_label(u));
+	const struct json *sum = json_get(end, "summary");
+	for (size_t i = 0; i < json_len(sum); i++) {
+		const struct json *s = json_at(sum, i);
+		double user = num(s, "user", 0), sys = num(s, "sys", 0), el = num(s, "elapsed", 0);
+		fprintf(fp, "<tr>");
+		td_num(fp, "%.2f", user);
+		td_num(fp, "%.2f", sys);
+		td_num(fp, "%.2f", el);
+		td_num(fp, "%.0f%%", el > 0 ? 100 * (user + sys) / el : 0);
+		td_num(fp, "%.1f", units_rate_value(u, num(s, "bps", 0)));
+		fprintf(fp, "<td>");
+		esc(fp, json_str(json_get(s, "test"), "?"), 0);
+		fprintf(fp, "</td></tr>\n");
+	}
+	fprintf(fp, "</table>\n<h2>Phases</h2>\n<table>\n<tr><th>from</th><th>to</th><th>%s</th><th>hog</th>"
+	        "<th>migr</th><th>MHz</th><th>phase</th></tr>\n", units_rate_label(u));
+	const struct json *ph = json_get(end, "phases");
+	for (size_t i = 0; i < json_len(ph); i++) {
+		const struct json *p = json_at(ph, i);
+		fprintf(fp, "<tr>");
+		td_num(fp, "%.2f", num(p, "from", 0));
+		td_num(fp, "%.2f", num(p, "to", 0));
+		td_num(fp, "%.1f", units_rate_value(u, num(p, "bps", 0)));
+		td_num(fp, "%.0f%%", 100 * num(p, "hog", 0));
+		td_num(fp, "%.0f", num(p, "migrations", 0));
+		double khz = num(p, "mean_khz", -1);
+		if (khz > 0)
+			td_num(fp, "%.0f", khz / 1000);
+		else
+			fprintf(fp, "<td class=\"n\">-</td>");
+		fprintf(fp, "<td>");
+		esc(fp, json_str(json_get(p, "label"), ""), 0);
+		fprintf(fp, "</td></tr>\n");
+	}
+	fprintf(fp, "</table>\n");
+}
+
+static void html_events(FILE *fp, const struct recording *rec)
+{
+	if (!recording_nevents(rec))
+		return;
+	fprintf(fp, "<h2>Events</h2>\n<table>\n<tr><th>t</th><th>action</th><th>label</th></tr>\n");
+	for (size_t i = 0; i < recording_nevents(rec); i++) {
+		const struct event *e = recording_event(rec, i);
+		fprintf(fp, "<tr><td class=\"n\">%.2f</td><td>", e->t);
+		esc(fp, e->action, 0);
+		fprintf(fp, "</td><td>");
+		esc(fp, e->label, 0);
+		fprintf(fp, "</td></tr>\n");
+	}
+	fprintf(fp, "</table>\n");
+}
+
+static void html(FILE *fp, const struct recording *rec, enum units_mode u, const char *source)
+{
+	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>benchtop report: ");
+	esc(fp, source, 0);
+	fprintf(fp, "</title>\n<style>body{font-family:sans-serif;margin:1em 2em;color:#222}"
+	        "table{border-collapse:collapse;margin:0.5em 0 1.5em}th,td{padding:2px 10px;border-bottom:1px solid #ddd;text-align:left}"
+	        "td.n{text-align:right;font-variant-numeric:tabular-nums}svg{max-width:100%%;height:auto}</style>\n"
+	        "</head>\n<body>\n<h1>benchtop report: ");
+	esc(fp, source, 0);
+	fprintf(fp, "</h1>\n");
+	svg(fp, rec, u, false, false);
+	html_summary(fp, rec, u);
+	html_events(fp, rec);
+	fprintf(fp, "</body>\n</html>\n");
+}
+
+void report_write(const struct recording *rec, enum report_format f, enum units_mode units,
+                  const char *source, FILE *fp)
+{
+	if (f == REPORT_HTML)
+		html(fp, rec, units, source);
+	else
+		svg(fp, rec, units, true, true);
+}
+
+int report_format_of(const char *name, enum report_format *f)
+{
+	size_t n = strlen(name);
+	if (n > 4 && !strcasecmp(name + n - 4, ".svg"))
+		*f = REPORT_SVG;
+	else if ((n > 5 && !strcasecmp(name + n - 5, ".html")) || (n > 4 && !strcasecmp(name + n - 4, ".htm")))
+		*f = REPORT_HTML;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- writing the file ---------------------------------------------------- */
+
+/* Put the finished temporary file at out: without force only if out does
+ * not exist (link fails with EEXIST, atomically), else replacing it. */
+static int publish(const char *tmp, const char *out, bool force)
+{
+	if (force)
+		return rename(tmp, out) ? -errno : 0;
+	if (link(tmp, out) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	int e = errno;
+	if (e == EEXIST)
+		return -EEXIST;
+	/* File systems without hard links: claim the name, then replace
+	 * the empty file we made. */
+	int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return rename(tmp, out) ? -errno : 0;
+}
+
+static int write_report(const struct recording *rec, const struct run *r, enum report_format f)
+{
+	const char *out = r->record;
+	size_t n = strlen(out) + 16;
+	char *tmp = malloc(n);
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, n, "%s.tmpXXXXXX", out);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		return -e;
+	}
+	mode_t mask = umask(0);   /* mkstemp makes 0600: give the umask's usual mode */
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	FILE *fp = fdopen(fd, "w");
+	int rc = 0;
+	if (!fp) {
+		rc = -errno;
+		close(fd);
+	} else {
+		report_write(rec, f, r->units, r->report, fp);
+		if (fflush(fp) || ferror(fp))
+			rc = errno ? -errno : -EIO;
+		if (fclose(fp) && !rc)
+			rc = -errno;
+	}
+	if (!rc)
+		rc = publish(tmp, out, r->force);
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
 
 int report_main(const struct run *r)
 {
-	(void)r;
-	return 2;
+	enum report_format f;
+	if (!r->record) {
+		fprintf(stderr, "benchtop: --report %s needs an output: -o OUT.svg or -o OUT.html\n", r->report);
+		return 2;
+	}
+	if (report_format_of(r->record, &f)) {
+		fprintf(stderr, "benchtop: bad report output \"%s\": use a name ending in .svg or .html\n", r->record);
+		return 2;
+	}
+	if (!r->force && access(r->record, F_OK) == 0) {
+		fprintf(stderr, "benchtop: %s exists; benchtop does not overwrite it without --force\n", r->record);
+		return 3;
+	}
+	char err[512];
+	struct recording *rec;
+	int rc = recording_load(r->report, &rec, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "benchtop: %s\n", err);
+		return rc == -EINVAL ? 2 : 3;
+	}
+	rc = write_report(rec, r, f);
+	recording_free(rec);
+	if (rc == -EEXIST) {
+		fprintf(stderr, "benchtop: %s exists; benchtop does not overwrite it without --force\n", r->record);
+		return 3;
+	}
+	if (rc) {
+		fprintf(stderr, "benchtop: cannot write %s: %s\n", r->record, strerror(-rc));
+		return 3;
+	}
+	return 0;
 }
