@@ -46,6 +46,8 @@ void theme_builtin(struct theme *t)
 		{ ROLE_FREQ_MID, 3, -1, false }, { ROLE_FREQ_HI, 1, -1, false },
 		{ ROLE_WARN, 1, -1, true }, { ROLE_KEY, 6, -1, true },
 		{ ROLE_DIM, 8, -1, false },
+		{ ROLE_WL1, 11, -1, false }, { ROLE_WL2, 13, -1, false },
+		{ ROLE_WL3, 14, -1, false }, { ROLE_WL4, 9, -1, false },
 		{ ROLE_CPU0, 0, 1, false }, { ROLE_CPU1, 0, 2, false },
 		{ ROLE_CPU2, 0, 3, false }, { ROLE_CPU3, 0, 4, false },
 		{ ROLE_CPU4, 0, 5, false }, { ROLE_CPU5, 0, 6, false },

@@ -26,6 +26,7 @@
 	X(USER, "user") X(SYSTEM, "system") X(IOWAIT, "iowait") X(IRQ, "irq") \
 	X(FREQ_LO, "freq-low") X(FREQ_MID, "freq-mid") X(FREQ_HI, "freq-high") \
 	X(WARN, "warn") X(KEY, "key") X(DIM, "dim") \
+	X(WL1, "wl1") X(WL2, "wl2") X(WL3, "wl3") X(WL4, "wl4") \
 	X(CPU0, "cpu0") X(CPU1, "cpu1") X(CPU2, "cpu2") X(CPU3, "cpu3") \
 	X(CPU4, "cpu4") X(CPU5, "cpu5") X(CPU6, "cpu6") X(CPU7, "cpu7")
 
@@ -36,6 +37,8 @@ enum theme_role {
 	ROLE_COUNT
 };
 
+/* Per-workload graph lines cycle through this many roles. */
+#define THEME_NWL_ROLES (ROLE_WL4 - ROLE_WL1 + 1)
 /* Placement colours cycle through this many CPU roles. */
 #define THEME_NCPU_ROLES (ROLE_CPU7 - ROLE_CPU0 + 1)
 

@@ -62,7 +62,6 @@ static double series_value(const struct snapshot *s, const struct series *se)
 
 static int make_series(const struct snapshot *s, struct series *out)
 {
-	static const enum theme_role wl_roles[] = { ROLE_USER, ROLE_SYSTEM, ROLE_IOWAIT, ROLE_IRQ };
 	static char names[MAX_SERIES][24];
 	int n = 0;
 	/* Drawn in this order: later lines own the cells they share. */
@@ -71,7 +70,7 @@ static int make_series(const struct snapshot *s, struct series *out)
 	if (s->nwl > 1)
 		for (int i = 0; i < s->nwl && n < MAX_SERIES - 2; i++) {
 			snprintf(names[n], sizeof(names[n]), "w%d", s->wls[i].id);
-			out[n] = (struct series){ names[n], wl_roles[i % 4], i, false };
+			out[n] = (struct series){ names[n], ROLE_WL1 + i % THEME_NWL_ROLES, i, false };
 			n++;
 		}
 	out[n++] = (struct series){ "read", ROLE_READ, -1, true };
@@ -254,20 +253,26 @@ static void draw_axes(const struct plot *p, int y0, int x0, double top)
 		}
 }
 
+/* The legend on the title rule, newest-drawn series first, each name and
+ * value in its line's colour (so w1, w2 ... say which line is which). */
 static void legend(const struct ui_view *v, const struct snapshot *s,
-                   const struct series *se, int ns, char *buf, size_t len)
+                   const struct series *se, int ns, int y, int x, int end)
 {
-	size_t n = 0;
-	char r[32];
-	for (int k = ns; k-- > 0 && n + 1 < len;) {
+	char buf[96], r[32];
+	x = x < end ? x : end;
+	x += ui_put(y, x, end - x, ui_attr(ROLE_NORMAL), " ", 1);
+	for (int k = ns; k-- > 0 && x < end;) {
 		units_fmt_rate(v->units, series_value(s, &se[k]), r, sizeof(r));
-		n += (size_t)snprintf(buf + n, len - n, "%s %s  ", se[k].name, r);
+		int n = snprintf(buf, sizeof(buf), "%s %s", se[k].name, r);
+		x += ui_put(y, x, end - x, ui_attr(se[k].role), buf, (size_t)n);
+		x += ui_put(y, x, end - x, ui_attr(ROLE_NORMAL), "  ", 2);
 	}
 	char d[32], wb[32];
 	units_fmt_bytes(v->units, s->disk.dirty, d, sizeof(d));
 	units_fmt_bytes(v->units, s->disk.writeback, wb, sizeof(wb));
-	if (n + 1 < len)
-		snprintf(buf + n, len - n, "dirty %s  writeback %s", d, wb);
+	int n = snprintf(buf, sizeof(buf), "dirty %s  writeback %s ", d, wb);
+	if (x < end)
+		ui_put(y, x, end - x, ui_attr(ROLE_DIRTY), buf, (size_t)n);
 }
 
 /* Buffers kept from frame to frame, grown as the plot grows. */
@@ -318,9 +323,8 @@ void ui_graph_draw(const struct ui_view *v, struct rect r)
 	}
 	struct series se[MAX_SERIES];
 	int ns = make_series(s, se);
-	char leg[512];
-	legend(v, s, se, ns, leg, sizeof(leg));
-	ui_title(r, title, leg);
+	ui_title(r, title, NULL);
+	legend(v, s, se, ns, r.y, r.x + 1 + ui_strwidth(title) + 2, r.x + r.w - 1);
 	struct plot p = { .h = r.h - 2, .w = r.w - YLAB - 1,
 	                  .vres = ui_utf8 ? 4 : 3, .spc = ui_utf8 ? 2 : 1 };
 	if (p.w < 4 || !plot_alloc(&p))

@@ -11,6 +11,7 @@
 #include <curses.h>
 #include <stdlib.h>
 #include <string.h>
+#include "benchtop/theme.h"
 #include "benchtop/ui.h"
 #include "ui_synth.h"
 
@@ -218,6 +219,35 @@ static bool any_braille(void)
 	return false;
 }
 
+/* Per-workload lines have their own colour roles (wl1..wl4), shown in the
+ * legend and in the plot, not the CPU-load colours. */
+static void test_workload_line_colours(void **state)
+{
+	struct fixture *f = *state;
+	setenv("LC_ALL", "C.UTF-8", 1);
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	ui_draw(&f->v);
+	unsetenv("LC_ALL");
+	char row[512];
+	mvinnstr(1, 0, row, COLS);
+	char *w1 = strstr(row, " w1 "), *w2 = strstr(row, " w2 ");
+	assert_non_null(w1);
+	assert_non_null(w2);
+	assert_int_equal(cell_pair(1, (int)(w1 - row) + 1), ROLE_WL1 + 1);
+	assert_int_equal(cell_pair(1, (int)(w2 - row) + 1), ROLE_WL2 + 1);
+	int wl2_cells = 0, user_cells = 0;
+	for (int y = 2; y < 16; y++)
+		for (int x = 8; x < COLS; x++) {
+			wchar_t c = cell_char(y, x);
+			if (c < 0x2801 || c > 0x28FF)
+				continue;
+			wl2_cells += cell_pair(y, x) == ROLE_WL2 + 1;
+			user_cells += cell_pair(y, x) == ROLE_USER + 1;
+		}
+	assert_true(wl2_cells > 10);
+	assert_int_equal(user_cells, 0);
+}
+
 static int selected_row(void)
 {
 	/* The selection has the select role: reverse in mono. */
@@ -355,6 +385,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_menu_and_prompt_on_screen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_utf8_graph, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ascii_locale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_workload_line_colours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resize_key_once, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
