@@ -95,21 +95,6 @@ static int src_cpu(struct sampler *sp, double dt);
 static int src_disk(struct sampler *sp, double dt);
 static int src_mem(struct sampler *sp, double dt);
 
-static int grow(void **p, int *cap, int want, size_t elem)
-{
-	if (want <= *cap)
-		return 0;
-	int n = *cap ? *cap * 2 : 8;
-	while (n < want)
-		n *= 2;
-	void *q = realloc(*p, (size_t)n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* ---- /proc files held open ---------------------------------------- */
 
 /* Read /proc/PID/task/TID/NAME into buf through *fd, opening it on first
@@ -159,7 +144,7 @@ static void thr_close(struct sampler *sp, struct sthr *t)
 
 static struct sthr *thr_add(struct sproc *p, pid_t tid)
 {
-	if (grow((void **)&p->thr, &p->capthr, p->nthr + 1, sizeof *p->thr))
+	if (sample_grow((void **)&p->thr, &p->capthr, p->nthr + 1, sizeof *p->thr))
 		return NULL;
 	struct sthr *t = &p->thr[p->nthr++];
 	*t = (struct sthr){ .tid = tid, .fd_schedstat = -1, .fd_sched = -1, .fd_children = -1,
@@ -225,7 +210,7 @@ static struct sproc *proc_find(struct sampler *sp, pid_t pid)
 
 static struct sproc *proc_new(struct sampler *sp, pid_t pid, int wl, const char *role, bool mio)
 {
-	if (grow((void **)&sp->procs, &sp->cap, sp->n + 1, sizeof *sp->procs))
+	if (sample_grow((void **)&sp->procs, &sp->cap, sp->n + 1, sizeof *sp->procs))
 		return NULL;
 	struct sproc *p = &sp->procs[sp->n++];
 	*p = (struct sproc){ .pid = pid, .wl = wl, .measure_io = mio, .fresh = true,

@@ -61,7 +61,7 @@ void sfiles_free(struct sfiles *f)
 	free(f);
 }
 
-static int grow(void **p, int *cap, int want, size_t elem)
+int sample_grow(void **p, int *cap, int want, size_t elem)
 {
 	if (want <= *cap)
 		return 0;
@@ -88,7 +88,7 @@ static struct sfile *sfile_find(struct sfiles *f, int wl, dev_t dev, ino_t ino, 
 
 static struct sfile *sfile_add(struct sfiles *f, int wl, const struct stat *st, bool write)
 {
-	if (grow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v))
+	if (sample_grow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v))
 		return NULL;
 	struct sfile *s = &f->v[f->n++];
 	*s = (struct sfile){ .wl = wl, .dev = st->st_dev, .ino = st->st_ino, .write = write,
@@ -144,7 +144,7 @@ static bool born_after(int dirfd, const char *name, const struct timespec *since
 static struct sofile *sofile_new(struct sfiles *f, struct sproc *p, int dirfd, const char *name,
                                  int fd, const struct stat *st, bool write, uint64_t pos, unsigned flags)
 {
-	if (grow((void **)&p->of, &p->capof, p->nof + 1, sizeof *p->of))
+	if (sample_grow((void **)&p->of, &p->capof, p->nof + 1, sizeof *p->of))
 		return NULL;
 	struct sfile *s = sfile_find(f, p->wl, st->st_dev, st->st_ino, write);
 	bool known = s != NULL;

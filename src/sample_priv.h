@@ -4,6 +4,7 @@
 #define BENCHTOP_SAMPLE_PRIV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -68,6 +69,10 @@ struct swl {
 	double wbps, rbps;
 	double ut, st;
 };
+
+/* Make room for want elements of elem bytes in the array *p of capacity
+ * *cap, doubling (from 8); 0 or -ENOMEM (then *p is unchanged). */
+int sample_grow(void **p, int *cap, int want, size_t elem);
 
 /* fd side (sample_fd.c). */
 struct sfiles;
