@@ -204,6 +204,47 @@ static void test_copy_counts_calls(void **s)
 	engine_plan_free(&plan);
 }
 
+/* sync=end: the fsync runs inside the engine, between the phase marks 2
+ * (syncing) and 3 (done), so the engine's own span (phase 0 to 3) and the
+ * job's run, which ends when its processes exit, both contain the flush,
+ * like `time sh -c "cp a b; sync"`.  Every copy engine; sync=none has no
+ * syncing phase.  (Order of the marks only: no timing is asserted.) */
+static void test_copy_sync_end_counted(void **s)
+{
+	char src[160], dst[160];
+
+	(void)s;
+	snprintf(src, sizeof src, "%s/sync-src", top);
+	make_file(src, 10 * 4096);
+	for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+		for (int k = 0; k < 2; k++) {
+			struct wl_spec w = spec(WL_COPY);
+			struct engine_plan plan;
+			struct engine_counters *c;
+
+			snprintf(dst, sizeof dst, "%s/sync-dst-%s-%d", top, engines[i].name, k);
+			w.src = src, w.dst = dst, w.bs = 4096, w.engine = engines[i].e;
+			w.procs = engines[i].procs, w.sync = k ? SYNC_END : SYNC_NONE;
+			if (run(&w, &plan, &c) != 0)
+				fail_msg("%s: %s", engines[i].name, c->msg);
+			assert_int_equal(c->phase, 3);
+			assert_true(c->phase_t[0] > 0);
+			if (k) {
+				assert_true(c->phase_t[2] >= c->phase_t[0]);
+				assert_true(c->phase_t[3] >= c->phase_t[2]);
+				assert_int_equal(c->phase_bytes[2], 10 * 4096);
+			} else {
+				assert_true(c->phase_t[2] == 0);
+				assert_true(c->phase_t[3] >= c->phase_t[0]);
+			}
+			if (engines[i].e == ENG_RW)   /* 11 reads, 10 writes, the fsync */
+				assert_int_equal(c->calls, 21 + (uint64_t)k);
+			engine_counters_free(c, 1);
+			engine_plan_free(&plan);
+		}
+	}
+}
+
 static void test_copy_direct_and_dsync(void **s)
 {
 	char src[160], dst[160];
@@ -628,6 +669,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_copy_odd_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copy_100mib, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copy_counts_calls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copy_sync_end_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copy_direct_and_dsync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direct_needs_aligned_bs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dst_exists_refused_then_forced, setup, teardown),
