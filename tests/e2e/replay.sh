@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Recordings read back: a short recorded run replayed in the dashboard
+# through tmux (panels, the recorded pid, pause, speed, end of recording,
+# q prints the summary with the recorded test name), rendered to SVG and
+# HTML (XML parses, marker label and workload name inside, an existing
+# output is left alone without --force), and files that are not
+# recordings refused with the right exit status.
+cd "$(dirname "$0")/../.." || exit 1
+source tests/e2e/lib.sh
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+
+if [ ! -x "$BENCHTOP" ]; then
+	echo "# skipped: no $BENCHTOP"
+	finish
+	exit
+fi
+
+REC=$E2E_TMP/run.jsonl
+"$BENCHTOP" -b -t 3 -o "$REC" --at 1:marker=hello -- \
+	sh -c "dd if=/dev/zero of=$E2E_TMP/z bs=1M count=100 2>/dev/null; sleep 5" >/dev/null 2>&1
+check "a short run was recorded" grep -q '"type":"end"' "$REC"
+PID=$(grep -m1 '"type":"sample"' "$REC" | grep -oE '"pid":[0-9]+' | head -1 | cut -d: -f2)
+check "the recording has a process" test -n "$PID"
+
+# ---- replay in the dashboard ----
+if command -v tmux >/dev/null; then
+	S=rp
+	screen() { tm_screen $S; }
+	on_screen() { screen | grep -qF -- "$1"; }
+	tm_start $S 120x40 "env PS1='SHELL-READY\$ ' bash --norc --noprofile"
+	tm_keys $S "$BENCHTOP --replay $REC" Enter
+	if wait_for 20 on_screen "Processes"; then
+		for t in Throughput CPUs Placement Residency Processes REPLAY; do
+			check "replay: $t on screen" on_screen "$t"
+		done
+		check "replay: the recorded pid $PID is shown" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-$S | grep -qw '$PID'"
+		check "replay: playing at 1x" on_screen "replay playing  speed 1x"
+		tm_keys $S Space
+		check "replay: space pauses" wait_for 3 on_screen "paused"
+		check "replay: PAUSED in the header" on_screen "PAUSED"
+		a=$(screen | grep -oE '[0-9.]+/[0-9.]+ s' | tail -1); sleep 1.2
+		b=$(screen | grep -oE '[0-9.]+/[0-9.]+ s' | tail -1)
+		check "replay: the clock stands still while paused ($a = $b)" test "$a" = "$b"
+		tm_keys $S '>'
+		check "replay: > doubles the speed" wait_for 3 on_screen "speed 2x"
+		tm_keys $S '<'; tm_keys $S '<'; tm_keys $S '<'
+		check "replay: < halves it, down to 0.25x" wait_for 3 on_screen "speed 0.25x"
+		tm_keys $S '<'
+		check "replay: not below 0.25x" wait_for 3 on_screen "speed stays 0.25x"
+		for k in '>' '>' '>' '>' '>' '>'; do tm_keys $S "$k"; done
+		check "replay: 16x at most" wait_for 3 on_screen "speed 16x"
+		tm_keys $S u
+		check "replay: u switches units" wait_for 3 on_screen "Throughput MB/s"
+		tm_keys $S s
+		check "replay: steering keys say why not" wait_for 3 on_screen "cannot be steered"
+		tm_keys $S Space
+		check "replay: end of recording" wait_for 10 on_screen "end of recording"
+		tm_keys $S q
+		check "replay: q returns to the shell" wait_for 10 on_screen "SHELL-READY"
+		check "replay: summary table header" on_screen "MB/s  test"
+		check "replay: summary names the recorded test" on_screen "cmd sh -c dd if=/dev/zero"
+		check "replay: phase table with the marker phase" sh -c "tmux capture-pane -p -t bt$$-$S | grep -E '  hello$' >/dev/null"
+	else
+		fail "replay: the dashboard did not start"; screen | head -5 | sed 's/^/# /'
+	fi
+	tm_kill $S
+else
+	echo "# tmux missing: replay dashboard not tested"
+fi
+
+# ---- report ----
+SVG=$E2E_TMP/out.svg HTML=$E2E_TMP/out.html
+"$BENCHTOP" --report "$REC" -o "$SVG"
+check "report: svg written (exit 0)" test -s "$SVG"
+"$BENCHTOP" --report "$REC" -o "$HTML"
+check "report: html written (exit 0)" test -s "$HTML"
+if command -v python3 >/dev/null; then
+	check "report: the SVG parses as XML" python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$SVG"
+	check "report: the HTML's inline SVG parses as XML" python3 -c "
+import re,sys,xml.dom.minidom
+s=open(sys.argv[1],encoding='utf-8').read()
+xml.dom.minidom.parseString(re.search(r'<svg.*</svg>',s,re.S).group(0))" "$HTML"
+fi
+check "report: svg has the marker label" grep -q '>hello<' "$SVG"
+check "report: svg has the workload name" grep -q 'cmd sh -c dd' "$SVG"
+check "report: svg has the placement strip with the pid" grep -q ">$PID " "$SVG"
+check "report: no cpufreq or residency bars" grep -qE 'no cpufreq|MHz [0-9]+%' "$SVG"
+check "report: html has the summary table" grep -q '<th>test</th>' "$HTML"
+check "report: html has the marker in the events table" grep -q '<td>hello</td>' "$HTML"
+sum=$(md5sum <"$SVG")
+"$BENCHTOP" --report "$REC" -o "$SVG" 2>"$E2E_TMP/err"; rc=$?
+check "report: existing output without --force exits 3 (got $rc)" test $rc = 3
+check "report: ... and says so" grep -q -- '--force' "$E2E_TMP/err"
+check "report: ... and leaves it unchanged" test "$(md5sum <"$SVG")" = "$sum"
+check "report: no temporary file left" sh -c "! ls '$E2E_TMP'/out.svg.tmp* 2>/dev/null"
+"$BENCHTOP" --report "$REC" -o "$SVG" --force; rc=$?
+check "report: --force replaces it (exit $rc)" test $rc = 0
+"$BENCHTOP" --report "$REC" -o "$E2E_TMP/out.png" 2>"$E2E_TMP/err"; rc=$?
+check "report: .png output exits 2 (got $rc)" test $rc = 2
+check "report: ... naming it" grep -q 'out.png' "$E2E_TMP/err"
+check "report: ... and writes nothing" test ! -e "$E2E_TMP/out.png"
+
+# ---- files that are not (whole) recordings ----
+BAD=$E2E_TMP/bad.jsonl
+{ head -2 "$REC"; echo '{"type":"sample","t":1,'; tail -1 "$REC"; } >"$BAD"
+for mode in replay report; do
+	out=$E2E_TMP/bad-$mode.svg
+	if [ $mode = replay ]; then "$BENCHTOP" --replay "$BAD" 2>"$E2E_TMP/err" </dev/null; rc=$?
+	else "$BENCHTOP" --report "$BAD" -o "$out" 2>"$E2E_TMP/err"; rc=$?; fi
+	check "$mode: broken line exits 2 (got $rc)" test $rc = 2
+	check "$mode: ... naming file and line 3" grep -q "bad.jsonl:3:" "$E2E_TMP/err"
+done
+check "report: nothing written for a broken recording" test ! -e "$E2E_TMP/bad-report.svg"
+echo '{"hello":"world"}' >"$E2E_TMP/other.jsonl"
+"$BENCHTOP" --replay "$E2E_TMP/other.jsonl" 2>"$E2E_TMP/err" </dev/null; rc=$?
+check "replay: not a recording exits 2 (got $rc)" test $rc = 2
+check "replay: ... says so" grep -q "not a benchtop recording" "$E2E_TMP/err"
+printf 'plain text\n' >"$E2E_TMP/text.jsonl"
+"$BENCHTOP" --report "$E2E_TMP/text.jsonl" -o "$E2E_TMP/t.svg" 2>/dev/null; rc=$?
+check "report: plain text exits 2 (got $rc)" test $rc = 2
+"$BENCHTOP" --replay "$E2E_TMP/missing.jsonl" 2>"$E2E_TMP/err" </dev/null; rc=$?
+check "replay: missing file exits 3 (got $rc)" test $rc = 3
+check "replay: ... naming it" grep -q "missing.jsonl" "$E2E_TMP/err"
+
+# Newer recordings: unknown keys and record types are passed over; a run
+# cut short (no end record) still renders.
+NEW=$E2E_TMP/new.jsonl
+{ head -1 "$REC" | sed 's/"version":1,/"version":1,"future":{"x":[1,2]},/'
+  echo '{"type":"hint","what":"from a later benchtop"}'
+  sed -n '2,$p' "$REC" | grep -v '"type":"end"'; } >"$NEW"
+"$BENCHTOP" --report "$NEW" -o "$E2E_TMP/new.svg"; rc=$?
+check "report: unknown keys and types skipped, no end record (exit $rc)" test $rc = 0
+check "report: ... still has the marker" grep -q '>hello<' "$E2E_TMP/new.svg"
+check "report: ... and says there is no end record" grep -q 'no end record' "$E2E_TMP/new.svg"
+
+finish
