@@ -187,6 +187,59 @@ static void test_residency_no_time_yet(void **state)
 	assert_true(on_screen("no time since the event yet"));
 }
 
+/* The process table's header row: the line that starts with "    PID". */
+static bool table_has(const char *const *heads, size_t n)
+{
+	char *t = screen_text(), *line = strstr(t, "    PID ");
+	bool ok = line != NULL;
+	char *end = line ? strchr(line, '\n') : NULL;
+	if (end)
+		*end = 0;
+	for (size_t i = 0; ok && i < n; i++) {
+		char word[16];
+		snprintf(word, sizeof(word), " %s ", heads[i]);
+		if (!strstr(line, word)) {
+			fprintf(stderr, "column %s missing from '%s'\n", heads[i], line);
+			ok = false;
+		}
+	}
+	free(t);
+	return ok;
+}
+
+/* 80x24: the columns issue 4 asks to keep, with compact numbers. */
+static void test_procs_narrow(void **state)
+{
+	static const char *const keep[] = { "PID", "WL", "ROLE", "CPU", "ALLOWED", "S",
+	                                    "%CPU", "WAIT%", "HOG", "WRITE", "MIG" };
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 24, 80, false), 0);
+	ui_draw(&f->v);
+	assert_true(table_has(keep, sizeof(keep) / sizeof(keep[0])));
+	/* pid 1000, workload 1, reader, cpu, 0-3, R, 42.5, 3.2 (3.25 as printf
+	 * rounds it), hog 30% of 300 s, rates and bytes compact */
+	assert_true(on_screen("1000  1 reader "));
+	assert_true(on_screen(" R  42.5   3.2  30% "));
+	assert_true(on_screen(" 29M/s   38M/s  299M    14 "));
+	assert_true(on_screen("K/M/G = KiB/MiB/GiB"));
+}
+
+/* 120 columns: every column, numbers in full. */
+static void test_procs_wide(void **state)
+{
+	static const char *const all[] = { "PID", "WL", "ROLE", "CPU", "ALLOWED", "S", "%CPU",
+	                                   "WAIT%", "USER", "SYS", "HOG", "READ", "WRITE",
+	                                   "BYTES", "MIG", "COMMAND" };
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	ui_draw(&f->v);
+	assert_true(table_has(all, sizeof(all) / sizeof(all[0])));
+	assert_true(on_screen("59.80   29.90  30% 29.0 MiB/s 38.0 MiB/s  299 MiB    14 worker0"));
+	f->v.units = UNITS_BITS;
+	ui_draw(&f->v);
+	assert_true(on_screen("Mbit/s"));
+}
+
 /* mvinch cannot hold a wide character's code; read the cell whole. */
 static int cell_pair(int y, int x)
 {
@@ -379,6 +432,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_residency_both_periods, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_residency_narrow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_residency_no_time_yet, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_procs_narrow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_procs_wide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mono_has_no_colour_and_shows_selection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_colour_uses_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_lists_every_key, setup, teardown),
