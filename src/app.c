@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -825,6 +826,9 @@ int app_main(struct run *run)
 		teardown(a);
 		return 2;
 	}
+	/* The screen follows the user's locale; numbers in records and batch
+	 * lines stay in the C locale ("1.5", never "1,5"). */
+	setlocale(LC_NUMERIC, "C");
 	catch_crashes(a);
 	a->t0 = a->last_tick = mono();
 	a->self_cpu_last = cpu_self();

@@ -160,6 +160,10 @@ void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 		json_num(fp, w->read_bps);
 		fprintf(fp, ",\"write_bps\":");
 		json_num(fp, w->write_bps);
+		fprintf(fp, ",\"utime\":");
+		json_num(fp, w->utime);
+		fprintf(fp, ",\"stime\":");
+		json_num(fp, w->stime);
 		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"state\":\"%s\"}",
 		        (unsigned long long)w->bytes, (unsigned long long)w->calls,
 		        model_wl_state_name(w->state));
