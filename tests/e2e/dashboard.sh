@@ -31,6 +31,8 @@ fi
 for t in Throughput CPUs Placement Residency Processes; do
 	check "panel $t on screen" on_screen "$t"
 done
+check "residency says where its figures come from" \
+	sh -c "tmux capture-pane -p -t bt$$-$S | grep -Eq 'Residency +(kernel stats|sampled)|no cpufreq here'"
 bt=$(pgrep -f -n "^$BENCHTOP -- sh -c")
 wl=$(pgrep -P "$bt" -x sh | head -1)
 check "the workload's pid $wl is in the process table" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-$S | grep -qw '$wl'"
@@ -60,6 +62,9 @@ wait_for 3 sh -c "[ \"\$(tmux capture-pane -p -e -t bt$$-$S | grep -aoE \$'\\e\\
 after=$(selected_pid)
 check "Down moves the selection ($before -> $after)" test -n "$before" -a -n "$after" -a "$before" != "$after"
 
+tmux resize-window -t "bt$$-$S" -x 80 -y 24
+check "80x24: the table keeps WAIT% HOG WRITE MIG" wait_for 5 sh -c \
+	"tmux capture-pane -p -t bt$$-$S | grep -Eq '^ +PID WL ROLE +CPU ALLOWED S +%CPU WAIT% +HOG .*WRITE.* MIG'"
 tmux resize-window -t "bt$$-$S" -x 40 -y 10
 check "40x10: terminal too small" wait_for 5 on_screen "terminal too small"
 check "40x10: still running" kill -0 "$bt"
