@@ -181,12 +181,16 @@ static int table_key(const struct ui_view *v, int key, struct action *out)
 	const struct ui_key_binding *b = ui_key_find(key);
 	if (!b || (b->replay_only && !v->replay))
 		return 0;
-	switch (b->action) {
-	case ACT_PROMPT_PIN: open_mode(M_PIN); return 0;
-	case ACT_PROMPT_MARKER: open_mode(M_MARKER); return 0;
-	case ACT_MENU_GOV: open_mode(M_GOV); return 0;
-	case ACT_MENU_MAXFREQ: open_mode(M_FREQ); return 0;
-	default: break;
+	/* A recording cannot be steered: the key comes back as itself, with
+	 * no prompt or menu, and the replay says why it does nothing. */
+	if (!v->replay) {
+		switch (b->action) {
+		case ACT_PROMPT_PIN: open_mode(M_PIN); return 0;
+		case ACT_PROMPT_MARKER: open_mode(M_MARKER); return 0;
+		case ACT_MENU_GOV: open_mode(M_GOV); return 0;
+		case ACT_MENU_MAXFREQ: open_mode(M_FREQ); return 0;
+		default: break;
+		}
 	}
 	fill(out, b->action);
 	if (b->action == ACT_PIN_CPU)
