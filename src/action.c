@@ -83,6 +83,8 @@ static void set_wl_mask(struct app *a, int w, const unsigned char *mask)
 		a->wl_mask[w] = malloc((size_t)a->ncpu);
 	if (a->wl_mask[w])
 		memcpy(a->wl_mask[w], mask, (size_t)a->ncpu);
+	if (w >= 1 && w <= a->nwl)
+		workload_set_mask(a->wl[w - 1], mask);
 }
 
 /* Which mask a tracked process should have now, or NULL for "leave it". */
@@ -92,7 +94,7 @@ static const unsigned char *desired_mask(struct app *a, const struct proc_sample
 	if (r)
 		return r->mask;
 	if (a->spread) {
-		int n = cpulist_count(a->online, a->ncpu);
+		int n = cpulist_count(a->allowed, a->ncpu);
 		unsigned char *m = calloc((size_t)a->ncpu, 1);
 		if (!m || n == 0) {
 			free(m);
@@ -100,7 +102,7 @@ static const unsigned char *desired_mask(struct app *a, const struct proc_sample
 		}
 		int want = a->spread_next++ % n, c = 0;
 		for (; c < a->ncpu; c++)
-			if (a->online[c] && want-- == 0)
+			if (a->allowed[c] && want-- == 0)
 				break;
 		m[c] = 1;
 		set_pin(a, p->pid, m);
@@ -303,13 +305,15 @@ static int act_placement(struct app *a, enum action_id id)
 		apply_to_workloads(a, -1, m);
 		cpulist_format(m, a->ncpu, after, sizeof after);
 	} else if (id == ACT_FREE) {
-		apply_to_workloads(a, -1, a->online);
-		cpulist_format(a->online, a->ncpu, after, sizeof after);
+		apply_to_workloads(a, -1, a->allowed);
+		cpulist_format(a->allowed, a->ncpu, after, sizeof after);
 	} else {
 		clear_pins(a, -1);
 		for (int i = 0; i <= a->nwl; i++) {
 			free(a->wl_mask[i]);
 			a->wl_mask[i] = NULL;
+			if (i >= 1)
+				workload_set_mask(a->wl[i - 1], NULL);
 		}
 		a->spread = true;
 		a->spread_next = 0;

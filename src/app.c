@@ -26,6 +26,7 @@
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/sample.h"
+#include "benchtop/theme.h"
 #include "benchtop/ui.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
@@ -54,7 +55,13 @@ static double cpu_self(void)
 
 void app_event(struct app *a, const char *action, const char *label, const char *detail)
 {
-	struct event e = { .t = app_now(a) };
+	app_event_at(a, app_now(a), action, label, detail);
+}
+
+void app_event_at(struct app *a, double t, const char *action, const char *label,
+                  const char *detail)
+{
+	struct event e = { .t = t };
 	snprintf(e.action, sizeof e.action, "%s", action);
 	snprintf(e.label, sizeof e.label, "%s", label);
 	snprintf(e.detail, sizeof e.detail, "%s", detail && *detail ? detail : "{}");
@@ -278,30 +285,68 @@ static int start_mask(struct app *a, unsigned char **out, char *msg, size_t len)
 	return 0;
 }
 
-/* --at pin=LIST names CPUs of this machine: checked before anything runs. */
-static int check_at(struct app *a, char *msg, size_t len)
+/* A governor named on the command line must exist on this machine. */
+static int check_governor(struct app *a, const char *what, const char *gov, char *msg, size_t len)
 {
+	if (!a->cf || cpufreq_npolicies(a->cf) == 0) {
+		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
+		snprintf(msg, len, "%s: no governors to set here: %s", what,
+		         why ? why : "no cpufreq policies under --sysfs");
+		return -ENODEV;
+	}
+	for (int i = 0; a->governors[i]; i++)
+		if (!strcmp(a->governors[i], gov))
+			return 0;
+	snprintf(msg, len, "%s: \"%s\" is not an available governor here; use one of: %s", what, gov,
+	         cpufreq_policy_governors(a->cf, 0));
+	return -EINVAL;
+}
+
+/* Everything the command line names on this machine (CPUs, governors, a
+ * theme) is checked before anything runs or is written.  -EINVAL: a bad
+ * word (exit 2); other errors: the machine refuses (exit 3). */
+static int check_start(struct app *a, char *msg, size_t len)
+{
+	const struct run *r = a->run;
 	unsigned char *m = calloc((size_t)a->ncpu, 1);
 	int rc = m ? 0 : -ENOMEM;
-	for (size_t i = 0; !rc && i < a->run->nat; i++) {
-		const struct at_action *at = &a->run->at[i];
-		char err[256];
+	char err[256], what[160];
+	for (size_t i = 0; !rc && i < r->nat; i++) {
+		const struct at_action *at = &r->at[i];
 		if (at->kind == AT_PIN && cpulist_parse(at->arg, m, a->ncpu, err, sizeof err)) {
 			snprintf(msg, len, "--at %g:pin=%s: %s", at->t, at->arg, err);
 			rc = -EINVAL;
+		} else if (at->kind == AT_GOVERNOR) {
+			snprintf(what, sizeof what, "--at %g:governor=%s", at->t, at->arg);
+			rc = check_governor(a, what, at->arg, msg, len);
+		} else if (at->kind == AT_MAXFREQ && (!a->cf || cpufreq_npolicies(a->cf) == 0)) {
+			snprintf(msg, len, "--at %g:maxfreq: no frequency limits to set here: %s", at->t,
+			         a->cf && cpufreq_unavailable_reason(a->cf) ? cpufreq_unavailable_reason(a->cf) :
+			         "no cpufreq policies under --sysfs");
+			rc = -ENODEV;
 		}
 	}
 	free(m);
+	if (!rc && r->governor)
+		rc = check_governor(a, "--governor", r->governor, msg, len);
+	struct theme t;
+	if (!rc && r->batch && r->theme && theme_load(r->theme, &t, msg, len) < 0)
+		rc = -EINVAL;
 	return rc;
 }
 
 /* ---- ticks ------------------------------------------------------------- */
 
-static void note_workload_ends(struct app *a, enum wl_state *before)
+/* Children are reaped whenever SIGCHLD arrives, so an end is noticed by
+ * comparing with the state the previous tick saw. */
+static void note_workload_ends(struct app *a)
 {
 	for (int i = 0; i < a->nwl; i++) {
 		enum wl_state s = workload_state(a->wl[i]);
-		if ((s == WLS_DONE || s == WLS_FAILED) && before[i] != s) {
+		enum wl_state before = a->wl_seen[i];
+		a->wl_seen[i] = s;
+		/* Workloads benchtop itself stops at the end are not events. */
+		if ((s == WLS_DONE || s == WLS_FAILED) && before != s && !a->finishing) {
 			char label[64], detail[MODEL_DETAIL_LEN];
 			snprintf(label, sizeof label, "w%d %s", i + 1, s == WLS_DONE ? "done" : "failed");
 			snprintf(detail, sizeof detail, "{\"workload\":%d,\"state\":\"%s\",\"error\":",
@@ -316,7 +361,12 @@ static void note_workload_ends(struct app *a, enum wl_state *before)
 				detail[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
 			}
 			snprintf(detail + k, sizeof detail - k, "\"}");
-			app_event(a, "workload_end", label, detail);
+			/* stamped when it ended, not when the tick noticed */
+			double t = workload_ended_at(a->wl[i]);
+			const struct phase *cur = history_phase(a->hist, history_nphases(a->hist) - 1);
+			if (t < cur->from || t > app_now(a))
+				t = app_now(a);
+			app_event_at(a, t, "workload_end", label, detail);
 		}
 	}
 }
@@ -344,9 +394,6 @@ static void tick(struct app *a)
 	s->t = now - a->t0;
 	s->dt = now - a->last_tick;
 	a->last_tick = now;
-	enum wl_state before[64];
-	for (int i = 0; i < a->nwl && i < 64; i++)
-		before[i] = workload_state(a->wl[i]);
 	reap_children(a);
 	double dt = s->dt;
 	sampler_tick(a->sp, s, now);
@@ -360,7 +407,6 @@ static void tick(struct app *a)
 		if (p->workload >= 1 && p->workload <= a->nwl)
 			workload_proc_bytes(a->wl[p->workload - 1], p->pid, &p->bytes);
 	}
-	note_workload_ends(a, before);
 	action_enforce_placement(a);
 	double cpu1 = cpu_self();
 	s->self_tick_us = (cpu1 - cpu0) * 1e6;
@@ -371,6 +417,9 @@ static void tick(struct app *a)
 		record_sample(a, a->rec, s);
 	if (a->run->batch)
 		batch_line(a, a->out, s);
+	/* After the sample: what a workload moved up to its end belongs to
+	 * the phase before its end event. */
+	note_workload_ends(a);
 	if (a->rec)
 		fflush(a->rec);
 	if (a->out)
@@ -548,10 +597,13 @@ static int setup(struct app *a, char *msg, size_t len)
 	if (a->ncpu < 1)
 		a->ncpu = 1;
 	a->online = calloc((size_t)a->ncpu, 1);
-	if (!a->online)
+	a->allowed = calloc((size_t)a->ncpu, 1);
+	if (!a->online || !a->allowed)
 		return -ENOMEM;
 	for (int c = 0; c < a->ncpu; c++)
-		a->online[c] = affinity_cpu_online("/sys", c);
+		a->allowed[c] = a->online[c] = affinity_cpu_online("/sys", c);
+	if (r->cpus && cpulist_parse(r->cpus, a->allowed, a->ncpu, NULL, 0))
+		memcpy(a->allowed, a->online, (size_t)a->ncpu); /* reported by start_mask */
 	a->units = r->units;
 	a->interval = r->interval;
 	a->hist = history_new(HISTORY_CAP);
@@ -572,7 +624,8 @@ static int setup(struct app *a, char *msg, size_t len)
 	a->wl = calloc((size_t)a->nwl + 1, sizeof *a->wl);
 	a->wl_names = calloc((size_t)a->nwl + 1, sizeof *a->wl_names);
 	a->wl_mask = calloc((size_t)a->nwl + 1, sizeof *a->wl_mask);
-	if (!a->wl || !a->wl_names || !a->wl_mask)
+	a->wl_seen = calloc((size_t)a->nwl + 1, sizeof *a->wl_seen);
+	if (!a->wl || !a->wl_names || !a->wl_mask || !a->wl_seen)
 		return -ENOMEM;
 	return r->mode == MODE_ATTACH ? setup_attach(a, msg, len) : setup_workloads(a, msg, len);
 }
@@ -584,7 +637,9 @@ static void teardown(struct app *a)
 		cpufreq_restore(a->cf);
 		cpufreq_close(a->cf);
 	}
-	for (int i = 0; i < a->nwl; i++) {
+	for (int i = 0; a->wl && i < a->nwl; i++) {
+		if (!a->wl[i])
+			continue; /* setup stopped before making it */
 		workload_cleanup(a->wl[i]);
 		workload_free(a->wl[i]);
 	}
@@ -594,12 +649,14 @@ static void teardown(struct app *a)
 	for (int i = 0; a->wl_mask && i <= a->nwl; i++)
 		free(a->wl_mask[i]);
 	free(a->wl_mask);
+	free(a->wl_seen);
 	for (size_t i = 0; i < a->npins; i++)
 		free(a->pins[i].mask);
 	free(a->pins);
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);
 	free(a->online);
+	free(a->allowed);
 	if (a->sp)
 		sampler_free(a->sp);
 	snapshot_free(a->snap);
@@ -654,8 +711,7 @@ static void run_due_at(struct app *a)
 			snprintf(act.text, sizeof act.text, "%s", at->arg);
 		if (at->kind == AT_PAUSE && a->paused)
 			continue;
-		action_apply(a, &act);
-		if (a->run->batch && a->status[0] && strstr(a->status, "cannot"))
+		if (action_apply(a, &act) < 0 && a->run->batch)
 			fprintf(stderr, "benchtop: --at %g: %s\n", at->t, a->status);
 	}
 }
@@ -759,6 +815,12 @@ static void loop(struct app *a)
 
 static void finish(struct app *a)
 {
+	a->finishing = true;
+	/* Attached processes go on after benchtop: never leave them stopped. */
+	if (a->paused && a->nattached) {
+		struct action act = { .id = ACT_RESUME };
+		action_apply(a, &act);
+	}
 	stop_all(a);
 	/* One last sample after every child is reaped, so totals are final. */
 	a->snap->dt = mono() - a->last_tick;
@@ -796,6 +858,19 @@ static int open_record(struct app *a, char *msg, size_t len)
 	return a->rec ? 0 : -errno;
 }
 
+/* Give up before the run started: the record file benchtop just made
+ * goes too (it holds nothing yet). */
+static int abandon(struct app *a, int status)
+{
+	if (a->rec) {
+		fclose(a->rec);
+		a->rec = NULL;
+		unlink(a->run->record);
+	}
+	teardown(a);
+	return status;
+}
+
 static void print_failures(struct app *a)
 {
 	for (int i = 0; i < a->nwl; i++) {
@@ -814,17 +889,28 @@ int app_main(struct run *run)
 	a->out = stdout;
 	a->dashboard = !run->batch;
 	int rc = setup(a, msg, sizeof msg);
+	unsigned char *m = NULL;
 	if (!rc)
-		rc = open_record(a, msg, sizeof msg);
+		rc = start_mask(a, &m, msg, sizeof msg);
+	if (!rc)
+		rc = check_start(a, msg, sizeof msg);
 	if (rc) {
 		fprintf(stderr, "benchtop: %s\n", msg[0] ? msg : strerror(-rc));
+		free(m);
 		teardown(a);
-		return rc == -ENOMEM ? 1 : 3;
+		return rc == -ENOMEM ? 1 : rc == -EINVAL ? 2 : 3;
+	}
+	rc = open_record(a, msg, sizeof msg);
+	if (rc) {
+		fprintf(stderr, "benchtop: %s\n", msg);
+		free(m);
+		teardown(a);
+		return 3;
 	}
 	if (a->dashboard && ui_open(run->theme, run->no_color, msg, sizeof msg)) {
 		fprintf(stderr, "benchtop: %s\n", msg);
-		teardown(a);
-		return 2;
+		free(m);
+		return abandon(a, 2);
 	}
 	/* The screen follows the user's locale; numbers in records and batch
 	 * lines stay in the C locale ("1.5", never "1,5"). */
@@ -835,15 +921,13 @@ int app_main(struct run *run)
 	if (run->governor) {
 		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
 		snprintf(act.text, sizeof act.text, "%s", run->governor);
-		action_apply(a, &act);
-	}
-	unsigned char *m;
-	if (start_mask(a, &m, msg, sizeof msg) || check_at(a, msg, sizeof msg)) {
-		if (a->dashboard)
-			ui_close();
-		fprintf(stderr, "benchtop: %s\n", msg);
-		teardown(a);
-		return 2;
+		if (action_apply(a, &act) < 0) {
+			if (a->dashboard)
+				ui_close();
+			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->status);
+			free(m);
+			return abandon(a, 3);
+		}
 	}
 	if (m) {
 		for (int i = 0; i <= a->nwl; i++) {

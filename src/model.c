@@ -172,21 +172,21 @@ static void phase_account(struct history *h, const struct snapshot *s)
 {
 	struct phase *p = &h->ph[h->nph - 1];
 	const struct snapshot *prev = history_last(h);
-	if (prev) {
-		uint64_t b0 = wl_bytes_total(prev), b1 = wl_bytes_total(s);
-		if (b1 > b0)
-			p->bytes += b1 - b0;
-		double c = wl_cpu_total(s) - wl_cpu_total(prev);
-		if (c > 0)
-			p->cpu_s += c;
-		uint64_t m0 = 0, m1 = 0;
-		for (int i = 0; i < prev->nproc; i++)
-			m0 += prev->procs[i].migrations;
-		for (int i = 0; i < s->nproc; i++)
-			m1 += s->procs[i].migrations;
-		if (m1 > m0)
-			p->migrations += m1 - m0;
-	}
+	/* The first snapshot counts from zero: what moved before it belongs
+	 * to the first phase too. */
+	uint64_t b0 = prev ? wl_bytes_total(prev) : 0, b1 = wl_bytes_total(s);
+	if (b1 > b0)
+		p->bytes += b1 - b0;
+	double c = wl_cpu_total(s) - (prev ? wl_cpu_total(prev) : 0);
+	if (c > 0)
+		p->cpu_s += c;
+	uint64_t m0 = 0, m1 = 0;
+	for (int i = 0; prev && i < prev->nproc; i++)
+		m0 += prev->procs[i].migrations;
+	for (int i = 0; i < s->nproc; i++)
+		m1 += s->procs[i].migrations;
+	if (m1 > m0 && prev)
+		p->migrations += m1 - m0;
 	for (int i = 0; i < s->ncpu; i++) {
 		if (s->cpus[i].khz > 0) {
 			p->khz_sum += (double)s->cpus[i].khz * s->dt;

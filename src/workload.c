@@ -36,6 +36,7 @@ struct workload {
 	uint64_t src_size;
 	struct engine_counters *src_ctr;
 	bool src_made, src_ready;
+	uint64_t src_last;           /* source bytes at the last tick */
 	const struct run *run;
 	char scratch[4096];
 	char name[160];
@@ -52,12 +53,12 @@ struct workload {
 	struct sampler *sp;
 	double t_start, t_end, elapsed_done;
 	double ru_user, ru_sys;
-	uint64_t bytes_done_runs, calls_done_runs; /* engine bytes of finished runs */
+	uint64_t bytes_done_runs, rbytes_done_runs, calls_done_runs; /* of finished runs */
 	uint64_t bytes_seen;                        /* the latest total shown */
 	uint64_t rbytes_last, bytes_last;
 	uint64_t zombie_io;                         /* write_bytes of exited command roots */
 	int runs;
-	const unsigned char *mask;
+	unsigned char *mask;         /* own copy of the placement for new processes, or NULL */
 	int ncpu;
 	/* pattern=rewrite: the write and the rewrite as two rows */
 	struct workload_totals rows[2];
@@ -148,6 +149,7 @@ void workload_free(struct workload *w)
 	if (w->src_ctr)
 		engine_counters_free(w->src_ctr, 1);
 	free(w->src_path);
+	free(w->mask);
 	free(w);
 }
 
@@ -374,8 +376,8 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
                    double now, char *msg, size_t len)
 {
 	w->sp = sp;
-	w->mask = mask;
 	w->ncpu = ncpu;
+	workload_set_mask(w, mask);
 	w->nch = 0;
 	w->sync_pid = 0;
 	w->err[0] = 0;
@@ -390,7 +392,6 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 	if (rc == 0) {
 		if (w->ctr)
 			memset(w->ctr, 0, sizeof *w->ctr * (size_t)w->nctr);
-		w->bytes_last = w->rbytes_last = 0;
 		rc = w->spec->kind == WL_CMD ? spawn_cmd(w, msg, len) :
 		     needs_source(w) ? spawn_source(w, msg, len) : spawn_engine(w, msg, len);
 	}
@@ -403,6 +404,19 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 		workload_signal(w, SIGKILL);
 	}
 	return rc;
+}
+
+void workload_set_mask(struct workload *w, const unsigned char *mask)
+{
+	if (!mask || w->ncpu <= 0) {
+		free(w->mask);
+		w->mask = NULL;
+		return;
+	}
+	if (!w->mask)
+		w->mask = malloc((size_t)w->ncpu);
+	if (w->mask)
+		memcpy(w->mask, mask, (size_t)w->ncpu);
 }
 
 bool workload_owns(const struct workload *w, pid_t pid)
@@ -498,10 +512,12 @@ static void finish_run(struct workload *w, double now)
 	w->t_end = now;
 	if (w->spec->rewrite && w->ctr && w->state != WLS_FAILED)
 		add_rewrite_rows(w, now);
-	w->elapsed_done += now - w->t_start;
+	if (!needs_source(w))
+		w->elapsed_done += now - w->t_start;
 	if (w->ctr) {
 		for (int j = 0; j < w->nctr; j++) {
 			w->bytes_done_runs += w->ctr[j].bytes;
+			w->rbytes_done_runs += w->ctr[j].rbytes;
 			w->calls_done_runs += w->ctr[j].calls;
 		}
 		memset(w->ctr, 0, sizeof *w->ctr * (size_t)w->nctr);
@@ -593,13 +609,17 @@ static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 			}
 	}
 	bool reads = w->spec->kind == WL_READ || w->spec->kind == WL_SEEK;
+	/* Rates from run totals, so a run that ended between two ticks (its
+	 * counters folded into the totals) still shows what it moved. */
+	b += w->bytes_done_runs;
+	rb += w->rbytes_done_runs;
 	double rate_b = dt > 0 && b >= w->bytes_last ? (double)(b - w->bytes_last) / dt : 0;
 	double rate_rb = dt > 0 && rb >= w->rbytes_last ? (double)(rb - w->rbytes_last) / dt : 0;
 	w->bytes_last = b;
 	w->rbytes_last = rb;
 	ws->write_bps = reads ? 0 : rate_b;
 	ws->read_bps = reads ? rate_b : rate_rb;
-	ws->bytes = w->bytes_done_runs + b;
+	ws->bytes = b;
 	ws->calls = w->calls_done_runs + calls;
 }
 
@@ -609,9 +629,9 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 	ws->id = w->id;
 	if (w->src_ctr && !w->src_ready) {
 		uint64_t b = __atomic_load_n(&w->src_ctr->bytes, __ATOMIC_RELAXED);
-		ws->write_bps = dt > 0 && b >= w->bytes_last ? (double)(b - w->bytes_last) / dt : 0;
+		ws->write_bps = dt > 0 && b >= w->src_last ? (double)(b - w->src_last) / dt : 0;
 		ws->read_bps = 0;
-		w->bytes_last = b;
+		w->src_last = b;
 	} else if (w->ctr) {
 		poll_engine(w, ws, dt);
 	} else if (ws->bytes < w->zombie_io) {
@@ -753,6 +773,7 @@ int workload_phase_rows(const struct workload *w, struct workload_totals rows[2]
 }
 
 double workload_started(const struct workload *w) { return w->t_start; }
+double workload_ended_at(const struct workload *w) { return w->t_end; }
 double workload_elapsed_now(const struct workload *w, double now)
 {
 	return w->elapsed_done + (workload_running(w) ? now - w->t_start : 0);

@@ -29,6 +29,7 @@ struct app {
 	struct workload **wl;
 	int nwl;
 	const char **wl_names;
+	enum wl_state *wl_seen;      /* each workload's state at the last tick */
 	struct sampler *sp;
 	struct cpufreq *cf;
 	struct history *hist;
@@ -52,9 +53,11 @@ struct app {
 	size_t npins, pincap;
 	bool spread;
 	int spread_next;
-	unsigned char *online;       /* CPUs that may be used */
+	unsigned char *online;       /* CPUs that are online */
+	unsigned char *allowed;      /* CPUs placements use: --cpus, else online */
 	bool paused;
-	bool all_done;               /* every workload ended (dashboard waits for q) */
+	bool all_done;
+	bool finishing;              /* stopping everything at the end of the run */               /* every workload ended (dashboard waits for q) */
 	double self_cpu_last;
 	double ended;                /* t of the end record */
 	pid_t *attached;
@@ -72,6 +75,8 @@ int action_apply(struct app *a, const struct action *act);
 void action_enforce_placement(struct app *a);
 /* Add an event now (t from the monotonic clock) and start a new phase. */
 void app_event(struct app *a, const char *action, const char *label, const char *detail_json);
+void app_event_at(struct app *a, double t, const char *action, const char *label,
+                  const char *detail_json);
 double app_now(const struct app *a);   /* seconds since start */
 void app_set_interval(struct app *a, double seconds);
 

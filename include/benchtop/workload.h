@@ -33,6 +33,10 @@ int workload_prepare(struct workload *w, char *msg, size_t len);
 int workload_start(struct workload *w, struct sampler *sp, const unsigned char *mask, int ncpu,
                    double now, char *msg, size_t len);
 
+/* The placement its processes get before they run (copied; NULL: leave
+ * them as they are).  Placement actions call it so later processes start
+ * where the rule says. */
+void workload_set_mask(struct workload *w, const unsigned char *mask);
 /* True when pid is one of this workload's direct children. */
 bool workload_owns(const struct workload *w, pid_t pid);
 /* A direct child exited with wait status st and resource use ru. */
@@ -82,6 +86,7 @@ bool workload_stop_requested(const struct workload *w);
 const struct wl_spec *workload_spec(const struct workload *w);
 const char *workload_kind(const struct workload *w);   /* "copy", "cmd", ... */
 double workload_started(const struct workload *w);
+double workload_ended_at(const struct workload *w);  /* run seconds, 0 while running */
 /* Elapsed seconds of all runs so far, the current one up to now. */
 double workload_elapsed_now(const struct workload *w, double now);
 
