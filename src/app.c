@@ -888,10 +888,16 @@ int app_main(struct run *run)
 	char msg[512] = "";
 	a->out = stdout;
 	a->dashboard = !run->batch;
-	int rc = setup(a, msg, sizeof msg);
 	unsigned char *m = NULL;
-	if (!rc)
-		rc = start_mask(a, &m, msg, sizeof msg);
+	int rc = setup(a, msg, sizeof msg);
+	if (rc) {
+		/* the files or the machine refused: a destination that exists,
+		 * no space, O_DIRECT not supported, no scratch directory */
+		fprintf(stderr, "benchtop: %s\n", msg[0] ? msg : strerror(-rc));
+		teardown(a);
+		return rc == -ENOMEM ? 1 : 3;
+	}
+	rc = start_mask(a, &m, msg, sizeof msg);
 	if (!rc)
 		rc = check_start(a, msg, sizeof msg);
 	if (rc) {
