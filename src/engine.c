@@ -394,6 +394,12 @@ static int plan_job(const struct wl_spec *w, const char *scratch, bool force, st
 
 	switch (w->kind) {
 	case WL_COPY:
+		if (w->src && is_dir(w->src)) {
+			/* a directory would mean inventing a 1 GiB file in the
+			 * user's directory: say what src takes instead */
+			snprintf(msg, len, "src=%s is a directory: give a file to copy", w->src);
+			return -EISDIR;
+		}
 		rc = plan_src(s, w->src, "src", scratch, w->size, msg, len);
 		if (rc == 0)
 			rc = plan_dst(d, w->dst, "dst", scratch, j, f->jobs, force, msg, len);

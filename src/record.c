@@ -135,6 +135,8 @@ static void record_procs(FILE *fp, const struct snapshot *s)
 		json_num(fp, p->utime);
 		fprintf(fp, ",\"stime\":");
 		json_num(fp, p->stime);
+		fprintf(fp, ",\"age\":");
+		json_num(fp, p->age);
 		fprintf(fp, ",\"cpu_pct\":");
 		json_num(fp, p->cpu_pct);
 		fprintf(fp, ",\"wait_pct\":");

@@ -104,6 +104,7 @@ static void fill_proc(struct proc_sample *p, const struct json *j)
 	p->cpu_pct = num(j, "cpu_pct", 0);
 	p->wait_pct = num(j, "wait_pct", 0);
 	p->utime = num(j, "utime", 0);
+	p->age = num(j, "age", -1);
 	p->stime = num(j, "stime", 0);
 	p->read_bps = num(j, "read_bps", 0);
 	p->write_bps = num(j, "write_bps", 0);

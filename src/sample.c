@@ -37,6 +37,7 @@
 	X(PI_STICS, PIDS_TICS_SYSTEM) \
 	X(PI_CPU, PIDS_PROCESSOR) \
 	X(PI_NLWP, PIDS_NLWP) \
+	X(PI_START, PIDS_TIME_START) \
 	X(PI_RCHAR, PIDS_IO_READ_CHARS) \
 	X(PI_WCHAR, PIDS_IO_WRITE_CHARS) \
 	X(PI_RBYTES, PIDS_IO_READ_BYTES) \
@@ -260,6 +261,7 @@ static void proc_apply(struct sampler *sp, struct sproc *p, struct pids_result *
 	p->stk = h[PI_STICS].result.ull_int;
 	p->cpu = h[PI_CPU].result.s_int;
 	p->nthreads = h[PI_NLWP].result.s_int;
+	p->start = h[PI_START].result.real;
 	p->read_bps = p->fresh ? 0 : sample_rate(p->rchar, rchar, dt);
 	p->write_bps = p->fresh ? 0 : sample_rate(p->wchar, wchar, dt);
 	p->rchar = rchar;
@@ -629,9 +631,19 @@ double sampler_source_ms(const struct sampler *sp, const char *name, int *every)
 
 /* ---- the snapshot --------------------------------------------------- */
 
+/* Seconds since boot, the clock process start times are counted on. */
+static double boot_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void fill_proc(struct proc_sample *o, const struct sproc *p, double hz)
 {
+	double age = p->start > 0 ? boot_seconds() - p->start : -1;
 	*o = (struct proc_sample){
+		.age = age,
 		.pid = p->pid, .workload = p->wl, .cpu = p->cpu, .state = p->state,
 		.nthreads = p->nthreads, .cpu_pct = p->cpu_pct, .wait_pct = p->wait_pct,
 		.utime = (double)p->utk / hz, .stime = (double)p->stk / hz,

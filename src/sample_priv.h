@@ -57,6 +57,7 @@ struct sproc {
 	uint64_t migrations;
 	uint64_t bytes;                    /* destination bytes this process contributed */
 	double cpu_pct, wait_pct, read_bps, write_bps;
+	double start;                      /* seconds after boot it started */
 	struct timespec since;             /* when its tree was first tracked (realtime) */
 };
 

@@ -46,6 +46,7 @@ struct proc_sample {
 	double cpu_pct;               /* %CPU over the interval (all threads) */
 	double wait_pct;              /* run-queue wait as % of the interval */
 	double utime, stime;          /* seconds, cumulative */
+	double age;                   /* seconds since it started, -1 unknown */
 	double read_bps, write_bps;   /* this process's own I/O rate (rchar/wchar) */
 	uint64_t bytes;               /* bytes done by this process (destination side) */
 	uint64_t migrations;          /* se.nr_migrations summed over threads */

@@ -120,7 +120,9 @@ static int c_user(const struct cell_ctx *c, char *b, size_t l) { return seconds(
 static int c_sys(const struct cell_ctx *c, char *b, size_t l) { return seconds(c, c->p->stime, b, l); }
 static int c_hog(const struct cell_ctx *c, char *b, size_t l)
 {
-	double el = c->v->elapsed;
+	/* hog = (user+sys) / the process's own lifetime (the run's when the
+	 * lifetime is unknown, e.g. in a replay) */
+	double el = c->p->age > 0 ? c->p->age : c->v->elapsed;
 	if (!(el > 0))
 		return snprintf(b, l, "-");
 	int n = put_fixed(b, l - 1, 100 * (c->p->utime + c->p->stime) / el, 0);
