@@ -20,13 +20,39 @@ static int segment(int y, int x, int n, enum theme_role role, char mono_ch)
 	return x + n;
 }
 
+/* The pids on a CPU, cut at a whole pid with "+N" for the rest, so a
+ * narrow panel never shows a pid it cut in half. */
+static void fit_pids(const char *list, int room, char *out, size_t len)
+{
+	int total = 0, shown = 0;
+	size_t k = 0;
+	out[0] = 0;
+	for (const char *p = list; *p; ) {
+		size_t n = strcspn(p, ",");
+		total++;
+		int need = (int)(k + (k ? 1 : 0) + n);
+		/* keep room for a "+N" tail unless this is the last pid */
+		bool last = p[n] == 0;
+		if (need + (last ? 0 : 4) <= room && k + n + 2 < len && shown == total - 1) {
+			k += (size_t)snprintf(out + k, len - k, "%s%.*s", k ? "," : "", (int)n, p);
+			shown++;
+		}
+		p += n + (p[n] == ',');
+	}
+	if (shown < total)
+		snprintf(out + k, len - k, "%s+%d", k ? " " : "", total - shown);
+}
+
 static void cpu_row(const struct cpu_sample *c, int y, int x, int w)
 {
-	char khz[24];
+	char khz[24], pids[MODEL_CPUS_LEN + 8];
 	ui_fmt_khz(c->khz, khz, sizeof(khz));
-	int barw = w - 32;
+	/* cpuN [bar] + " 9.99 GHz governor---- " + pids (two at least) */
+	int barw = w - 8 - 23 - 13;
 	if (barw < 6)
 		barw = 6;
+	if (barw > 40)
+		barw = 40;
 	ui_textf(y, x, 6, ROLE_NORMAL, "cpu%-3d", c->id);
 	mvaddch(y, x + 6, '[' | ui_attr(ROLE_AXIS));
 	double parts[4] = { c->user, c->system, c->iowait, c->irq };
@@ -42,14 +68,15 @@ static void cpu_row(const struct cpu_sample *c, int y, int x, int w)
 	}
 	mvaddch(y, x + 7 + barw, ']' | ui_attr(ROLE_AXIS));
 	int tx = x + 8 + barw;
-	ui_textf(y, tx, x + w - tx, ROLE_NORMAL, " %8s %-10.10s %s", khz,
-	         c->governor[0] ? c->governor : "-", c->procs);
+	fit_pids(c->procs, x + w - tx - 23, pids, sizeof pids);
+	ui_textf(y, tx, x + w - tx, ROLE_NORMAL, " %8s %-12.12s %s", khz,
+	         c->governor[0] ? c->governor : "-", pids);
 }
 
 void ui_cpus_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
-	ui_title(r, "CPUs", "user system iowait irq | freq governor pids");
+	ui_title(r, "CPUs", "load u/s/w/i | freq governor pids");
 	if (!s || r.h < 2)
 		return;
 	int rows = r.h - 1, ncol = (s->ncpu + rows - 1) / rows;
