@@ -415,7 +415,7 @@ static void tick(struct app *a)
 	history_push(a->hist, s);
 	if (a->rec)
 		record_sample(a, a->rec, s);
-	if (a->run->batch)
+	if (a->run->batch && a->out)
 		batch_line(a, a->out, s);
 	/* After the sample: what a workload moved up to its end belongs to
 	 * the phase before its end event. */
@@ -828,7 +828,7 @@ static void finish(struct app *a)
 	a->ended = app_now(a);
 	if (a->rec)
 		record_end(a, a->rec);
-	if (a->run->batch && a->run->format == FMT_JSON)
+	if (a->out && a->run->batch && a->run->format == FMT_JSON)
 		record_end(a, a->out);
 	/* Governors are restored in teardown, after the summary has said
 	 * what the run ended under. */
@@ -883,10 +883,26 @@ static void print_failures(struct app *a)
 
 int app_main(struct run *run)
 {
+	return app_run(run, NULL);
+}
+
+/* Totals of each workload, for an experiment's table. */
+static void fill_result(struct app *a, struct app_result *res)
+{
+	memset(res, 0, sizeof *res);
+	res->nwl = a->nwl < APP_RESULT_MAX ? a->nwl : APP_RESULT_MAX;
+	for (int i = 0; i < res->nwl; i++) {
+		workload_totals(a->wl[i], &res->wl[i]);
+		res->failed[i] = workload_state(a->wl[i]) == WLS_FAILED;
+	}
+}
+
+int app_run(struct run *run, struct app_result *res)
+{
 	struct app app = { .run = run, .tfd = -1, .sfd = -1, .selected = 0 };
 	struct app *a = &app;
 	char msg[512] = "";
-	a->out = stdout;
+	a->out = res ? NULL : stdout;
 	a->dashboard = !run->batch;
 	unsigned char *m = NULL;
 	int rc = setup(a, msg, sizeof msg);
@@ -945,9 +961,9 @@ int app_main(struct run *run)
 	}
 	if (a->rec)
 		record_start(a, a->rec);
-	if (run->batch && run->format == FMT_JSON)
+	if (a->out && run->batch && run->format == FMT_JSON)
 		record_start(a, a->out);
-	else if (run->batch)
+	else if (a->out && run->batch)
 		batch_header(a, a->out);
 	rc = start_workloads(a, msg, sizeof msg);
 	if (rc) {
@@ -971,8 +987,12 @@ int app_main(struct run *run)
 	finish(a);
 	if (a->dashboard)
 		ui_close();
-	FILE *sum = run->batch && run->format != FMT_TEXT ? stderr : stdout;
-	summary_print(a, sum);
+	if (res) {
+		fill_result(a, res);
+	} else {
+		FILE *sum = run->batch && run->format != FMT_TEXT ? stderr : stdout;
+		summary_print(a, sum);
+	}
 	print_failures(a);
 	int status = exit_status(a);
 	teardown(a);

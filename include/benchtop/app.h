@@ -10,6 +10,7 @@
 #include "benchtop/action.h"
 #include "benchtop/cli.h"
 #include "benchtop/model.h"
+#include "benchtop/workload.h"
 
 struct workload;
 struct sampler;
@@ -67,6 +68,17 @@ struct app {
 
 /* Run everything the command line asked for; returns the exit status. */
 int app_main(struct run *run);
+
+/* One quiet run (an experiment's step or cell): no batch lines, no
+ * summary; each workload's totals come back in *res.  Records (-o) and
+ * errors are written as usual.  Returns the exit status. */
+#define APP_RESULT_MAX 16
+struct app_result {
+	int nwl;
+	struct workload_totals wl[APP_RESULT_MAX];
+	bool failed[APP_RESULT_MAX];
+};
+int app_run(struct run *run, struct app_result *res);
 
 /* Actions (action.c): apply one, set a->status, add an event when the
  * machine or the run changed.  Returns 0 or -errno. */
