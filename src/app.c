@@ -332,6 +332,11 @@ static int check_start(struct app *a, char *msg, size_t len)
 	struct theme t;
 	if (!rc && r->batch && r->theme && theme_load(r->theme, &t, msg, len) < 0)
 		rc = -EINVAL;
+	if (!rc && r->drop_caches && access("/proc/sys/vm/drop_caches", W_OK) != 0) {
+		snprintf(msg, len, "--drop-caches: cannot write /proc/sys/vm/drop_caches: %s (run as root)",
+		         strerror(errno));
+		rc = -EACCES;
+	}
 	return rc;
 }
 
