@@ -536,9 +536,18 @@ static void jstr_or_null(FILE *fp, const char *s)
 		fputs("null", fp);
 }
 
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A copy without src, a read or seek of nothing or of a directory: the
+ * experiment makes one source for all its steps. */
 static bool needs_source(const struct wl_spec *w)
 {
-	return (w->kind == WL_COPY && !w->src) || ((w->kind == WL_READ || w->kind == WL_SEEK) && !w->path);
+	return (w->kind == WL_COPY && !w->src) ||
+	       ((w->kind == WL_READ || w->kind == WL_SEEK) && (!w->path || is_dir(w->path)));
 }
 
 /* The file a write or copy names as its result, when it names a file. */
@@ -562,11 +571,17 @@ static int make_source(struct exp *e)
 {
 	uint64_t want = e->r->cell_bytes;
 	char msg[512];
-	for (size_t i = 0; !want && i < e->r->nwl; i++)
-		if (needs_source(&e->r->wl[i]))
-			want = e->r->wl[i].size;
-	const char *tmp = getenv("TMPDIR");
-	if (asprintf(&e->scratch, "%s/benchtop-exp.XXXXXX", tmp && *tmp ? tmp : "/var/tmp") < 0) {
+	const char *tmp = getenv("TMPDIR"), *dir = tmp && *tmp ? tmp : "/var/tmp";
+	for (size_t i = e->r->nwl; i-- > 0;) {
+		const struct wl_spec *w = &e->r->wl[i];
+		if (!needs_source(w))
+			continue;
+		if (!e->r->cell_bytes && w->size)
+			want = w->size;
+		if (w->kind != WL_COPY && w->path)
+			dir = w->path;   /* the directory the user named: the disk under test */
+	}
+	if (asprintf(&e->scratch, "%s/benchtop-exp.XXXXXX", dir) < 0) {
 		e->scratch = NULL;
 		return -ENOMEM;
 	}
@@ -1065,6 +1080,25 @@ static int run_plain(struct run *m)
 	return app_main(m);
 }
 
+/* A preset with no workload (nor one from the user) runs the default one,
+ * the 3-process pipe copy; cli_parse makes it for a bare command line. */
+static int default_workload(struct run *m)
+{
+	char *argv[] = { "benchtop", NULL }, err[CLI_ERR_MAX];
+	struct run d;
+	if (cli_parse(1, argv, &d, err, sizeof err) || d.nwl != 1) {
+		fprintf(stderr, "benchtop: %s\n", err);
+		cli_free(&d);
+		return -1;
+	}
+	m->wl = d.wl;
+	m->nwl = d.nwl;
+	d.wl = NULL;
+	d.nwl = 0;
+	cli_free(&d);
+	return 0;
+}
+
 /* With several runs, run k records to FILE.k. */
 static int number_record(struct run *m, int k)
 {
@@ -1109,10 +1143,8 @@ static int run_preset(struct run *r, int argc, char **argv)
 			break;
 		}
 		int st;
-		if (m.nwl == 0) {
-			fprintf(stderr, "benchtop: preset %s names no workload: add -w SPEC (to the preset or the command line)\n",
-			        r->preset);
-			st = 2;
+		if (m.nwl == 0 && default_workload(&m)) {
+			st = 1;
 		} else if (p.nruns > 1 && number_record(&m, k)) {
 			st = 1;
 		} else {
