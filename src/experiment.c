@@ -901,9 +901,9 @@ static int check_governors(struct exp *e, char **gov, size_t ngov)
 	int np = cf ? cpufreq_npolicies(cf) : 0, status = 0;
 	if (ngov && np == 0) {
 		const char *why = cf ? cpufreq_unavailable_reason(cf) : NULL;
-		fprintf(stderr, "benchtop: --matrix governor=%s: no governors here (%s under %s); "
+		fprintf(stderr, "benchtop: --matrix governor=%s: no governors here: no cpufreq policies under %s%s%s%s; "
 		        "vary placement only, e.g. --matrix placement=pack,free,spread\n",
-		        e->r->matrix_governor, why ? why : "no cpufreq policies", e->r->sysfs);
+		        e->r->matrix_governor, e->r->sysfs, why ? " (" : "", why ? why : "", why ? ")" : "");
 		status = 3;
 	}
 	for (size_t g = 0; !status && g < ngov; g++)
