@@ -1,0 +1,33 @@
+/* app_priv.h - what app.c (the loop) and app_setup.c (setting a run up,
+ * checking the command line against the machine, tearing it down) share.
+ * Private to those two files. */
+#ifndef BENCHTOP_APP_PRIV_H
+#define BENCHTOP_APP_PRIV_H
+
+#include "benchtop/app.h"
+
+/* Samples the history keeps (30 min at 0.5 s). */
+#define HISTORY_CAP 3600
+
+double app_mono(void);
+
+/* Make the model, sampler, cpufreq, signalfd, timerfd and workloads (files
+ * prepared, nothing started).  0 or -errno with a message (exit 3). */
+int app_setup(struct app *a, char *msg, size_t len);
+/* Undo everything app_setup and the run did: governors restored, files
+ * removed (unless --keep), memory freed.  Safe after a partial setup. */
+void app_teardown(struct app *a);
+/* The placement workloads start with (--cpus, --placement pack). */
+int app_start_mask(struct app *a, unsigned char **out, char *msg, size_t len);
+/* CPUs, governors, theme and permissions the command line names, checked
+ * on this machine before anything runs: -EINVAL exit 2, else exit 3. */
+int app_check_start(struct app *a, char *msg, size_t len);
+int app_start_workloads(struct app *a, char *msg, size_t len);
+int app_open_record(struct app *a, char *msg, size_t len);
+/* Give up before the run started: remove the new record file, tear down,
+ * return status. */
+int app_abandon(struct app *a, int status);
+/* Give the terminal back and kill the workloads if benchtop crashes. */
+void app_catch_crashes(struct app *a);
+
+#endif

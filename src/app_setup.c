@@ -1,0 +1,401 @@
+/* app_setup.c - setting a run up and tearing it down: the scratch
+ * directory, the checks of the command line against this machine (CPUs,
+ * governors, theme, permissions), the workloads' files, the event loop's
+ * descriptors, the record file, and what a crash must still undo. */
+#include "app_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "benchtop/affinity.h"
+#include "benchtop/cpufreq.h"
+#include "benchtop/cpulist.h"
+#include "benchtop/sample.h"
+#include "benchtop/theme.h"
+#include "benchtop/ui.h"
+#include "benchtop/workload.h"
+
+/* ---- a crash ---------------------------------------------------------
+ * A bug must not leave the terminal in curses mode nor workloads running:
+ * give the screen back, kill the workloads' process groups, then let the
+ * previous handler (the default, or a sanitizer's report) take over.
+ * Governors stay in the journal for `benchtop --restore`. */
+
+static struct app *crash_app;
+static struct sigaction crash_old[32];
+
+static void crash_handler(int sig)
+{
+	struct app *a = crash_app;
+	crash_app = NULL;
+	if (a) {
+		if (a->dashboard)
+			ui_close();
+		for (int i = 0; i < a->nwl; i++) {
+			pid_t pids[64];
+			int n = workload_pids(a->wl[i], pids, 64);
+			for (int k = 0; k < n; k++) {
+				kill(-pids[k], SIGKILL);
+				kill(pids[k], SIGKILL);
+			}
+		}
+	}
+	sigaction(sig, &crash_old[sig], NULL);
+	raise(sig);
+}
+
+void app_catch_crashes(struct app *a)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	struct sigaction sa = { .sa_handler = crash_handler };
+	sigemptyset(&sa.sa_mask);
+	crash_app = a;
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		sigaction(sigs[i], &sa, &crash_old[sigs[i]]);
+}
+
+/* ---- scratch directory ------------------------------------------------ */
+
+static int make_scratch(struct app *a, char *msg, size_t len)
+{
+	const char *base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/var/tmp";
+	snprintf(a->scratch, sizeof a->scratch, "%s/benchtop.XXXXXX", base);
+	if (!mkdtemp(a->scratch)) {
+		int e = errno;
+		snprintf(msg, len, "cannot make a scratch directory in %s: %s (set TMPDIR to a writable directory)",
+		         base, strerror(e));
+		return -e;
+	}
+	a->scratch_made = true;
+	return 0;
+}
+
+static void remove_scratch(struct app *a)
+{
+	if (!a->scratch_made || a->run->keep)
+		return;
+	/* Only benchtop's own files are in it; anything else (a file a
+	 * user dropped there) makes rmdir fail, and it stays. */
+	if (rmdir(a->scratch) < 0 && errno == ENOTEMPTY) {
+		char cmd[4200];
+		snprintf(cmd, sizeof cmd, "%s", a->scratch);
+		/* Engines remove their own files; a leftover here is a bug
+		 * worth seeing rather than silently deleting. */
+		fprintf(stderr, "benchtop: scratch directory %s is not empty; left in place\n", cmd);
+	}
+	a->scratch_made = false;
+}
+
+/* ---- placement at start ------------------------------------------------ */
+
+/* The mask every workload starts with (--cpus, --placement pack), or
+ * *out = NULL for "leave them as they are".  -EINVAL names a bad CPU. */
+int app_start_mask(struct app *a, unsigned char **out, char *msg, size_t len)
+{
+	size_t n = (size_t)(unsigned)a->ncpu;
+	*out = NULL;
+	if (!a->run->cpus && a->run->placement != PLACE_PACK)
+		return 0;
+	unsigned char *m = calloc(n, 1);
+	if (!m)
+		return -ENOMEM;
+	if (a->run->cpus) {
+		char err[256];
+		if (cpulist_parse(a->run->cpus, m, a->ncpu, err, sizeof err)) {
+			snprintf(msg, len, "--cpus: %s", err);
+			free(m);
+			return -EINVAL;
+		}
+	} else {
+		memcpy(m, a->online, n);
+	}
+	if (a->run->placement == PLACE_PACK) {
+		size_t first = 0;
+		while (first < n && !m[first])
+			first++;
+		memset(m, 0, n);
+		m[first < n ? first : 0] = 1;
+	}
+	*out = m;
+	return 0;
+}
+
+/* A governor named on the command line must exist on this machine. */
+static int check_governor(struct app *a, const char *what, const char *gov, char *msg, size_t len)
+{
+	if (!a->cf || cpufreq_npolicies(a->cf) == 0) {
+		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
+		snprintf(msg, len, "%s: no governors to set here: %s", what,
+		         why ? why : "no cpufreq policies under --sysfs");
+		return -ENODEV;
+	}
+	for (int i = 0; a->governors[i]; i++)
+		if (!strcmp(a->governors[i], gov))
+			return 0;
+	snprintf(msg, len, "%s: \"%s\" is not an available governor here; use one of: %s", what, gov,
+	         cpufreq_policy_governors(a->cf, 0));
+	return -EINVAL;
+}
+
+/* Everything the command line names on this machine (CPUs, governors, a
+ * theme) is checked before anything runs or is written.  -EINVAL: a bad
+ * word (exit 2); other errors: the machine refuses (exit 3). */
+int app_check_start(struct app *a, char *msg, size_t len)
+{
+	const struct run *r = a->run;
+	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	int rc = m ? 0 : -ENOMEM;
+	char err[256], what[160];
+	for (size_t i = 0; !rc && i < r->nat; i++) {
+		const struct at_action *at = &r->at[i];
+		if (at->kind == AT_PIN && cpulist_parse(at->arg, m, a->ncpu, err, sizeof err)) {
+			snprintf(msg, len, "--at %g:pin=%s: %s", at->t, at->arg, err);
+			rc = -EINVAL;
+		} else if (at->kind == AT_GOVERNOR) {
+			snprintf(what, sizeof what, "--at %g:governor=%s", at->t, at->arg);
+			rc = check_governor(a, what, at->arg, msg, len);
+		} else if (at->kind == AT_MAXFREQ && (!a->cf || cpufreq_npolicies(a->cf) == 0)) {
+			snprintf(msg, len, "--at %g:maxfreq: no frequency limits to set here: %s", at->t,
+			         a->cf && cpufreq_unavailable_reason(a->cf) ? cpufreq_unavailable_reason(a->cf) :
+			         "no cpufreq policies under --sysfs");
+			rc = -ENODEV;
+		}
+	}
+	free(m);
+	if (!rc && r->governor)
+		rc = check_governor(a, "--governor", r->governor, msg, len);
+	struct theme t;
+	if (!rc && r->batch && r->theme && theme_load(r->theme, &t, msg, len) < 0)
+		rc = -EINVAL;
+	if (!rc && r->drop_caches && access("/proc/sys/vm/drop_caches", W_OK) != 0) {
+		snprintf(msg, len, "--drop-caches: cannot write /proc/sys/vm/drop_caches: %s (run as root)",
+		         strerror(errno));
+		rc = -EACCES;
+	}
+	return rc;
+}
+
+static void fill_governors(struct app *a)
+{
+	if (!a->cf || cpufreq_npolicies(a->cf) < 1)
+		return;
+	const char *list = cpufreq_policy_governors(a->cf, 0);
+	char *copy = strdup(list ? list : "");
+	int n = 0;
+	for (char *save = NULL, *t = strtok_r(copy, " \n", &save); t && n < 31;
+	     t = strtok_r(NULL, " \n", &save))
+		a->governors[n++] = strdup(t);
+	a->governors[n] = NULL;
+	free(copy);
+}
+
+static int block_signals(struct app *a)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGWINCH);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	a->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return a->sfd < 0 ? -errno : 0;
+}
+
+static int setup_workloads(struct app *a, char *msg, size_t len)
+{
+	struct run *r = a->run;
+	bool need_scratch = false;
+	for (size_t i = 0; i < r->nwl; i++)
+		need_scratch |= r->wl[i].kind != WL_CMD;
+	if (need_scratch) {
+		int rc = make_scratch(a, msg, len);
+		if (rc)
+			return rc;
+	}
+	for (int i = 0; i < a->nwl; i++) {
+		a->wl[i] = workload_new(i + 1, &r->wl[i], r, a->scratch);
+		if (!a->wl[i])
+			return -ENOMEM;
+		a->wl_names[i] = workload_name(a->wl[i]);
+		int rc = workload_prepare(a->wl[i], msg, len);
+		if (rc)
+			return rc;
+		for (int k = 0; k < (r->wl[i].kind == WL_COPY && r->wl[i].src ? 1 : 0); k++)
+			sampler_watch_path(a->sp, r->wl[i].src);
+		if (r->wl[i].dst)
+			sampler_watch_path(a->sp, r->wl[i].dst);
+		if (r->wl[i].path)
+			sampler_watch_path(a->sp, r->wl[i].path);
+	}
+	if (a->scratch_made)
+		sampler_watch_path(a->sp, a->scratch);
+	else
+		sampler_watch_path(a->sp, ".");
+	return 0;
+}
+
+static int drop_caches(char *msg, size_t len)
+{
+	sync();
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "3\n", 2) != 2) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		snprintf(msg, len, "--drop-caches: cannot write /proc/sys/vm/drop_caches: %s (run as root)",
+		         strerror(e));
+		return -e;
+	}
+	close(fd);
+	return 0;
+}
+
+int app_start_workloads(struct app *a, char *msg, size_t len)
+{
+	for (int i = 0; i < a->nwl; i++) {
+		if (a->run->drop_caches) {
+			int rc = drop_caches(msg, len);
+			if (rc)
+				return rc;
+		}
+		int rc = workload_start(a->wl[i], a->sp, a->wl_mask[i + 1], a->ncpu, app_now(a), msg, len);
+		if (rc)
+			snprintf(a->status, sizeof a->status, "%s", msg);
+	}
+	return 0;
+}
+
+static int setup_attach(struct app *a, char *msg, size_t len)
+{
+	a->attached = a->run->attach;
+	a->nattached = a->run->nattach;
+	for (size_t i = 0; i < a->nattached; i++) {
+		pid_t p = a->attached[i];
+		if (kill(p, 0) < 0 && errno == ESRCH) {
+			snprintf(msg, len, "--attach: no process %d (give PIDs of running processes)", (int)p);
+			return -ESRCH;
+		}
+		sampler_add(a->sp, p, 0, "attached", true);
+	}
+	return 0;
+}
+
+int app_setup(struct app *a, char *msg, size_t len)
+{
+	struct run *r = a->run;
+	a->ncpu = affinity_ncpu();
+	if (a->ncpu < 1)
+		a->ncpu = 1;
+	a->online = calloc((size_t)a->ncpu, 1);
+	a->allowed = calloc((size_t)a->ncpu, 1);
+	if (!a->online || !a->allowed)
+		return -ENOMEM;
+	for (int c = 0; c < a->ncpu; c++)
+		a->allowed[c] = a->online[c] = affinity_cpu_online("/sys", c);
+	if (r->cpus && cpulist_parse(r->cpus, a->allowed, a->ncpu, NULL, 0))
+		memcpy(a->allowed, a->online, (size_t)a->ncpu); /* reported by start_mask */
+	a->units = r->units;
+	a->interval = r->interval;
+	a->hist = history_new(HISTORY_CAP);
+	a->sp = sampler_new("/proc", a->ncpu, (int)r->nwl);
+	a->snap = snapshot_new(a->ncpu, 16, (int)r->nwl);
+	if (!a->hist || !a->sp || !a->snap)
+		return -ENOMEM;
+	a->cf = cpufreq_open(r->sysfs, a->ncpu);
+	fill_governors(a);
+	a->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	int rc = block_signals(a);
+	if (rc || a->tfd < 0) {
+		snprintf(msg, len, "cannot set up the event loop: %s", strerror(errno));
+		return rc ? rc : -errno;
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	a->nwl = r->mode == MODE_ATTACH ? 0 : (int)r->nwl;
+	a->wl = calloc((size_t)a->nwl + 1, sizeof *a->wl);
+	a->wl_names = calloc((size_t)a->nwl + 1, sizeof *a->wl_names);
+	a->wl_mask = calloc((size_t)a->nwl + 1, sizeof *a->wl_mask);
+	a->wl_seen = calloc((size_t)a->nwl + 1, sizeof *a->wl_seen);
+	if (!a->wl || !a->wl_names || !a->wl_mask || !a->wl_seen)
+		return -ENOMEM;
+	return r->mode == MODE_ATTACH ? setup_attach(a, msg, len) : setup_workloads(a, msg, len);
+}
+
+void app_teardown(struct app *a)
+{
+	crash_app = NULL;
+	if (a->cf) {
+		cpufreq_restore(a->cf);
+		cpufreq_close(a->cf);
+	}
+	for (int i = 0; a->wl && i < a->nwl; i++) {
+		if (!a->wl[i])
+			continue; /* setup stopped before making it */
+		workload_cleanup(a->wl[i]);
+		workload_free(a->wl[i]);
+	}
+	remove_scratch(a);
+	free(a->wl);
+	free(a->wl_names);
+	for (int i = 0; a->wl_mask && i <= a->nwl; i++)
+		free(a->wl_mask[i]);
+	free(a->wl_mask);
+	free(a->wl_seen);
+	for (size_t i = 0; i < a->npins; i++)
+		free(a->pins[i].mask);
+	free(a->pins);
+	for (int i = 0; a->governors[i]; i++)
+		free(a->governors[i]);
+	free(a->online);
+	free(a->allowed);
+	if (a->sp)
+		sampler_free(a->sp);
+	snapshot_free(a->snap);
+	history_free(a->hist);
+	if (a->tfd > 0)
+		close(a->tfd);
+	if (a->sfd > 0)
+		close(a->sfd);
+	if (a->rec)
+		fclose(a->rec);
+}
+
+int app_open_record(struct app *a, char *msg, size_t len)
+{
+	if (!a->run->record)
+		return 0;
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (a->run->force ? O_TRUNC : O_EXCL);
+	int fd = open(a->run->record, flags, 0644);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(msg, len, "-o %s: %s%s", a->run->record, strerror(e),
+		         e == EEXIST ? " (choose a new file, or add --force to overwrite it)" : "");
+		return -e;
+	}
+	a->rec = fdopen(fd, "w");
+	return a->rec ? 0 : -errno;
+}
+
+/* Give up before the run started: the record file benchtop just made
+ * goes too (it holds nothing yet). */
+int app_abandon(struct app *a, int status)
+{
+	if (a->rec) {
+		fclose(a->rec);
+		a->rec = NULL;
+		unlink(a->run->record);
+	}
+	app_teardown(a);
+	return status;
+}
