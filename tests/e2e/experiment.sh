@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# experiment.sh - sweeps, matrices and presets through the binary: a read
+# sweep's table and JSON, a placement matrix of a command, a governor
+# matrix on a fake sysfs tree (governors back after), preset refusals.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$ROOT/tests/e2e/lib.sh"
+cd "$ROOT" || exit 1   # ./presets is one of the preset directories
+
+export XDG_RUNTIME_DIR=$E2E_TMP/run XDG_CONFIG_HOME=$E2E_TMP/config TMPDIR=$E2E_TMP
+mkdir -p "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME"
+
+if [ ! -x "$BENCHTOP" ]; then
+	echo "# skipped: $BENCHTOP is not built"
+	finish
+	exit
+fi
+
+F=$E2E_TMP/src
+head -c 8M /dev/urandom >"$F"
+BUSY='while :; do :; done'
+# jqs FILTER [FILE]: FILTER holds for the JSON Lines in FILE, else in $out.
+jqs() { if [ $# -gt 1 ]; then jq -se "$1" "$2" >/dev/null; else jq -se "$1" >/dev/null <<<"$out"; fi; }
+
+# 1. a read sweep: 5 rows, calls fall as bs grows.
+out=$("$BENCHTOP" -w read:path="$F" --sweep bs=4k:64k 2>"$E2E_TMP/sweep.err")
+rc=$?
+check "sweep: exit 0 (rc $rc)" [ $rc = 0 ]
+rows=$(awk '$1 ~ /^[0-9]+$/ && NF >= 8' <<<"$out")
+check "sweep: 5 rows" [ "$(wc -l <<<"$rows")" = 5 ]
+check "sweep: bs 4096 .. 65536" [ "$(awk '{print $1}' <<<"$rows" | tr '\n' ' ')" = "4096 8192 16384 32768 65536 " ]
+check "sweep: calls decrease as bs grows" awk 'NR > 1 && $2 >= prev { exit 1 } { prev = $2 }' <<<"$rows"
+check "sweep: header names bs, calls, MiB/s, us/call, hog" grep -Eq 'bs +calls +MiB/s +us/call .*hog' <<<"$out"
+
+# 2. the same as JSON Lines, and recorded with -o.
+out=$("$BENCHTOP" -w read:path="$F" --sweep bs=4k:64k --format json -o "$E2E_TMP/sweep.jsonl" 2>/dev/null)
+rc=$?
+check "sweep json: exit 0" [ $rc = 0 ]
+check "sweep json: every line parses" jqs 'length == 7'
+check "sweep json: start, 5 steps, end" jqs '[.[].type] == ["start","step","step","step","step","step","end"]'
+check "sweep json: end has the sweep and the summary" \
+	jqs '.[-1] | (.sweep | length) == 5 and (.summary | length) == 5 and .sweep[0].bs == 4096 and .sweep[0].calls > .sweep[4].calls'
+check "sweep json: every step read the whole file" jqs '[.[] | select(.type == "step") | .bytes == 8388608] | all'
+check "sweep record: the same records" jqs '[.[].type] == ["start","step","step","step","step","step","end"]' "$E2E_TMP/sweep.jsonl"
+"$BENCHTOP" -w read:path="$F" --sweep bs=4k:8k -o "$E2E_TMP/sweep.jsonl" >/dev/null 2>"$E2E_TMP/exist.err"
+check "sweep record: an existing -o file is refused (exit 3)" [ $? = 3 ]
+
+# 3. a placement matrix of a 2-process command, 1 s a cell.
+out=$("$BENCHTOP" --matrix placement=pack,spread --cell 1 -- sh -c "$BUSY & $BUSY; wait" 2>"$E2E_TMP/matrix.err")
+rc=$?
+check "matrix: exit 0 (rc $rc)" [ $rc = 0 ]
+check "matrix: a pack row and a spread row" bash -c '[ "$(grep -Ec "^(pack|spread) +as-is +[0-9]" <<<"$1")" = 2 ]' _ "$out"
+check "matrix: the placement x governor table" grep -Eq '^MiB/s +as-is' <<<"$out"
+check "matrix: no busy loop left" bash -c '! pgrep -f "do :; don[e]" >/dev/null'
+
+# 4. a governor matrix on a fake tree: each cell runs under its governor,
+# the original comes back.
+T=$E2E_TMP/sys
+"$ROOT/tests/fakesys.sh" "$T" --cpus 2 --governor ondemand
+G0=$T/devices/system/cpu/cpufreq/policy0/scaling_governor
+out=$("$BENCHTOP" --sysfs "$T" --matrix governor=performance,powersave --cell 0.5 --format json \
+	-- sh -c "cat $G0 >>$E2E_TMP/seen; sleep 5" 2>"$E2E_TMP/gov.err")
+rc=$?
+check "governor matrix: exit 0 (rc $rc)" [ $rc = 0 ]
+check "governor matrix: 2 cells" jqs '[.[] | select(.type == "cell") | .governor] == ["performance","powersave"]'
+check "governor matrix: each cell ran under its governor" [ "$(tr '\n' ' ' <"$E2E_TMP/seen")" = "performance powersave " ]
+check "governor matrix: governors back to ondemand" \
+	bash -c 'for f in "$1"/devices/system/cpu/cpufreq/policy*/scaling_governor; do [ "$(cat "$f")" = ondemand ] || exit 1; done' _ "$T"
+"$BENCHTOP" --sysfs "$T" --matrix governor=performance,turbo -- true >/dev/null 2>"$E2E_TMP/bad.err"
+rc=$?
+check "governor matrix: an unknown governor exits 2 (rc $rc)" [ $rc = 2 ]
+check "governor matrix: the message names it" grep -q '"turbo"' "$E2E_TMP/bad.err"
+"$BENCHTOP" --sysfs "$E2E_TMP/nosys" --matrix governor=performance -- true >/dev/null 2>"$E2E_TMP/none.err"
+rc=$?
+check "governor matrix without cpufreq: exit 3 (rc $rc)" [ $rc = 3 ]
+check "governor matrix without cpufreq: says so" grep -q "no governors here" "$E2E_TMP/none.err"
+
+# 5. presets.
+"$BENCHTOP" --preset no-such-thing >/dev/null 2>"$E2E_TMP/preset.err"
+rc=$?
+check "unknown preset: exit 2 (rc $rc)" [ $rc = 2 ]
+check "unknown preset: the names are listed" grep -q 'blocksize.*bonnie' "$E2E_TMP/preset.err"
+mkdir -p "$XDG_CONFIG_HOME/benchtop/presets"
+printf 'args = -w read:path=%s --sweep "bs=4k:8k"\n' "$F" >"$XDG_CONFIG_HOME/benchtop/presets/mine.preset"
+out=$("$BENCHTOP" --preset mine --format json 2>/dev/null)
+check "user preset from \$XDG_CONFIG_HOME: 2 steps" jqs '[.[] | select(.type == "step")] | length == 2'
+printf 'args = -w read:path="unterminated\n' >"$XDG_CONFIG_HOME/benchtop/presets/broken.preset"
+"$BENCHTOP" --preset broken >/dev/null 2>"$E2E_TMP/broken.err"
+rc=$?
+check "broken preset: exit 2 naming file:line (rc $rc)" bash -c '[ $1 = 2 ] && grep -q "broken.preset:1:" "$2"' _ $rc "$E2E_TMP/broken.err"
+before=$(ls -d /var/tmp/benchtop-exp.* 2>/dev/null | wc -l)
+out=$("$BENCHTOP" --preset blocksize --cell 0.2 2>"$E2E_TMP/bs.err")
+rc=$?
+check "blocksize preset with a short cell: exit 0 (rc $rc)" [ $rc = 0 ]
+check "blocksize preset: 13 steps from 16 B to 64 KiB" \
+	bash -c '[ "$(awk '"'"'$1 ~ /^[0-9]+$/ && NF >= 8 {print $1}'"'"' <<<"$1" | sed -n "1p;\$p" | tr "\n" " ")" = "16 65536 " ] &&
+	         [ "$(awk '"'"'$1 ~ /^[0-9]+$/ && NF >= 8'"'"' <<<"$1" | wc -l)" = 13 ]' _ "$out"
+check "blocksize preset: its source is removed" [ "$(ls -d /var/tmp/benchtop-exp.* 2>/dev/null | wc -l)" = "$before" ]
+out=$("$BENCHTOP" --preset rsync-demo --sysfs "$E2E_TMP/nosys" 2>&1)
+rc=$?
+check "rsync-demo without cpufreq: exit 3, says so (rc $rc)" bash -c '[ $1 = 3 ] && grep -q "no governors here" <<<"$2"' _ $rc "$out"
+
+finish
