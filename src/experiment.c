@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
@@ -503,6 +505,7 @@ struct exp {
 	char *govbuf;                /* the matrix's governor names, split */
 	size_t n;
 	double t0;
+	int stop;                    /* the signal that ended the experiment */
 };
 
 static const char *const place_words[] = { "as-is", "pack", "free", "spread" };
@@ -657,6 +660,78 @@ static void step_run(struct exp *e, size_t i, struct run *c)
 	}
 }
 
+/* What a step's process hands back through its pipe. */
+struct step_msg {
+	int status;
+	struct app_result res;
+};
+
+/* Waits for the step's process; SIGINT, SIGTERM and SIGHUP are passed on
+ * to it (it stops its workloads and restores governors) and end the
+ * experiment after it.  Returns the wait status. */
+static int wait_step(struct exp *e, pid_t pid)
+{
+	sigset_t set;
+	siginfo_t si;
+	struct timespec tick = { 0, 200 * 1000 * 1000 };
+	int ws = 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	while (waitpid(pid, &ws, WNOHANG) == 0) {
+		int sig = sigtimedwait(&set, &si, &tick);
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			e->stop = sig;
+			kill(pid, sig);
+		}
+	}
+	return ws;
+}
+
+/* Each step runs in a process of its own, so a stop signal ends the whole
+ * experiment, not only the step that was running. */
+static int step_process(struct exp *e, struct run *c, struct app_result *res)
+{
+	struct step_msg msg = { .status = 1 };
+	sigset_t set, old;
+	int fd[2];
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (pipe2(fd, O_CLOEXEC))
+		return app_run(c, res);
+	fflush(NULL);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		msg.status = app_run(c, &msg.res);
+		fflush(NULL);
+		_exit(write(fd[1], &msg, sizeof msg) == (ssize_t)sizeof msg ? msg.status : 1);
+	}
+	close(fd[1]);
+	if (pid < 0) {
+		close(fd[0]);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return app_run(c, res);
+	}
+	int ws = wait_step(e, pid);
+	if (read(fd[0], &msg, sizeof msg) != (ssize_t)sizeof msg) {
+		memset(&msg, 0, sizeof msg);
+		msg.status = 1;
+		fprintf(stderr, "benchtop: a step ended without its totals (%s %d)\n",
+		        WIFSIGNALED(ws) ? "signal" : "exit status", WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
+	}
+	close(fd[0]);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	*res = msg.res;
+	return msg.status;
+}
+
 static void run_step(struct exp *e, size_t i)
 {
 	struct cell_result *cr = &e->res[i];
@@ -664,8 +739,8 @@ static void run_step(struct exp *e, size_t i)
 	struct run c;
 	step_run(e, i, &c);
 	memset(&res, 0, sizeof res);
-	cr->status = app_run(&c, &res);
-	for (int k = 0; k < res.nwl; k++) {
+	cr->status = step_process(e, &c, &res);
+	for (int k = 0; k < res.nwl && k < APP_RESULT_MAX; k++) {
 		cr->user += res.wl[k].user;
 		cr->sys += res.wl[k].sys;
 		cr->bytes += res.wl[k].bytes;
@@ -1045,7 +1120,10 @@ static int run_experiment(struct run *r)
 				text_row(e, i);
 			if (e->res[i].status > status)
 				status = e->res[i].status;
-			if (e->res[i].status >= 2) {
+			if (e->res[i].status >= 2 || e->stop) {
+				if (e->stop && i + 1 < e->n)
+					fprintf(stderr, "benchtop: stopped by %s after %zu of %zu %s\n", strsignal(e->stop),
+					        i + 1, e->n, e->matrix ? "cells" : "steps");
 				e->n = i + 1;   /* the machine refused: later steps would too */
 				break;
 			}

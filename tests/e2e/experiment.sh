@@ -99,4 +99,16 @@ out=$("$BENCHTOP" --preset rsync-demo --sysfs "$E2E_TMP/nosys" 2>&1)
 rc=$?
 check "rsync-demo without cpufreq: exit 3, says so (rc $rc)" bash -c '[ $1 = 3 ] && grep -q "no governors here" <<<"$2"' _ $rc "$out"
 
+# 6. SIGINT ends the whole experiment, not only the cell that is running.
+"$BENCHTOP" --matrix placement=pack,free,spread --cell 5 -- sleep 31 >"$E2E_TMP/int.out" 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: exit 0 (rc $rc)" [ $rc = 0 ]
+check "SIGINT: one cell, then it says it stopped" \
+	bash -c '[ "$(grep -Ec "^(pack|free|spread) +as-is" "$1")" = 1 ] && grep -q "stopped by" "$1"' _ "$E2E_TMP/int.out"
+check "SIGINT: no workload left" bash -c '! pgrep -f "sleep 3[1]" >/dev/null'
+
 finish
