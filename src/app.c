@@ -104,6 +104,21 @@ static uint64_t zombie_write_bytes(pid_t pid)
 	return wb;
 }
 
+/* A descendant whose parent died was handed to benchtop (its subreaper):
+ * its CPU time still belongs to the workload whose tree it was in. */
+static void adopt_orphan(struct app *a, pid_t pid, const struct rusage *ru)
+{
+	pid_t pids[1024];
+	for (int w = 1; w <= a->nwl; w++) {
+		int n = sampler_pids(a->sp, w, pids, 1024);
+		for (int i = 0; i < n; i++)
+			if (pids[i] == pid) {
+				workload_add_rusage(a->wl[w - 1], ru);
+				return;
+			}
+	}
+}
+
 static void reap_children(struct app *a)
 {
 	for (;;) {
@@ -120,6 +135,8 @@ static void reap_children(struct app *a)
 			return;
 		if (w)
 			workload_reap(w, pid, st, &ru, app_now(a));
+		else
+			adopt_orphan(a, pid, &ru);
 	}
 }
 
@@ -170,7 +187,10 @@ static void stop_all(struct app *a)
 	deadline = app_mono() + 2;
 	while (app_mono() < deadline) {
 		int st;
-		pid_t p = waitpid(-1, &st, WNOHANG);
+		struct rusage ru;
+		pid_t p = wait4(-1, &st, WNOHANG, &ru);
+		if (p > 0)
+			adopt_orphan(a, p, &ru);
 		if (p < 0 && errno == ECHILD)
 			break;
 		if (p == 0)

@@ -39,6 +39,8 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 void workload_set_mask(struct workload *w, const unsigned char *mask);
 /* True when pid is one of this workload's direct children. */
 bool workload_owns(const struct workload *w, pid_t pid);
+/* CPU time of a descendant benchtop reaped as its subreaper. */
+void workload_add_rusage(struct workload *w, const struct rusage *ru);
 /* A direct child exited with wait status st and resource use ru. */
 void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *ru, double now);
 /* Per tick: read engine counters into ws (bytes, rates, calls, state),
