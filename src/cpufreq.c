@@ -328,13 +328,28 @@ static int read_cpuinfo(struct cpufreq *cf, bool *hypervisor)
 	return found;
 }
 
-/* APERF/MPERF needs the perf msr PMU on the real /sys and the right to
- * open it; benchtop does not read it yet, so it is reported unavailable
- * and the next source is used. */
-static bool aperf_available(const struct cpufreq *cf)
+/* APERF/MPERF from the perf msr PMU: only on the real /sys (a fake tree's
+ * figures must not mix with this machine's counters), and only when every
+ * CPU's counters open.  Otherwise the reason is kept and the probe goes on. */
+static bool aperf_available(struct cpufreq *cf)
 {
-	(void)cf;
-	return false;
+	unsigned type;
+	unsigned long long config[APERF_NEV];
+
+	if (strcmp(cf->root, "/sys") != 0) {
+		snprintf(cf->aperf_why, sizeof(cf->aperf_why), "not read under a fake sysfs root");
+		return false;
+	}
+	if (cpufreq_aperf_pmu("/sys/bus/event_source/devices/msr", &type, config, cf->aperf_why,
+	                      sizeof(cf->aperf_why)) < 0)
+		return false;
+	cf->aperf = cpufreq_aperf_open(type, config, cf->ncpu, cf->aperf_why, sizeof(cf->aperf_why));
+	return cf->aperf != NULL;
+}
+
+const char *cpufreq_aperf_reason(const struct cpufreq *cf)
+{
+	return cf->aperf_why;
 }
 
 static bool any_policy_has(const struct cpufreq *cf, const char *file)
@@ -435,6 +450,7 @@ void cpufreq_close(struct cpufreq *cf)
 {
 	if (!cf)
 		return;
+	cpufreq_aperf_close(cf->aperf);
 	for (size_t i = 0; i < cf->nphases; i++)
 		free(cf->phases[i]);
 	free(cf->phases);
@@ -502,6 +518,8 @@ static long cpu_khz(const struct cpufreq *cf, int cpu)
 
 	if (cf->source == FREQ_CPUINFO)
 		return cf->cpuinfo_khz[cpu];
+	if (cf->source == FREQ_APERF)
+		return cpufreq_aperf_cpu_khz(cf->aperf, cpu);
 	if (cf->source == FREQ_NONE || pi < 0)
 		return -1;
 	return cf->pol[pi].cur;
@@ -512,6 +530,8 @@ static void read_pass(struct cpufreq *cf, double dt)
 {
 	if (cf->source == FREQ_CPUINFO)
 		read_cpuinfo(cf, NULL);
+	if (cf->source == FREQ_APERF)
+		cpufreq_aperf_read(cf->aperf);
 	for (int i = 0; i < cf->npol; i++) {
 		cpufreq_read_state(cf, &cf->pol[i]);
 		if (cf->pol[i].has_stats)
