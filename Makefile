@@ -41,11 +41,15 @@ all: benchtop
 benchtop: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(LDFLAGS) $(LDLIBS)
 
-build/%.o: %.c
+# The share directory is compiled in: a new PREFIX rebuilds the objects.
+SHAREDIR_STAMP := build/sharedir.stamp
+$(shell mkdir -p build; [ "$$(cat $(SHAREDIR_STAMP) 2>/dev/null)" = "$(SHAREDIR)" ] || echo "$(SHAREDIR)" > $(SHAREDIR_STAMP))
+
+build/%.o: %.c $(SHAREDIR_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-build/san/%.o: %.c
+build/san/%.o: %.c $(SHAREDIR_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -MMD -MP -c -o $@ $<
 
