@@ -30,10 +30,7 @@ static void fit_pids(const char *list, int room, char *out, size_t len)
 	for (const char *p = list; *p; ) {
 		size_t n = strcspn(p, ",");
 		total++;
-		int need = (int)(k + (k ? 1 : 0) + n);
-		/* keep room for a "+N" tail unless this is the last pid */
-		bool last = p[n] == 0;
-		if (need + (last ? 0 : 4) <= room && k + n + 2 < len && shown == total - 1) {
+		if (shown == total - 1 && (int)(k + (k ? 1 : 0) + n) <= room && k + n + 2 < len) {
 			k += (size_t)snprintf(out + k, len - k, "%s%.*s", k ? "," : "", (int)n, p);
 			shown++;
 		}
