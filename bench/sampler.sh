@@ -43,7 +43,7 @@ top_us=$(echo "$line" | sed -n 's/.*cpu_us_per_refresh=\([0-9.]*\).*/\1/p')
 awk -v t="${US[16]}" -v top="$top_us" 'BEGIN {
 	r = top > 0 ? t / top : 0
 	printf "ratio tick(16 procs) / top refresh = %.3f (target <= 0.125: %s)\n", r, r <= 0.125 ? "met" : "NOT met"
-}
+}'
 awk -v a="${US[16]}" -v b="${US[128]}" 'BEGIN { if (a > 0) printf "growth: tick(128) / tick(16) = %.1fx for 8x the processes\n", b / a }'
 
 echo "== tick schedule: absolute CLOCK_MONOTONIC timerfd at 0.1 s for 10 s"

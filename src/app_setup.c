@@ -146,6 +146,20 @@ static int check_governor(struct app *a, const char *what, const char *gov, char
 	return -EINVAL;
 }
 
+/* A frequency cap must lie within what the CPUs can run at. */
+static int check_maxfreq(struct app *a, const struct at_action *at, char *msg, size_t len)
+{
+	const long *f;
+	size_t n = cpufreq_policy_freqs(a->cf, 0, &f);
+	long lo = n ? f[0] : cpufreq_policy_min(a->cf, 0), hi = n ? f[n - 1] : cpufreq_policy_max(a->cf, 0);
+	if (lo > 0 && hi > 0 && (at->khz < lo || at->khz > hi)) {
+		snprintf(msg, len, "--at %g:maxfreq=%ld: out of range: use a frequency from %ld to %ld kHz "
+		         "(or 0 to lift the cap)", at->t, at->khz, lo, hi);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Everything the command line names on this machine (CPUs, governors, a
  * theme) is checked before anything runs or is written.  -EINVAL: a bad
  * word (exit 2); other errors: the machine refuses (exit 3). */
@@ -168,6 +182,8 @@ int app_check_start(struct app *a, char *msg, size_t len)
 			         a->cf && cpufreq_unavailable_reason(a->cf) ? cpufreq_unavailable_reason(a->cf) :
 			         "no cpufreq policies under --sysfs");
 			rc = -ENODEV;
+		} else if (at->kind == AT_MAXFREQ && at->khz > 0) {
+			rc = check_maxfreq(a, at, msg, len);
 		}
 	}
 	free(m);

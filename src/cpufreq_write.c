@@ -41,14 +41,20 @@ static int write_khz(const char *dir, const char *name, long khz)
 static void write_msg(char *msg, size_t len, int rc, const char *what, const char *dir,
                       const char *file)
 {
+	/* The reason first: a narrow status line must still say why. */
+	const char *pol = strrchr(dir, '/');
+	pol = pol ? pol + 1 : dir;
 	if (rc == -EACCES || rc == -EPERM)
-		snprintf(msg, len, "%s are read-only here: run as root (cannot write %s/%s: %s)", what,
-		         dir, file, strerror(-rc));
+		snprintf(msg, len, "%s are read-only here: run as root (%s: %s/%s in %s)", what,
+		         strerror(-rc), pol, file, dir);
+	else if (rc == -EROFS)
+		snprintf(msg, len, "%s are read-only here (%s): %s/%s in %s", what, strerror(-rc), pol,
+		         file, dir);
 	else if (rc == -EINVAL)
-		snprintf(msg, len, "the kernel refused the %s value (%s/%s: %s)", file, dir, file,
-		         strerror(-rc));
+		snprintf(msg, len, "the kernel refused the %s value (%s: %s in %s)", file, strerror(-rc),
+		         pol, dir);
 	else
-		snprintf(msg, len, "cannot write %s/%s: %s", dir, file, strerror(-rc));
+		snprintf(msg, len, "%s: cannot write %s/%s in %s", strerror(-rc), pol, file, dir);
 }
 
 int cpufreq_restore_policy(const char *dir, const char *gov, long min_khz, long max_khz,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "benchtop/affinity.h"
@@ -64,8 +65,7 @@ struct workload {
 	int ncpu;
 	/* pattern=rewrite: the write and the rewrite as two rows */
 	struct workload_totals rows[2];
-	bool split_noted;
-	double split_user, split_sys, run_user0, run_sys0;
+	double run_user0, run_sys0;
 	char row_names[2][180];
 };
 
@@ -386,7 +386,6 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 	w->t_start = now;
 	w->t_end = 0;
 	w->runs++;
-	w->split_noted = false;
 	w->run_user0 = w->ru_user;
 	w->run_sys0 = w->ru_sys;
 	w->state = WLS_RUNNING;
@@ -475,36 +474,56 @@ static void start_sync(struct workload *w)
 		w->sync_pid = pid;
 }
 
-/* The write and the rewrite of this run, from the phase marks the engine
- * left in its counters; CPU split at the tick the rewrite was first seen. */
-static void add_rewrite_rows(struct workload *w, double now)
+static double mono_now(void)
 {
-	double t0 = 0, t1 = 0, t3 = 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The write and the rewrite of this run, from the marks the engine left in
+ * its counters (CLOCK_MONOTONIC times, bytes and its own CPU at each
+ * phase).  A job cut before its rewrite counts only in the write row; a
+ * rewrite cut short counts up to now. */
+static void add_rewrite_rows(struct workload *w)
+{
+	double now = mono_now(), t0 = 0, t1 = 0, t3 = 0, u0 = 0, s0 = 0;
 	uint64_t b0 = 0, b1 = 0;
+	bool rewrote = false;
 	for (int j = 0; j < w->nctr; j++) {
 		const struct engine_counters *c = &w->ctr[j];
-		if (c->phase_t[1] <= 0)
-			return; /* it never reached the rewrite */
+		if (c->phase_t[0] <= 0)
+			continue;
+		bool r = c->phase_t[1] > 0;
+		double end0 = r ? c->phase_t[1] : (c->phase_t[3] > 0 ? c->phase_t[3] : now);
 		if (t0 == 0 || c->phase_t[0] < t0)
 			t0 = c->phase_t[0];
-		if (c->phase_t[1] > t1)
-			t1 = c->phase_t[1];
-		double end = c->phase_t[3] > 0 ? c->phase_t[3] : now;
-		if (end > t3)
-			t3 = end;
-		b0 += c->phase_bytes[1] - c->phase_bytes[0];
-		b1 += c->bytes - c->phase_bytes[1];
+		if (end0 > t1)
+			t1 = end0;
+		b0 += (r ? c->phase_bytes[1] : c->bytes) - c->phase_bytes[0];
+		if (r) {
+			rewrote = true;
+			u0 += c->phase_user[1] - c->phase_user[0];
+			s0 += c->phase_sys[1] - c->phase_sys[0];
+			double end = c->phase_t[3] > 0 ? c->phase_t[3] : now;
+			if (end > t3)
+				t3 = end;
+			b1 += c->bytes - c->phase_bytes[1];
+		}
 	}
-	double su = w->split_noted ? w->split_user : w->ru_user;
-	double ss = w->split_noted ? w->split_sys : w->ru_sys;
-	w->rows[0].elapsed += t1 - t0;
-	w->rows[1].elapsed += t3 - t1;
+	double ru_u = w->ru_user - w->run_user0, ru_s = w->ru_sys - w->run_sys0;
+	if (!rewrote) {
+		u0 = ru_u;
+		s0 = ru_s;
+	}
+	w->rows[0].elapsed += t1 > t0 ? t1 - t0 : 0;
+	w->rows[1].elapsed += rewrote && t3 > t1 ? t3 - t1 : 0;
 	w->rows[0].bytes += b0;
 	w->rows[1].bytes += b1;
-	w->rows[0].user += su - w->run_user0;
-	w->rows[0].sys += ss - w->run_sys0;
-	w->rows[1].user += w->ru_user - su;
-	w->rows[1].sys += w->ru_sys - ss;
+	w->rows[0].user += u0;
+	w->rows[0].sys += s0;
+	w->rows[1].user += ru_u > u0 ? ru_u - u0 : 0;
+	w->rows[1].sys += ru_s > s0 ? ru_s - s0 : 0;
 	w->rows[0].runs++;
 	w->rows[1].runs++;
 }
@@ -513,7 +532,7 @@ static void finish_run(struct workload *w, double now)
 {
 	w->t_end = now;
 	if (w->spec->rewrite && w->ctr && w->state != WLS_FAILED)
-		add_rewrite_rows(w, now);
+		add_rewrite_rows(w);
 	if (!needs_source(w))
 		w->elapsed_done += now - w->t_start;
 	if (w->ctr) {
@@ -604,15 +623,6 @@ static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 		b += __atomic_load_n(&w->ctr[j].bytes, __ATOMIC_RELAXED);
 		rb += __atomic_load_n(&w->ctr[j].rbytes, __ATOMIC_RELAXED);
 		calls += __atomic_load_n(&w->ctr[j].calls, __ATOMIC_RELAXED);
-	}
-	if (w->spec->rewrite && !w->split_noted) {
-		for (int j = 0; j < w->nctr; j++)
-			if (__atomic_load_n(&w->ctr[j].phase, __ATOMIC_ACQUIRE) >= 1) {
-				w->split_noted = true;
-				w->split_user = ws->utime > w->ru_user ? ws->utime : w->ru_user;
-				w->split_sys = ws->stime > w->ru_sys ? ws->stime : w->ru_sys;
-				break;
-			}
 	}
 	bool reads = w->spec->kind == WL_READ || w->spec->kind == WL_SEEK;
 	/* Rates from run totals, so a run that ended between two ticks (its

@@ -27,6 +27,8 @@ struct engine_counters {
 	int32_t phase;       /* 0 running, 1 rewrite phase, 2 syncing, 3 done */
 	double phase_t[4];   /* CLOCK_MONOTONIC seconds at which each phase began */
 	char msg[160];       /* failure text for the user, "" while fine */
+	double phase_user[4];    /* the marking process's user and sys CPU seconds */
+	double phase_sys[4];     /* when each phase began */
 	uint64_t phase_bytes[4]; /* value of bytes when each phase began (rewrite: the
 	                          * write row is phase_bytes[1] - phase_bytes[0] over
 	                          * phase_t[1] - phase_t[0], the rewrite row the rest) */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +50,12 @@ void eng_phase(struct engine_counters *c, int phase)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	c->phase_t[phase] = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	c->phase_bytes[phase] = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+	/* the process's own CPU at the mark: exact per-phase user and sys */
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		c->phase_user[phase] = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+		c->phase_sys[phase] = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	}
 	__atomic_store_n(&c->phase, phase, __ATOMIC_RELEASE);
 }
 
