@@ -2,6 +2,7 @@
  * benchtop's own CPU use) and the status line at the bottom. */
 #include "uipriv.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "benchtop/units.h"
@@ -26,21 +27,35 @@ static void fmt_workloads(const struct ui_view *v, char *buf, size_t len)
 		snprintf(buf, len, "(no workload)");
 }
 
-void ui_header_draw(const struct ui_view *v, struct rect r)
+/* The right part of the header; compact drops the interval and shortens
+ * a long frequency sentence, so a narrow terminal keeps the workloads. */
+static int fmt_right(const struct ui_view *v, bool compact, char *buf, size_t len)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
-	char wl[256], el[32], right[200];
-	fmt_workloads(v, wl, sizeof(wl));
+	char el[32];
 	fmt_elapsed(v->elapsed, el, sizeof(el));
-	int n = snprintf(right, sizeof(right), " %s%s%s | %s | freq: %s | self %.1f%% CPU",
+	const char *fs = v->freq_source ? v->freq_source : "not observable here";
+	if (compact && strncmp(fs, "frequency not observable", 24) == 0)
+		fs = "not observable";
+	int n = snprintf(buf, len, " %s%s%s | %s | freq: %s | self %.1f%% CPU",
 	                 v->replay ? "REPLAY " : "", v->paused ? "PAUSED " : "", el,
-	                 units_rate_label(v->units),
-	                 v->freq_source ? v->freq_source : "not observable here",
-	                 s ? s->self_cpu_pct : 0.0);
-	if (v->interval > 0 && n > 0 && (size_t)n < sizeof(right))
-		snprintf(right + n, sizeof(right) - (size_t)n, " | every %gs ", v->interval);
+	                 units_rate_label(v->units), fs, s ? s->self_cpu_pct : 0.0);
+	if (!compact && v->interval > 0 && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " | every %gs ", v->interval);
+	return n;
+}
+
+void ui_header_draw(const struct ui_view *v, struct rect r)
+{
+	char wl[256], right[200];
+	fmt_workloads(v, wl, sizeof(wl));
+	fmt_right(v, false, right, sizeof(right));
+	int rw = ui_strwidth(right), want = 12 + (ui_strwidth(wl) < 30 ? ui_strwidth(wl) : 30);
+	if (rw + want > r.w) {
+		fmt_right(v, true, right, sizeof(right));
+		rw = ui_strwidth(right);
+	}
 	ui_textf(r.y, r.x, r.w, ROLE_HEADER, "%-*s", r.w, "");
-	int rw = ui_strwidth(right);
 	ui_textf(r.y, r.x, r.w - rw, ROLE_HEADER, " benchtop | %s", wl);
 	ui_text(r.y, r.x + (r.w > rw ? r.w - rw : 0), r.w, ROLE_HEADER, right);
 }
