@@ -433,7 +433,8 @@ static int act_restart_stop(struct app *a, bool restart)
 		return -ESRCH;
 	}
 	char detail[64], label[64];
-	snprintf(detail, sizeof detail, "{\"workload\":%d}", workload_id(w));
+	snprintf(detail, sizeof detail, "{\"workload\":%d,\"text\":\"w%d restart\"}", workload_id(w),
+	         workload_id(w));
 	if (!restart) {
 		if (!workload_running(w)) {
 			snprintf(a->status, sizeof a->status, "workload %d is not running", workload_id(w));

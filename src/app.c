@@ -211,9 +211,11 @@ static void note_workload_ends(struct app *a)
 		/* Workloads benchtop itself stops at the end are not events. */
 		if ((s == WLS_DONE || s == WLS_FAILED) && before != s && !a->finishing) {
 			char label[64], detail[MODEL_DETAIL_LEN];
-			snprintf(label, sizeof label, "w%d %s", i + 1, s == WLS_DONE ? "done" : "failed");
+			const char *word = s == WLS_FAILED ? "failed" :
+			                   workload_stop_requested(a->wl[i]) ? "stopped" : "done";
+			snprintf(label, sizeof label, "w%d %s", i + 1, word);
 			snprintf(detail, sizeof detail, "{\"workload\":%d,\"state\":\"%s\",\"error\":",
-			         i + 1, model_wl_state_name(s));
+			         i + 1, word);
 			size_t k = strlen(detail);
 			const char *err = workload_error(a->wl[i]);
 			/* error text as a JSON string, quotes and controls escaped */

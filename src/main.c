@@ -38,7 +38,9 @@ int main(int argc, char **argv)
 		printf("benchtop %s\n", BENCHTOP_VERSION);
 		break;
 	case MODE_RESTORE:
-		status = journal_restore_all(r.sysfs, stderr) < 0 ? 3 : 0;
+		/* Without --sysfs every journal is applied (each names its own
+		 * root); with it, only that tree's. */
+		status = journal_restore_all(strcmp(r.sysfs, "/sys") ? r.sysfs : NULL, stderr) < 0 ? 3 : 0;
 		break;
 	case MODE_REPLAY:
 		status = replay_main(&r);
