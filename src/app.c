@@ -68,8 +68,11 @@ void app_event_at(struct app *a, double t, const char *action, const char *label
 	history_add_event(a->hist, &e);
 	if (a->cf)
 		cpufreq_mark(a->cf);
-	if (a->rec)
-		record_event(a->rec, &e);
+	if (a->rec) {
+		struct event r = e;
+		r.t += a->t_offset;
+		record_event(a->rec, &r);
+	}
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
 		record_event(a->out, &e);
 	else if (a->out && a->run->batch && a->run->format == FMT_TEXT)
@@ -504,7 +507,7 @@ static void finish(struct app *a)
 	a->snap->dt = app_mono() - a->last_tick;
 	tick(a);
 	a->ended = app_now(a);
-	if (a->rec)
+	if (a->rec && !a->rec_borrowed)
 		record_end(a, a->rec);
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
 		record_end(a, a->out);
@@ -539,6 +542,7 @@ int app_main(struct run *run)
 static void fill_result(struct app *a, struct app_result *res)
 {
 	memset(res, 0, sizeof *res);
+	a->rec = NULL; /* borrowed: the experiment closes it */
 	res->nwl = a->nwl < APP_RESULT_MAX ? a->nwl : APP_RESULT_MAX;
 	for (int i = 0; i < res->nwl; i++) {
 		workload_totals(a->wl[i], &res->wl[i]);
@@ -553,6 +557,12 @@ int app_run(struct run *run, struct app_result *res)
 	char msg[512] = "";
 	a->out = res ? NULL : stdout;
 	a->dashboard = !run->batch;
+	if (res && res->rec) {
+		a->rec = res->rec;
+		a->rec_borrowed = true;
+		a->t_offset = res->t_offset;
+		a->cell = res->cell;
+	}
 	unsigned char *m = NULL;
 	int rc = app_setup(a, msg, sizeof msg);
 	if (rc) {
@@ -608,7 +618,7 @@ int app_run(struct run *run, struct app_result *res)
 		}
 		free(m);
 	}
-	if (a->rec)
+	if (a->rec && !a->rec_borrowed)
 		record_start(a, a->rec);
 	if (a->out && run->batch && run->format == FMT_JSON)
 		record_start(a, a->out);

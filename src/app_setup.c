@@ -383,7 +383,7 @@ void app_teardown(struct app *a)
 		close(a->tfd);
 	if (a->sfd > 0)
 		close(a->sfd);
-	if (a->rec)
+	if (a->rec && !a->rec_borrowed)
 		fclose(a->rec);
 }
 
@@ -407,7 +407,7 @@ int app_open_record(struct app *a, char *msg, size_t len)
  * goes too (it holds nothing yet). */
 int app_abandon(struct app *a, int status)
 {
-	if (a->rec) {
+	if (a->rec && !a->rec_borrowed) {
 		fclose(a->rec);
 		a->rec = NULL;
 		unlink(a->run->record);

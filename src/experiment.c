@@ -282,6 +282,7 @@ static int step_process(struct exp *e, struct run *c, struct app_result *res)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
+		msg.res = *res; /* the record stream and offsets go in */
 		msg.status = app_run(c, &msg.res);
 		fflush(NULL);
 		_exit(write(fd[1], &msg, sizeof msg) == (ssize_t)sizeof msg ? msg.status : 1);
@@ -312,6 +313,10 @@ static void run_step(struct exp *e, size_t i)
 	struct run c;
 	step_run(e, i, &c);
 	memset(&res, 0, sizeof res);
+	/* the step's samples and events go into the experiment's record */
+	res.rec = e->rec;
+	res.t_offset = now_mono() - e->t0;
+	res.cell = (int)i + 1;
 	cr->status = step_process(e, &c, &res);
 	for (int k = 0; k < res.nwl && k < APP_RESULT_MAX; k++) {
 		cr->user += res.wl[k].user;

@@ -149,9 +149,10 @@ static void record_procs(FILE *fp, const struct snapshot *s)
 
 void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 {
-	(void)a;
 	fprintf(fp, "{\"type\":\"sample\",\"t\":");
-	json_num(fp, s->t);
+	json_num(fp, s->t + (fp == a->rec ? a->t_offset : 0));
+	if (a->cell > 0 && fp == a->rec)
+		fprintf(fp, ",\"cell\":%d", a->cell);
 	fputc(',', fp);
 	record_cpus(fp, s);
 	record_procs(fp, s);

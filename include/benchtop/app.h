@@ -36,6 +36,9 @@ struct app {
 	struct history *hist;
 	struct snapshot *snap;
 	FILE *rec;                   /* -o FILE, or NULL */
+	bool rec_borrowed;           /* rec belongs to an experiment: no start/end, not closed */
+	double t_offset;             /* added to t in records (an experiment's cells) */
+	int cell;                    /* the experiment cell, 0 outside experiments */
 	FILE *out;                   /* batch lines (stdout) */
 	bool dashboard;
 	double t0, last_tick, next_tick;
@@ -74,6 +77,12 @@ int app_main(struct run *run);
  * errors are written as usual.  Returns the exit status. */
 #define APP_RESULT_MAX 16
 struct app_result {
+	/* in: a record stream to append this run's samples and events to
+	 * (an experiment's -o FILE), their time offset and cell number */
+	FILE *rec;
+	double t_offset;
+	int cell;
+	/* out */
 	int nwl;
 	struct workload_totals wl[APP_RESULT_MAX];
 	bool failed[APP_RESULT_MAX];

@@ -40,7 +40,8 @@ check "sweep json: start, 5 steps, end" jqs '[.[].type] == ["start","step","step
 check "sweep json: end has the sweep and the summary" \
 	jqs '.[-1] | (.sweep | length) == 5 and (.summary | length) == 5 and .sweep[0].bs == 4096 and .sweep[0].calls > .sweep[4].calls'
 check "sweep json: every step read the whole file" jqs '[.[] | select(.type == "step") | .bytes == 8388608] | all'
-check "sweep record: the same records" jqs '[.[].type] == ["start","step","step","step","step","step","end"]' "$E2E_TMP/sweep.jsonl"
+check "sweep record: the same records, with each step's samples" \
+	jqs '[.[] | select(.type != "sample" and .type != "event") | .type] == ["start","step","step","step","step","step","end"] and ([.[] | select(.type == "sample")] | length >= 5) and ([.[] | select(.type == "sample") | .cell] | unique == [1,2,3,4,5])' "$E2E_TMP/sweep.jsonl"
 "$BENCHTOP" -w read:path="$F" --sweep bs=4k:8k -o "$E2E_TMP/sweep.jsonl" >/dev/null 2>"$E2E_TMP/exist.err"
 check "sweep record: an existing -o file is refused (exit 3)" [ $? = 3 ]
 
