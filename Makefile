@@ -80,14 +80,16 @@ define need_debs
 	fi
 endef
 
+# Each target checks everything it needs at once, so a non-root user gets
+# one complete apt-get line.
 deps:
 	$(call need_debs,$(BUILD_DEBS))
-deps-test: deps
-	$(call need_debs,$(TEST_DEBS))
-deps-fuzz: deps
-	$(call need_debs,$(FUZZ_DEBS))
-deps-bench: deps-test
-	$(call need_debs,$(BENCH_DEBS))
+deps-test:
+	$(call need_debs,$(BUILD_DEBS) $(TEST_DEBS))
+deps-fuzz:
+	$(call need_debs,$(BUILD_DEBS) $(FUZZ_DEBS))
+deps-bench:
+	$(call need_debs,$(BUILD_DEBS) $(TEST_DEBS) $(BENCH_DEBS))
 
 run: deps
 	$(MAKE) benchtop

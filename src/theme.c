@@ -314,10 +314,14 @@ short theme_fallback8(short c)
 {
 	if (c < 8)
 		return c;
+	/* Greys become the terminal's own foreground (-1): black would vanish
+	 * on a dark terminal and white on a light one. */
+	if (c == 8)
+		return -1;
 	if (c < 16)
 		return (short)(c - 8);
-	if (c >= 232)   /* grey ramp: dark greys read as black, light as white */
-		return c < 244 ? 0 : 7;
+	if (c >= 232)
+		return c < 250 ? -1 : 7;
 	int v = c - 16, r = v / 36, g = (v / 6) % 6, b = v % 6;
 	int hi = r > g ? (r > b ? r : b) : (g > b ? g : b);
 	if (hi < 2)

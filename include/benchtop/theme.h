@@ -75,7 +75,8 @@ int theme_load(const char *name, struct theme *t, char *err, size_t errlen);
  * duplicates; fills up to max names, returns how many. */
 size_t theme_list(char (*names)[THEME_NAME_LEN], size_t max);
 /* A 0-255 colour mapped to the nearest of the 8 basic ones (8-colour
- * terminals); -1 stays -1. */
+ * terminals); greys become -1, the terminal's own foreground, readable on
+ * dark and light backgrounds alike; -1 stays -1. */
 short theme_fallback8(short c);
 
 #endif

@@ -187,8 +187,22 @@ static int table_key(const struct ui_view *v, int key, struct action *out)
 		switch (b->action) {
 		case ACT_PROMPT_PIN: open_mode(M_PIN); return 0;
 		case ACT_PROMPT_MARKER: open_mode(M_MARKER); return 0;
-		case ACT_MENU_GOV: open_mode(M_GOV); return 0;
-		case ACT_MENU_MAXFREQ: open_mode(M_FREQ); return 0;
+		/* With nothing to choose from, the key goes straight to the
+		 * app, which says why (e.g. no cpufreq on this machine). */
+		case ACT_MENU_GOV:
+			if (!v->governors || !v->governors[0]) {
+				fill(out, ACT_GOV_NEXT);
+				return 1;
+			}
+			open_mode(M_GOV);
+			return 0;
+		case ACT_MENU_MAXFREQ:
+			if (v->nfreqs == 0) {
+				fill(out, ACT_MAXFREQ);
+				return 1;
+			}
+			open_mode(M_FREQ);
+			return 0;
 		default: break;
 		}
 	}

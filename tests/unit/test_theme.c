@@ -159,8 +159,12 @@ static void test_fallback8(void **state)
 	assert_int_equal(theme_fallback8(226), 3);   /* yellow */
 	assert_int_equal(theme_fallback8(16), 0);
 	assert_int_equal(theme_fallback8(255), 7);
-	for (int c = 0; c < 256; c++)
-		assert_in_range(theme_fallback8((short)c), 0, 7);
+	assert_int_equal(theme_fallback8(8), -1);     /* grey: the terminal's foreground */
+	assert_int_equal(theme_fallback8(240), -1);
+	for (int c = 0; c < 256; c++) {
+		short f = theme_fallback8((short)c);
+		assert_true(f == -1 || (f >= 0 && f <= 7));
+	}
 }
 
 int main(void)
