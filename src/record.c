@@ -163,6 +163,11 @@ void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 		json_num(fp, w->read_bps);
 		fprintf(fp, ",\"write_bps\":");
 		json_num(fp, w->write_bps);
+		fprintf(fp, ",\"us_per_call\":");
+		if (w->us_per_call >= 0)
+			json_num(fp, w->us_per_call);
+		else
+			fputs("null", fp);
 		fprintf(fp, ",\"utime\":");
 		json_num(fp, w->utime);
 		fprintf(fp, ",\"stime\":");

@@ -58,7 +58,7 @@ struct workload {
 	double seen_base_user, seen_base_sys;
 	uint64_t bytes_done_runs, rbytes_done_runs, calls_done_runs; /* of finished runs */
 	uint64_t bytes_seen;                        /* the latest total shown */
-	uint64_t rbytes_last, bytes_last;
+	uint64_t rbytes_last, bytes_last, calls_last;
 	uint64_t zombie_io;                         /* write_bytes of exited command roots */
 	int runs;
 	unsigned char *mask;         /* own copy of the placement for new processes, or NULL */
@@ -636,13 +636,20 @@ static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 	ws->write_bps = reads ? 0 : rate_b;
 	ws->read_bps = reads ? rate_b : rate_rb;
 	ws->bytes = b;
-	ws->calls = w->calls_done_runs + calls;
+	uint64_t total_calls = w->calls_done_runs + calls;
+	/* per-call cost as the engine's processes see it: the interval's wall
+	 * time spread over the calls each job made in it */
+	ws->us_per_call = total_calls > w->calls_last && dt > 0 ?
+		dt * 1e6 * w->nctr / (double)(total_calls - w->calls_last) : -1;
+	w->calls_last = total_calls;
+	ws->calls = total_calls;
 }
 
 void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt)
 {
 	(void)now;
 	ws->id = w->id;
+	ws->us_per_call = -1;
 	if (w->src_ctr && !w->src_ready) {
 		uint64_t b = __atomic_load_n(&w->src_ctr->bytes, __ATOMIC_RELAXED);
 		ws->write_bps = dt > 0 && b >= w->src_last ? (double)(b - w->src_last) / dt : 0;

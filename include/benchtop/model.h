@@ -58,6 +58,7 @@ struct wl_sample {
 	double read_bps, write_bps;   /* destination-side rates */
 	uint64_t bytes;               /* total bytes done (written, or read for read/seek) */
 	uint64_t calls;               /* engine calls, 0 for commands */
+	double us_per_call;           /* wall time per call over the interval, -1 unknown */
 	double utime, stime;          /* cumulative, including exited descendants */
 	enum wl_state state;
 };
