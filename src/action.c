@@ -113,6 +113,62 @@ static const unsigned char *desired_mask(struct app *a, const struct proc_sample
 	return a->wl_mask[w];
 }
 
+/* The mask workload w's new processes get before they run: its rule, or
+ * under spread the next CPU of the round robin; NULL leaves them be. */
+const unsigned char *action_start_mask(struct app *a, int w)
+{
+	if (a->wl_mask[w] || !a->spread)
+		return a->wl_mask[w];
+	int n = cpulist_count(a->allowed, a->ncpu);
+	if (n == 0 || !(a->start_mask || (a->start_mask = malloc((size_t)a->ncpu))))
+		return NULL;
+	int want = a->spread_next++ % n, c = 0;
+	for (; c < a->ncpu; c++)
+		if (a->allowed[c] && want-- == 0)
+			break;
+	memset(a->start_mask, 0, (size_t)a->ncpu);
+	a->start_mask[c < a->ncpu ? c : 0] = 1;
+	return a->start_mask;
+}
+
+/* Pids benchtop has placed; 1 in the second slot once a lost placement
+ * was reported, so it is said once, not every tick. */
+static int placed_index(struct app *a, pid_t pid, bool add)
+{
+	for (size_t i = 0; i < a->nplaced; i++)
+		if (a->placed[i].pid == pid)
+			return (int)i;
+	if (!add)
+		return -1;
+	if (a->nplaced == a->placedcap) {
+		size_t n = a->placedcap ? a->placedcap * 2 : 32;
+		struct placed *q = realloc(a->placed, n * sizeof *q);
+		if (!q)
+			return -1;
+		a->placed = q;
+		a->placedcap = n;
+	}
+	a->placed[a->nplaced] = (struct placed){ .pid = pid };
+	return (int)a->nplaced++;
+}
+
+/* A process that was placed and no longer matches reset its own affinity
+ * (or something else did): say so once, then place it again. */
+static void report_lost(struct app *a, const struct proc_sample *p, const unsigned char *m)
+{
+	int k = placed_index(a, p->pid, false);
+	if (k < 0 || a->placed[k].reported)
+		return;
+	a->placed[k].reported = true;
+	char want[MODEL_CPUS_LEN];
+	cpulist_format(m, a->ncpu, want, sizeof want);
+	snprintf(a->status, sizeof a->status,
+	         "PID %d (%s) did not keep CPU %s (now %s): it sets its own affinity; benchtop re-applies it each tick",
+	         (int)p->pid, p->comm, want, p->allowed);
+	if (a->run->batch)
+		fprintf(stderr, "benchtop: %s\n", a->status);
+}
+
 void action_enforce_placement(struct app *a)
 {
 	const struct snapshot *s = a->snap;
@@ -123,9 +179,12 @@ void action_enforce_placement(struct app *a)
 		const unsigned char *m = desired_mask(a, p);
 		if (!m || affinity_pid_matches(p->pid, m, a->ncpu))
 			continue;
+		report_lost(a, p, m);
 		char msg[200];
 		if (affinity_set_pid(p->pid, m, a->ncpu, msg, sizeof msg) < 0 && msg[0])
 			snprintf(a->status, sizeof a->status, "%s", msg);
+		else
+			placed_index(a, p->pid, true);
 	}
 }
 
@@ -176,6 +235,7 @@ static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned ch
 		return rc;
 	}
 	set_pin(a, p->pid, mask);
+	placed_index(a, p->pid, true);
 	snprintf(label, sizeof label, "pin %d:%s", (int)p->pid, after);
 	snprintf(target, sizeof target, "%d", (int)p->pid);
 	placement_event(a, "pin", label, target, after, before, p->pid);
@@ -451,7 +511,7 @@ static int act_restart_stop(struct app *a, bool restart)
 	char msg[256];
 	workload_rearm(w);
 	int i = workload_id(w);
-	if (workload_start(w, a->sp, a->wl_mask[i], a->ncpu, app_now(a), msg, sizeof msg)) {
+	if (workload_start(w, a->sp, action_start_mask(a, i), a->ncpu, app_now(a), msg, sizeof msg)) {
 		snprintf(a->status, sizeof a->status, "%s", msg);
 		return -EIO;
 	}

@@ -249,7 +249,7 @@ static void restart_finished(struct app *a)
 		    workload_stop_requested(w) || a->quit)
 			continue;
 		char msg[256];
-		if (workload_start(w, a->sp, a->wl_mask[i + 1], a->ncpu, app_now(a), msg, sizeof msg))
+		if (workload_start(w, a->sp, action_start_mask(a, i + 1), a->ncpu, app_now(a), msg, sizeof msg))
 			snprintf(a->status, sizeof a->status, "%s", msg);
 	}
 }
@@ -624,6 +624,8 @@ int app_run(struct run *run, struct app_result *res)
 		record_start(a, a->out);
 	else if (a->out && run->batch)
 		batch_header(a, a->out);
+	/* --placement spread: each workload starts on a CPU of its own */
+	a->spread = run->placement == PLACE_SPREAD;
 	rc = app_start_workloads(a, msg, sizeof msg);
 	if (rc) {
 		if (a->dashboard)

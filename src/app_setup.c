@@ -286,7 +286,7 @@ int app_start_workloads(struct app *a, char *msg, size_t len)
 			if (rc)
 				return rc;
 		}
-		int rc = workload_start(a->wl[i], a->sp, a->wl_mask[i + 1], a->ncpu, app_now(a), msg, len);
+		int rc = workload_start(a->wl[i], a->sp, action_start_mask(a, i + 1), a->ncpu, app_now(a), msg, len);
 		if (rc)
 			snprintf(a->status, sizeof a->status, "%s", msg);
 	}
@@ -371,6 +371,8 @@ void app_teardown(struct app *a)
 	for (size_t i = 0; i < a->npins; i++)
 		free(a->pins[i].mask);
 	free(a->pins);
+	free(a->placed);
+	free(a->start_mask);
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);
 	free(a->online);

@@ -22,6 +22,12 @@ struct pin_rule {
 	unsigned char *mask;
 };
 
+/* A process benchtop placed, and whether losing that placement was said. */
+struct placed {
+	pid_t pid;
+	bool reported;
+};
+
 struct app {
 	struct run *run;
 	int ncpu;
@@ -57,6 +63,9 @@ struct app {
 	size_t npins, pincap;
 	bool spread;
 	int spread_next;
+	struct placed *placed;
+	size_t nplaced, placedcap;
+	unsigned char *start_mask;   /* the spread CPU handed to a starting workload */
 	unsigned char *online;       /* CPUs that are online */
 	unsigned char *allowed;      /* CPUs placements use: --cpus, else online */
 	bool paused;
@@ -92,6 +101,8 @@ int app_run(struct run *run, struct app_result *res);
 /* Actions (action.c): apply one, set a->status, add an event when the
  * machine or the run changed.  Returns 0 or -errno. */
 int action_apply(struct app *a, const struct action *act);
+/* The placement workload w (1..nwl; 0 attached) starts with. */
+const unsigned char *action_start_mask(struct app *a, int w);
 /* Re-apply the placement rules to every tracked task that does not match. */
 void action_enforce_placement(struct app *a);
 /* Add an event now (t from the monotonic clock) and start a new phase. */
