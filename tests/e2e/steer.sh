@@ -25,6 +25,25 @@ check "batch --at: the paused phase burns no CPU" quiet jq -se '
 check "batch --at: samples say paused while paused" quiet jq -se '
 	[.[] | select(.type=="sample" and .t > 1.02 and .t < 1.18) | .workloads[0].state] | length > 0 and all(. == "paused")' "$T/at.jsonl"
 
+# --placement spread: each workload starts (before exec) on a CPU of its own.
+if [ "$(nproc)" -ge 2 ]; then
+	"$BENCHTOP" -b --placement spread -w cmd:run="grep Cpus_allowed_list /proc/self/status >>$T/cpus" \
+		-w cmd:run="grep Cpus_allowed_list /proc/self/status >>$T/cpus" >/dev/null 2>&1
+	check "spread before exec: two different single CPUs ($(tr '\n\t' '  ' <"$T/cpus"))" \
+		sh -c "[ \$(awk '{print \$2}' $T/cpus | sort -u | grep -cE '^[0-9]+\$') = 2 ]"
+fi
+
+# A process that resets its own affinity is reported, and pinned again.
+cat > "$T/reset.sh" <<'EOS'
+#!/bin/sh
+while :; do taskset -p 3 $$ >/dev/null 2>&1; i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; done
+EOS
+chmod +x "$T/reset.sh"
+if command -v taskset >/dev/null; then
+	"$BENCHTOP" -b -t 2.5 --at 1:pin=0 -- "$T/reset.sh" >/dev/null 2>"$T/reset.err"
+	check "a pin that does not hold is reported" grep -q "did not keep CPU 0" "$T/reset.err"
+fi
+
 # Dashboard: space pauses (state T in /proc), again resumes; m adds a
 # marker; x stops the selected workload; r restarts it.
 tm_start d 120x40 "$BENCHTOP -o $T/dash.jsonl -- sh -c 'while :; do :; done'; sleep 30"
