@@ -61,6 +61,12 @@ void app_event(struct app *a, const char *action, const char *label, const char 
 void app_event_at(struct app *a, double t, const char *action, const char *label,
                   const char *detail)
 {
+	if (!a->in_tick) {
+		uint64_t b = 0;
+		for (int i = 0; i < a->nwl; i++)
+			b += workload_bytes_now(a->wl[i]);
+		history_close_phase_bytes(a->hist, b);
+	}
 	struct event e = { .t = t };
 	snprintf(e.action, sizeof e.action, "%s", action);
 	snprintf(e.label, sizeof e.label, "%s", label);
@@ -254,7 +260,7 @@ static void restart_finished(struct app *a)
 	}
 }
 
-static void tick(struct app *a)
+static void tick_body(struct app *a)
 {
 	double now = app_mono();
 	double cpu0 = cpu_self();
@@ -293,6 +299,13 @@ static void tick(struct app *a)
 	if (a->out)
 		fflush(a->out);
 	restart_finished(a);
+}
+
+static void tick(struct app *a)
+{
+	a->in_tick = true;
+	tick_body(a);
+	a->in_tick = false;
 }
 
 /* ---- the dashboard view ------------------------------------------------- */

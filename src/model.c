@@ -118,6 +118,7 @@ struct history {
 	size_t nev, evcap;
 	struct phase *ph;
 	size_t nph, phcap;
+	uint64_t carry;        /* bytes counted at an event, ahead of the next snapshot */
 };
 
 struct history *history_new(size_t cap)
@@ -175,6 +176,8 @@ static void phase_account(struct history *h, const struct snapshot *s)
 	/* The first snapshot counts from zero: what moved before it belongs
 	 * to the first phase too. */
 	uint64_t b0 = prev ? wl_bytes_total(prev) : 0, b1 = wl_bytes_total(s);
+	b0 += h->carry; /* already counted in the phase an event closed */
+	h->carry = 0;
 	if (b1 > b0)
 		p->bytes += b1 - b0;
 	double c = wl_cpu_total(s) - (prev ? wl_cpu_total(prev) : 0);
@@ -258,6 +261,16 @@ int history_add_event(struct history *h, const struct event *e)
 	p->from = p->to = e->t;
 	snprintf(p->label, sizeof p->label, "%s", e->label);
 	return 0;
+}
+
+void history_close_phase_bytes(struct history *h, uint64_t bytes_now)
+{
+	const struct snapshot *last = history_last(h);
+	uint64_t b0 = (last ? wl_bytes_total(last) : 0) + h->carry;
+	if (bytes_now <= b0)
+		return;
+	h->ph[h->nph - 1].bytes += bytes_now - b0;
+	h->carry += bytes_now - b0;
 }
 
 size_t history_nevents(const struct history *h) { return h->nev; }

@@ -745,6 +745,16 @@ bool workload_stop_requested(const struct workload *w) { return w->stop_requeste
 const struct wl_spec *workload_spec(const struct workload *w) { return w->spec; }
 const char *workload_kind(const struct workload *w) { return kind_name(w->spec->kind); }
 
+uint64_t workload_bytes_now(const struct workload *w)
+{
+	if (!w->ctr)
+		return w->bytes_seen;
+	uint64_t b = w->bytes_done_runs;
+	for (int j = 0; j < w->nctr; j++)
+		b += __atomic_load_n(&w->ctr[j].bytes, __ATOMIC_RELAXED);
+	return b > w->bytes_seen ? b : w->bytes_seen;
+}
+
 bool workload_proc_bytes(const struct workload *w, pid_t pid, uint64_t *bytes)
 {
 	if (!w->ctr && !w->src_ctr)

@@ -70,7 +70,8 @@ struct app {
 	unsigned char *allowed;      /* CPUs placements use: --cpus, else online */
 	bool paused;
 	bool all_done;
-	bool finishing;              /* stopping everything at the end of the run */               /* every workload ended (dashboard waits for q) */
+	bool finishing;
+	bool in_tick;                /* events from inside a tick follow its sample */              /* stopping everything at the end of the run */               /* every workload ended (dashboard waits for q) */
 	double self_cpu_last;
 	double ended;                /* t of the end record */
 	pid_t *attached;

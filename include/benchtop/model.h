@@ -111,6 +111,10 @@ const struct snapshot *history_last(const struct history *h);
 /* Total snapshots ever pushed (for sample counters that outlive the ring). */
 uint64_t history_total(const struct history *h);
 
+/* Before an event: the workloads' byte total now (exact for engines),
+ * so what moved since the last snapshot counts in the phase the event
+ * closes rather than the next one. */
+void history_close_phase_bytes(struct history *h, uint64_t bytes_now);
 int history_add_event(struct history *h, const struct event *e);
 size_t history_nevents(const struct history *h);
 const struct event *history_event(const struct history *h, size_t i);

@@ -61,6 +61,9 @@ int workload_id(const struct workload *w);
 const char *workload_name(const struct workload *w); /* "copy engine=pipe procs=3" */
 const char *workload_error(const struct workload *w); /* "" when fine */
 int workload_exit_code(const struct workload *w);     /* 0 ok, 1 failed */
+/* Bytes done so far, read now (engines: their counters; commands: the
+ * last sample's figure). */
+uint64_t workload_bytes_now(const struct workload *w);
 /* Bytes done by one of its engine processes (the writer's written, the
  * reader's read); false for pids that are not its engine processes. */
 bool workload_proc_bytes(const struct workload *w, pid_t pid, uint64_t *bytes);
