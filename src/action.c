@@ -87,6 +87,19 @@ static void set_wl_mask(struct app *a, int w, const unsigned char *mask)
 		workload_set_mask(a->wl[w - 1], mask);
 }
 
+/* True when a pin rule already holds the single CPU of mask m, or m is
+ * outside the allowed CPUs. */
+static bool cpu_taken(struct app *a, const unsigned char *m)
+{
+	for (int c = 0; c < a->ncpu; c++)
+		if (m[c] && !a->allowed[c])
+			return true;
+	for (size_t i = 0; i < a->npins; i++)
+		if (!memcmp(a->pins[i].mask, m, (size_t)a->ncpu))
+			return true;
+	return false;
+}
+
 /* Which mask a tracked process should have now, or NULL for "leave it". */
 static const unsigned char *desired_mask(struct app *a, const struct proc_sample *p)
 {
@@ -100,11 +113,27 @@ static const unsigned char *desired_mask(struct app *a, const struct proc_sample
 			free(m);
 			return NULL;
 		}
-		int want = a->spread_next++ % n, c = 0;
-		for (; c < a->ncpu; c++)
-			if (a->allowed[c] && want-- == 0)
+		/* A process that started on a CPU of its own (a workload
+		 * started under spread) keeps it. */
+		if (cpulist_parse(p->allowed, m, a->ncpu, NULL, 0) == 0 && cpulist_count(m, a->ncpu) == 1 &&
+		    !cpu_taken(a, m)) {
+			set_pin(a, p->pid, m);
+			free(m);
+			return find_pin(a, p->pid)->mask;
+		}
+		/* round robin, passing over CPUs another process already holds
+		 * while a free one is left */
+		for (int tries = 0; tries < n; tries++) {
+			int want = a->spread_next++ % n, c = 0;
+			for (; c < a->ncpu; c++)
+				if (a->allowed[c] && want-- == 0)
+					break;
+			size_t len = (size_t)(unsigned)a->ncpu;
+			memset(m, 0, len);
+			m[c < a->ncpu ? c : 0] = 1;
+			if (!cpu_taken(a, m))
 				break;
-		m[c] = 1;
+		}
 		set_pin(a, p->pid, m);
 		free(m);
 		return find_pin(a, p->pid)->mask;

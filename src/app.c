@@ -648,10 +648,15 @@ int app_run(struct run *run, struct app_result *res)
 		app_teardown(a);
 		return 3;
 	}
-	if (run->placement == PLACE_SPREAD || run->placement == PLACE_FREE) {
-		struct action act = { .id = run->placement == PLACE_SPREAD ? ACT_SPREAD : ACT_FREE };
+	if (run->placement == PLACE_FREE) {
+		struct action act = { .id = ACT_FREE };
 		sampler_tick(a->sp, a->snap, app_mono());
 		action_apply(a, &act);
+	} else if (run->placement == PLACE_SPREAD) {
+		/* Workloads started on CPUs of their own; their other processes
+		 * get theirs from the first tick on (action_enforce_placement). */
+		app_event(a, "placement", "spread",
+		          "{\"target\":\"spread\",\"cpus\":\"round robin\",\"before\":{},\"after\":{}}");
 	}
 	a->next_tick = a->t0 + a->interval;
 	arm_timer(a);
