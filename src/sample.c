@@ -86,6 +86,7 @@ struct sampler {
 	uint64_t ticks;
 	bool full;
 	double last_now, cpu_prev;
+	double now;                    /* the current tick's CLOCK_MONOTONIC time */
 	int held;                      /* /proc files held open */
 	struct source src[4];
 	char buf[SAMPLE_BUF];
@@ -439,9 +440,15 @@ static int src_procs(struct sampler *sp, double dt)
 			sfiles_forget(sp->files, &sp->procs[i]);
 	sfiles_settle(sp->files, sp->procs, sp->n, sp->wl, sp->nwl);
 	wl_sums(sp);
+	/* Over the time since the _prev values: on the first read that is since
+	 * the workload was first tracked (its processes from their spawn, their
+	 * bytes from 0), so a first interval's bytes have a rate too. */
 	for (int w = 0; w <= sp->nwl; w++) {
-		sp->wl[w].wbps = sample_rate(sp->wl[w].wbytes_prev, sp->wl[w].wbytes, dt);
-		sp->wl[w].rbps = sample_rate(sp->wl[w].rbytes_prev, sp->wl[w].rbytes, dt);
+		struct swl *l = &sp->wl[w];
+		double dtw = l->t_prev > 0 ? sp->now - l->t_prev : dt;
+		l->wbps = sample_rate(l->wbytes_prev, l->wbytes, dtw);
+		l->rbps = sample_rate(l->rbytes_prev, l->rbytes, dtw);
+		l->t_prev = sp->now;
 	}
 	for (int i = 0; i < sp->n; i++)
 		sp->procs[i].fresh = false;
@@ -582,6 +589,8 @@ int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, b
 	p->measure_io = measure_io;
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	sp->wl[workload].measure_io |= measure_io;
+	if (sp->wl[workload].t_prev <= 0)
+		sp->wl[workload].t_prev = mono_ms() / 1e3;  /* its bytes count from here */
 	return 0;
 }
 
@@ -731,6 +740,7 @@ int sampler_tick(struct sampler *sp, struct snapshot *s, double now)
 
 	sp->ticks++;
 	sp->full = sp->ticks % FULL_EVERY == 0;
+	sp->now = now;
 	for (size_t i = 0; i < sizeof sp->src / sizeof *sp->src; i++)
 		source_run(sp, &sp->src[i], now);
 	int rc = fill_procs(sp, s);

@@ -67,6 +67,10 @@ struct swl {
 	double dead_ut, dead_st;           /* seconds of processes gone */
 	uint64_t wbytes, rbytes;           /* destination-side totals */
 	uint64_t wbytes_prev, rbytes_prev;
+	double t_prev;                     /* CLOCK_MONOTONIC s the _prev values are from:
+	                                    * the last processes read, or before the first
+	                                    * one, when the workload was first tracked
+	                                    * (its bytes count from 0 there); 0 unknown */
 	double wbps, rbps;
 	double ut, st;
 };

@@ -311,6 +311,78 @@ static void test_copy_file_range_size(void **state)
 	rmdir(tmpdir);
 }
 
+/* ---- the first interval's rate -------------------------------------- */
+
+/* Writes 8 MiB, says so, and keeps the file open until `quit` reads EOF
+ * (the test closed it or died: no child outlives a failed assertion). */
+static void first_writer(const char *path, int done, int quit)
+{
+	static char block[MiB];
+	memset(block, 'z', sizeof block);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	for (int i = 0; i < 8 && fd >= 0; i++)
+		if (write(fd, block, sizeof block) != (ssize_t)sizeof block)
+			_exit(1);
+	if (fd < 0 || write(done, "d", 1) != 1)
+		_exit(1);
+	char c;
+	while (read(quit, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/* A workload is tracked from its spawn, so the first tick's rate counts
+ * from 0 bytes at that moment: write_bps = bytes / (tick - add), not 0;
+ * the next tick moves nothing and counts nothing again. */
+static void test_first_interval_rate(void **state)
+{
+	(void)state;
+	struct rig r;
+	char path[128];
+	int done[2], quit[2];
+	char c;
+
+	make_tmpdir();
+	snprintf(path, sizeof path, "%s/first", tmpdir);
+	assert_int_equal(pipe(done), 0);
+	assert_int_equal(pipe2(quit, O_CLOEXEC), 0);
+	rig_open(&r, 1);
+	double t_before = mono();
+	pid_t w = fork();
+	assert_true(w >= 0);
+	if (w == 0) {
+		close(done[0]);
+		close(quit[1]);
+		first_writer(path, done[1], quit[0]);
+	}
+	close(done[1]);
+	close(quit[0]);
+	assert_int_equal(sampler_add(r.sp, w, 1, "cmd", true), 0);
+	double t_after = mono();
+	assert_int_equal(read(done[0], &c, 1), 1);
+	close(done[0]);
+	usleep(50000);
+	double now = mono();
+	assert_int_equal(sampler_tick(r.sp, r.s, now), 0);
+	const struct wl_sample *ws = &r.s->wls[0];
+	assert_true(ws->bytes >= 8 * MiB);
+	assert_true(ws->bytes < 2 * 8 * MiB);  /* not counted twice */
+	assert_true(ws->write_bps > 0);
+	/* the rate's interval lies between the add and the tick */
+	assert_true(ws->write_bps >= (double)ws->bytes / (now - t_before) * 0.999);
+	assert_true(ws->write_bps <= (double)ws->bytes / (now - t_after) * 1.001);
+	uint64_t first = ws->bytes;
+	usleep(50000);
+	assert_int_equal(sampler_tick(r.sp, r.s, mono()), 0);
+	assert_true(r.s->wls[0].bytes == first);
+	assert_true(r.s->wls[0].write_bps == 0);
+	close(quit[1]);
+	assert_int_equal(waitpid(w, NULL, 0), w);
+	rig_close(&r);
+	unlink(path);
+	rmdir(tmpdir);
+}
+
 /* ---- a busy child: times, %CPU, migrations, allowed CPUs ------------ */
 
 static pid_t spawn_busy(void)
@@ -478,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_rate_reset),
 		cmocka_unit_test(test_tree_write),
 		cmocka_unit_test(test_copy_file_range_size),
+		cmocka_unit_test(test_first_interval_rate),
 		cmocka_unit_test(test_busy_child),
 		cmocka_unit_test(test_sleeper),
 		cmocka_unit_test(test_cpu_sum),
