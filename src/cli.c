@@ -21,6 +21,10 @@
 #define TIME_HINT "use a number of seconds with an optional unit ms, s or min (e.g. 500ms, 2min)"
 #define CPULIST_NCPU 4096        /* syntax check only; the machine's count is checked at run time */
 #define MAX_TIME_S 1e9           /* about 31 years: anything longer is a typo */
+#define MAX_TIME_HINT "use at most 1000000000s (about 31 years)"
+#define MAX_SIZE_HINT "use at most 18446744073709551615 bytes (16 EiB less one byte)"
+#define MAX_FRAC 18              /* digits after the point */
+#define FRAC_HINT "use at most 18 digits after the point and 19 in all"
 #define MAX_BS (1ull << 30)      /* a bigger buffer per call only tests malloc */
 #define MAX_JOBS 1024
 #define MAX_PID 4194304          /* PID_MAX_LIMIT on 64-bit Linux */
@@ -65,7 +69,9 @@ struct number {
 
 /* Digits with an optional fraction (".5", "1", "2.25").  No sign, no
  * exponent, no hex, no locale: strtod accepts too much.  Returns 0, -1 if
- * no number starts at s, -2 on overflow. */
+ * no number starts at s, -2 if its whole part exceeds UINT64_MAX, -3 if it
+ * has too many digits after the point (more than MAX_FRAC, or all its
+ * digits together exceed UINT64_MAX). */
 static int parse_number(const char *s, struct number *n)
 {
 	int digits = 0;
@@ -79,9 +85,11 @@ static int parse_number(const char *s, struct number *n)
 		}
 		if (*s < '0' || *s > '9')
 			break;
-		if (n->mant > (UINT64_MAX - 9) / 10 || n->frac >= 18)
-			return -2;
-		n->mant = n->mant * 10 + (uint64_t)(*s - '0');
+		if (point && n->frac >= MAX_FRAC)
+			return -3;
+		if (__builtin_mul_overflow(n->mant, 10, &n->mant) ||
+		    __builtin_add_overflow(n->mant, (uint64_t)(*s - '0'), &n->mant))
+			return point ? -3 : -2;
 		n->frac += point;
 		digits++;
 	}
@@ -117,15 +125,17 @@ static const struct unit *find_unit(const struct unit *u, size_t n, const char *
 	return NULL;
 }
 
-/* A number with a unit to a whole count: mant * mult / 10^frac, exactly. */
+/* A number with a unit to a whole count: mant * mult / 10^frac, exactly;
+ * -2 when that is above UINT64_MAX, -1 when it is not whole. */
 static int scale_exact(const struct number *n, uint64_t mult, uint64_t *out)
 {
-	uint64_t v, p = pow10u(n->frac);
-	if (__builtin_mul_overflow(n->mant, mult, &v))
+	unsigned __int128 v = (unsigned __int128)n->mant * mult;
+	uint64_t p = pow10u(n->frac);
+	if (v / p > UINT64_MAX)
 		return -2;
 	if (v % p)
 		return -1;
-	*out = v / p;
+	*out = (uint64_t)(v / p);
 	return 0;
 }
 
@@ -141,13 +151,15 @@ int cli_parse_size(const char *s, uint64_t *out, const char *what, char *err, si
 		return fail(err, errlen, "bad size \"%s\" for %s: must not be negative; %s", s, what, SIZE_HINT);
 	rc = parse_number(s, &n);
 	if (rc == -2)
-		return fail(err, errlen, "size \"%s\" for %s is too large", s, what);
+		return fail(err, errlen, "size \"%s\" for %s is too large: %s", s, what, MAX_SIZE_HINT);
+	if (rc == -3)
+		return fail(err, errlen, "size \"%s\" for %s has too many digits: %s", s, what, FRAC_HINT);
 	u = rc ? NULL : find_unit(size_units, sizeof size_units / sizeof size_units[0], n.end);
 	if (!u)
 		return fail(err, errlen, "bad size \"%s\" for %s: %s", s, what, SIZE_HINT);
 	rc = scale_exact(&n, u->mult, out);
 	if (rc == -2)
-		return fail(err, errlen, "size \"%s\" for %s is too large", s, what);
+		return fail(err, errlen, "size \"%s\" for %s is too large: %s", s, what, MAX_SIZE_HINT);
 	if (rc)
 		return fail(err, errlen, "size \"%s\" for %s is not a whole number of bytes", s, what);
 	return 0;
@@ -167,13 +179,15 @@ int cli_parse_time(const char *s, double *out, const char *what, char *err, size
 		return fail(err, errlen, "bad time \"%s\" for %s: must not be negative; %s", s, what, TIME_HINT);
 	rc = parse_number(s, &n);
 	if (rc == -2)
-		return fail(err, errlen, "time \"%s\" for %s is too long", s, what);
+		return fail(err, errlen, "time \"%s\" for %s is too long: %s", s, what, MAX_TIME_HINT);
+	if (rc == -3)
+		return fail(err, errlen, "time \"%s\" for %s has too many digits: %s", s, what, FRAC_HINT);
 	for (size_t i = 0; rc == 0 && i < sizeof tu / sizeof tu[0]; i++) {
 		if (strcmp(n.end, tu[i].name) != 0)
 			continue;
 		double v = (double)n.mant / (double)pow10u(n.frac) * tu[i].mult;
 		if (v > MAX_TIME_S)
-			return fail(err, errlen, "time \"%s\" for %s is too long", s, what);
+			return fail(err, errlen, "time \"%s\" for %s is too long: %s", s, what, MAX_TIME_HINT);
 		*out = v;
 		return 0;
 	}

@@ -265,6 +265,54 @@ static void test_size_errors(void **state)
 	}
 }
 
+/* Limits say what is allowed: the offending word and "at most" the real
+ * maximum of each parser, which itself is accepted. */
+static void test_limit_messages(void **state)
+{
+	static const struct { const char *word, *max; } sizes[] = {
+		{ "18446744073709551616", "18446744073709551615 bytes" },
+		{ "99999999999999999999", "18446744073709551615 bytes" },
+		{ "16777216TiB", "18446744073709551615 bytes" },
+		{ "17179869184G", "18446744073709551615 bytes" },
+		{ "1.00000000000000000000", "18 digits after the point" },
+	};
+	static const struct { const char *word, *max; } times[] = {
+		{ "99999999999999999999", "1000000000s" },
+		{ "1000000001", "1000000000s" },
+		{ "16666667min", "1000000000s" },
+		{ "0.0000000000000000001", "18 digits after the point" },
+	};
+	char err[CLI_ERR_MAX];
+	uint64_t v;
+	double t;
+	struct run r;
+	(void)state;
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		assert_int_equal(cli_parse_size(sizes[i].word, &v, "size", err, sizeof err), -1);
+		if (!strstr(err, sizes[i].word) || !strstr(err, "at most") || !strstr(err, sizes[i].max))
+			fail_msg("size \"%s\": \"%s\"", sizes[i].word, err);
+	}
+	for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+		assert_int_equal(cli_parse_time(times[i].word, &t, "--duration", err, sizeof err), -1);
+		if (!strstr(err, times[i].word) || !strstr(err, "at most") || !strstr(err, times[i].max))
+			fail_msg("time \"%s\": \"%s\"", times[i].word, err);
+	}
+	/* the maxima named are accepted */
+	assert_true(size_of("18446744073709551615") == UINT64_MAX);
+	assert_true(size_of("16777215TiB") == 16777215ull << 40);
+	assert_float_equal(time_of("1000000000"), 1e9, 1e-3);
+	assert_float_equal(time_of("0.000000000000000001"), 1e-18, 1e-30);
+	/* and through the command line */
+	assert_int_equal(parse("-b|-t|99999999999999999999|--|true", &r, err), -1);
+	assert_non_null(strstr(err, "99999999999999999999"));
+	assert_non_null(strstr(err, "at most"));
+	cli_free(&r);
+	assert_int_equal(parse("-b|-w|write:size=18446744073709551616", &r, err), -1);
+	assert_non_null(strstr(err, "18446744073709551616"));
+	assert_non_null(strstr(err, "at most"));
+	cli_free(&r);
+}
+
 static void test_times(void **state)
 {
 	(void)state;
@@ -791,6 +839,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_messages_list_choices),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_size_errors),
+		cmocka_unit_test(test_limit_messages),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_time_errors),
 		cmocka_unit_test(test_cpulist_wrapper),
