@@ -658,6 +658,11 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 	} else if (w->ctr) {
 		poll_engine(w, ws, dt);
 	} else if (ws->bytes < w->zombie_io) {
+		/* a command that ended between two samples: what its tree
+		 * wrote since the last sample is this interval's rate too */
+		uint64_t seen = ws->bytes > w->bytes_seen ? ws->bytes : w->bytes_seen;
+		if (dt > 0 && w->zombie_io > seen)
+			ws->write_bps += (double)(w->zombie_io - seen) / dt;
 		ws->bytes = w->zombie_io;
 	}
 	if (ws->bytes < w->bytes_seen)
