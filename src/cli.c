@@ -291,6 +291,14 @@ static const struct { const char *name; enum wl_kind kind; const char *required;
 };
 #define NKINDS (sizeof wl_kinds / sizeof wl_kinds[0])
 
+const char *cli_kind_name(enum wl_kind k)
+{
+	for (size_t i = 0; i < NKINDS; i++)
+		if (wl_kinds[i].kind == k)
+			return wl_kinds[i].name;
+	return "?";
+}
+
 /* "a, b or c" from a NULL-terminated word list. */
 static void join_words(const char *const *w, char *buf, size_t len)
 {

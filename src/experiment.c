@@ -82,7 +82,6 @@ struct exp {
 };
 
 static const char *const place_words[] = { "as-is", "pack", "free", "spread" };
-static const char *const kind_words[] = { "copy", "write", "read", "seek", "cmd" };
 
 static double now_mono(void)
 {
@@ -94,14 +93,6 @@ static double now_mono(void)
 static double div0(double a, double b)
 {
 	return b > 1e-9 ? a / b : 0;
-}
-
-static void jnum(FILE *fp, double v)
-{
-	if (isfinite(v))
-		fprintf(fp, "%.9g", v);
-	else
-		fputs("null", fp);
 }
 
 static void jstr_or_null(FILE *fp, const char *s)
@@ -333,27 +324,16 @@ static void run_step(struct exp *e, size_t i)
 static void start_record(struct exp *e, FILE *fp)
 {
 	const struct run *r = e->r;
-	char host[256] = "", when[64];
-	gethostname(host, sizeof host - 1);
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", &tm);
 	struct cpufreq *cf = cpufreq_open(r->sysfs, e->ncpu);
-	fprintf(fp, "{\"type\":\"start\",\"version\":1,\"started\":");
-	json_string(fp, when);
-	fprintf(fp, ",\"host\":");
-	json_string(fp, host);
-	fprintf(fp, ",\"ncpu\":%d,\"interval\":", e->ncpu);
-	jnum(fp, r->interval);
+	record_start_head(fp, e->ncpu, r->interval);
 	fprintf(fp, ",\"cpufreq\":");
 	json_string(fp, cf ? cpufreq_residency_kind(cf) : "none");
 	if (cf)
 		cpufreq_close(cf);
 	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(r->units));
 	for (size_t i = 0; i < r->nwl; i++) {
-		fprintf(fp, "%s{\"id\":%zu,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, kind_words[r->wl[i].kind]);
-		json_string(fp, r->wl[i].text ? r->wl[i].text : kind_words[r->wl[i].kind]);
+		fprintf(fp, "%s{\"id\":%zu,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, cli_kind_name(r->wl[i].kind));
+		json_string(fp, r->wl[i].text ? r->wl[i].text : cli_kind_name(r->wl[i].kind));
 		fputc('}', fp);
 	}
 	fprintf(fp, "],\"experiment\":\"%s\",\"%s\":", e->matrix ? "matrix" : "sweep", e->matrix ? "matrix" : "sweep");
@@ -378,15 +358,15 @@ static void start_record(struct exp *e, FILE *fp)
 static void totals_json(FILE *fp, const struct cell_result *cr)
 {
 	fprintf(fp, "\"user\":");
-	jnum(fp, cr->user);
+	json_number(fp, cr->user);
 	fprintf(fp, ",\"sys\":");
-	jnum(fp, cr->sys);
+	json_number(fp, cr->sys);
 	fprintf(fp, ",\"elapsed\":");
-	jnum(fp, cr->elapsed);
+	json_number(fp, cr->elapsed);
 	fprintf(fp, ",\"hog\":");
-	jnum(fp, div0(cr->user + cr->sys, cr->elapsed));
+	json_number(fp, div0(cr->user + cr->sys, cr->elapsed));
 	fprintf(fp, ",\"bytes\":%llu,\"bps\":", (unsigned long long)cr->bytes);
-	jnum(fp, div0((double)cr->bytes, cr->elapsed));
+	json_number(fp, div0((double)cr->bytes, cr->elapsed));
 }
 
 static void item_json(struct exp *e, FILE *fp, size_t i, bool record)
@@ -395,7 +375,7 @@ static void item_json(struct exp *e, FILE *fp, size_t i, bool record)
 	fputc('{', fp);
 	if (record) {
 		fprintf(fp, "\"type\":\"%s\",\"t\":", e->matrix ? "cell" : "step");
-		jnum(fp, now_mono() - e->t0);
+		json_number(fp, now_mono() - e->t0);
 		fprintf(fp, ",\"%s\":%zu,", e->matrix ? "cell" : "step", i + 1);
 	}
 	if (e->matrix) {
@@ -408,7 +388,7 @@ static void item_json(struct exp *e, FILE *fp, size_t i, bool record)
 		fprintf(fp, "\"bs\":%llu,", (unsigned long long)cr->bs);
 	}
 	fprintf(fp, "\"calls\":%llu,\"us_per_call\":", (unsigned long long)cr->calls);
-	jnum(fp, cr->calls ? cr->elapsed * 1e6 / (double)cr->calls : NAN);
+	json_number(fp, cr->calls ? cr->elapsed * 1e6 / (double)cr->calls : NAN);
 	fputc(',', fp);
 	totals_json(fp, cr);
 	fprintf(fp, ",\"status\":%d}", cr->status);
@@ -420,7 +400,7 @@ static void item_json(struct exp *e, FILE *fp, size_t i, bool record)
 static void item_name(const struct exp *e, size_t i, char *buf, size_t len)
 {
 	const struct cell_result *cr = &e->res[i];
-	const char *kind = e->r->nwl ? kind_words[e->r->wl[0].kind] : "run";
+	const char *kind = e->r->nwl ? cli_kind_name(e->r->wl[0].kind) : "run";
 	if (e->matrix)
 		snprintf(buf, len, "%s placement=%s governor=%s", kind, place_words[cr->place],
 		         cr->gov ? cr->gov : "as-is");
@@ -432,7 +412,7 @@ static void end_record(struct exp *e, FILE *fp)
 {
 	char name[160];
 	fprintf(fp, "{\"type\":\"end\",\"t\":");
-	jnum(fp, now_mono() - e->t0);
+	json_number(fp, now_mono() - e->t0);
 	fprintf(fp, ",\"summary\":[");
 	for (size_t i = 0; i < e->n; i++) {
 		item_name(e, i, name, sizeof name);

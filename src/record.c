@@ -2,6 +2,7 @@
  * the batch text / CSV lines.  Writers only: they read the model. */
 #include "benchtop/app.h"
 
+#include <math.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,21 +30,15 @@ void json_string(FILE *fp, const char *s)
 }
 
 /* JSON has no NaN or infinity: such a number is written as null. */
-static void json_num(FILE *fp, double v)
+void json_number(FILE *fp, double v)
 {
-	if (v != v || v > 1e300 || v < -1e300)
-		fputs("null", fp);
+	if (isfinite(v))
+		fprintf(fp, "%.9g", v);
 	else
-		fprintf(fp, "%.6g", v);
+		fputs("null", fp);
 }
 
-static const char *kind_word(enum wl_kind k)
-{
-	static const char *n[] = { "copy", "write", "read", "seek", "cmd" };
-	return n[k];
-}
-
-void record_start(struct app *a, FILE *fp)
+void record_start_head(FILE *fp, int ncpu, double interval)
 {
 	char host[256] = "", when[64];
 	gethostname(host, sizeof host - 1);
@@ -55,8 +50,13 @@ void record_start(struct app *a, FILE *fp)
 	json_string(fp, when);
 	fprintf(fp, ",\"host\":");
 	json_string(fp, host);
-	fprintf(fp, ",\"ncpu\":%d,\"interval\":", a->ncpu);
-	json_num(fp, a->interval);
+	fprintf(fp, ",\"ncpu\":%d,\"interval\":", ncpu);
+	json_number(fp, interval);
+}
+
+void record_start(struct app *a, FILE *fp)
+{
+	record_start_head(fp, a->ncpu, a->interval);
 	fprintf(fp, ",\"cpufreq\":");
 	json_string(fp, a->cf ? cpufreq_residency_kind(a->cf) : "none");
 	fprintf(fp, ",\"freq_source\":");
@@ -69,7 +69,7 @@ void record_start(struct app *a, FILE *fp)
 	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(a->units));
 	for (int i = 0; i < a->nwl; i++) {
 		const struct wl_spec *s = workload_spec(a->wl[i]);
-		fprintf(fp, "%s{\"id\":%d,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, kind_word(s->kind));
+		fprintf(fp, "%s{\"id\":%d,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, cli_kind_name(s->kind));
 		json_string(fp, s->text ? s->text : workload_name(a->wl[i]));
 		fprintf(fp, ",\"name\":");
 		json_string(fp, workload_name(a->wl[i]));
@@ -92,15 +92,15 @@ static void record_cpus(FILE *fp, const struct snapshot *s)
 	for (int i = 0; i < s->ncpu; i++) {
 		const struct cpu_sample *c = &s->cpus[i];
 		fprintf(fp, "%s{\"id\":%d,\"user\":", i ? "," : "", c->id);
-		json_num(fp, c->user);
+		json_number(fp, c->user);
 		fprintf(fp, ",\"system\":");
-		json_num(fp, c->system);
+		json_number(fp, c->system);
 		fprintf(fp, ",\"iowait\":");
-		json_num(fp, c->iowait);
+		json_number(fp, c->iowait);
 		fprintf(fp, ",\"irq\":");
-		json_num(fp, c->irq);
+		json_number(fp, c->irq);
 		fprintf(fp, ",\"idle\":");
-		json_num(fp, c->idle);
+		json_number(fp, c->idle);
 		if (c->khz > 0)
 			fprintf(fp, ",\"khz\":%ld", c->khz);
 		else
@@ -128,19 +128,19 @@ static void record_procs(FILE *fp, const struct snapshot *s)
 		json_string(fp, p->allowed);
 		fprintf(fp, ",\"state\":\"%c\",\"threads\":%d,\"read_bps\":", p->state ? p->state : '?',
 		        p->nthreads);
-		json_num(fp, p->read_bps);
+		json_number(fp, p->read_bps);
 		fprintf(fp, ",\"write_bps\":");
-		json_num(fp, p->write_bps);
+		json_number(fp, p->write_bps);
 		fprintf(fp, ",\"utime\":");
-		json_num(fp, p->utime);
+		json_number(fp, p->utime);
 		fprintf(fp, ",\"stime\":");
-		json_num(fp, p->stime);
+		json_number(fp, p->stime);
 		fprintf(fp, ",\"age\":");
-		json_num(fp, p->age);
+		json_number(fp, p->age);
 		fprintf(fp, ",\"cpu_pct\":");
-		json_num(fp, p->cpu_pct);
+		json_number(fp, p->cpu_pct);
 		fprintf(fp, ",\"wait_pct\":");
-		json_num(fp, p->wait_pct);
+		json_number(fp, p->wait_pct);
 		fprintf(fp, ",\"bytes\":%llu,\"migrations\":%llu}", (unsigned long long)p->bytes,
 		        (unsigned long long)p->migrations);
 	}
@@ -150,7 +150,7 @@ static void record_procs(FILE *fp, const struct snapshot *s)
 void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 {
 	fprintf(fp, "{\"type\":\"sample\",\"t\":");
-	json_num(fp, s->t + (fp == a->rec ? a->t_offset : 0));
+	json_number(fp, s->t + (fp == a->rec ? a->t_offset : 0));
 	if (a->cell > 0 && fp == a->rec)
 		fprintf(fp, ",\"cell\":%d", a->cell);
 	fputc(',', fp);
@@ -160,18 +160,18 @@ void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 	for (int i = 0; i < s->nwl; i++) {
 		const struct wl_sample *w = &s->wls[i];
 		fprintf(fp, "%s{\"id\":%d,\"read_bps\":", i ? "," : "", w->id);
-		json_num(fp, w->read_bps);
+		json_number(fp, w->read_bps);
 		fprintf(fp, ",\"write_bps\":");
-		json_num(fp, w->write_bps);
+		json_number(fp, w->write_bps);
 		fprintf(fp, ",\"us_per_call\":");
 		if (w->us_per_call >= 0)
-			json_num(fp, w->us_per_call);
+			json_number(fp, w->us_per_call);
 		else
 			fputs("null", fp);
 		fprintf(fp, ",\"utime\":");
-		json_num(fp, w->utime);
+		json_number(fp, w->utime);
 		fprintf(fp, ",\"stime\":");
-		json_num(fp, w->stime);
+		json_number(fp, w->stime);
 		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"state\":\"%s\"}",
 		        (unsigned long long)w->bytes, (unsigned long long)w->calls,
 		        model_wl_state_name(w->state));
@@ -179,21 +179,21 @@ void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 	fprintf(fp, "],\"disk\":{\"device\":");
 	json_string(fp, s->disk.device);
 	fprintf(fp, ",\"read_bps\":");
-	json_num(fp, s->disk.read_bps);
+	json_number(fp, s->disk.read_bps);
 	fprintf(fp, ",\"write_bps\":");
-	json_num(fp, s->disk.write_bps);
+	json_number(fp, s->disk.write_bps);
 	fprintf(fp, ",\"dirty\":%llu,\"writeback\":%llu},\"self_cpu_pct\":",
 	        (unsigned long long)s->disk.dirty, (unsigned long long)s->disk.writeback);
-	json_num(fp, s->self_cpu_pct);
+	json_number(fp, s->self_cpu_pct);
 	fprintf(fp, ",\"self_tick_us\":");
-	json_num(fp, s->self_tick_us);
+	json_number(fp, s->self_tick_us);
 	fprintf(fp, "}\n");
 }
 
 void record_event(FILE *fp, const struct event *e)
 {
 	fprintf(fp, "{\"type\":\"event\",\"t\":");
-	json_num(fp, e->t);
+	json_number(fp, e->t);
 	fprintf(fp, ",\"action\":");
 	json_string(fp, e->action);
 	fprintf(fp, ",\"label\":");
@@ -205,7 +205,7 @@ void record_event(FILE *fp, const struct event *e)
 void record_end(struct app *a, FILE *fp)
 {
 	fprintf(fp, "{\"type\":\"end\",\"t\":");
-	json_num(fp, a->ended);
+	json_number(fp, a->ended);
 	fputc(',', fp);
 	summary_json(a, fp);
 	fprintf(fp, "}\n");

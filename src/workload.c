@@ -69,12 +69,6 @@ struct workload {
 	char row_names[2][180];
 };
 
-static const char *kind_name(enum wl_kind k)
-{
-	static const char *n[] = { "copy", "write", "read", "seek", "cmd" };
-	return n[k];
-}
-
 static const char *engine_name(enum copy_engine e)
 {
 	static const char *n[] = { "rw", "cfr", "sendfile", "splice", "mmap", "pipe" };
@@ -748,7 +742,7 @@ const char *workload_error(const struct workload *w) { return w->err; }
 int workload_exit_code(const struct workload *w) { return w->exit_code; }
 bool workload_stop_requested(const struct workload *w) { return w->stop_requested; }
 const struct wl_spec *workload_spec(const struct workload *w) { return w->spec; }
-const char *workload_kind(const struct workload *w) { return kind_name(w->spec->kind); }
+const char *workload_kind(const struct workload *w) { return cli_kind_name(w->spec->kind); }
 
 uint64_t workload_bytes_now(const struct workload *w)
 {

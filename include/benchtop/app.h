@@ -114,6 +114,9 @@ double app_now(const struct app *a);   /* seconds since start */
 void app_set_interval(struct app *a, double seconds);
 
 /* Outputs (record.c). */
+/* The first fields of a start record ({"type":"start",...,"interval":N),
+ * left open for the caller's own fields. */
+void record_start_head(FILE *fp, int ncpu, double interval);
 void record_start(struct app *a, FILE *fp);
 void record_sample(struct app *a, FILE *fp, const struct snapshot *s);
 void record_event(FILE *fp, const struct event *e);
@@ -121,6 +124,8 @@ void record_end(struct app *a, FILE *fp);
 void batch_header(struct app *a, FILE *fp);
 void batch_line(struct app *a, FILE *fp, const struct snapshot *s);
 void json_string(FILE *fp, const char *s);
+/* A number, or null for NaN and infinities (JSON has neither). */
+void json_number(FILE *fp, double v);
 
 /* The summary and phase tables (summary.c). */
 void summary_print(struct app *a, FILE *fp);

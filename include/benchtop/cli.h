@@ -129,6 +129,10 @@ int cli_parse_cpulist(const char *s, unsigned char *mask, int ncpu, char *err, s
  * actions without an argument); free it.  On failure a->arg is NULL. */
 int cli_parse_at(const char *s, struct at_action *a, char *err, size_t errlen);
 
+/* The word for a workload kind ("copy", "cmd", ...), from the same table
+ * the parser reads. */
+const char *cli_kind_name(enum wl_kind k);
+
 /* Print --help generated from cli_options[] to fp (a FILE *). */
 void cli_print_help(void *fp);
 
