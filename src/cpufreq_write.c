@@ -120,15 +120,31 @@ static int ensure_journal(struct cpufreq *cf, char *msg, size_t len)
 	for (int i = 0; rc == 0 && i < cf->npol; i++) {
 		struct policy *p = &cf->pol[i];
 		cpufreq_read_state(cf, p);
-		snprintf(p->orig_gov, sizeof(p->orig_gov), "%s", p->governor);
-		p->orig_min = p->min;
-		p->orig_max = p->max;
-		p->saved = true;
 		struct journal_policy *jp = &j.pol[j.n++];
 		snprintf(jp->dir, sizeof(jp->dir), "%s", p->dir + rlen + 1);
 		snprintf(jp->governor, sizeof(jp->governor), "%s", p->governor);
 		jp->min_khz = p->min;
 		jp->max_khz = p->max;
+	}
+	/* Another benchtop running on this tree may have changed the policies
+	 * already: what is read now is then its setting, not the original.
+	 * Its journal holds the true originals, so take them from there; then
+	 * whichever benchtop exits last leaves the machine as it was.  The
+	 * first to exit restores the true originals too, which undoes the
+	 * other one's change early - accepted: the alternative leaves the
+	 * machine changed for good.  (Two benchtops journaling at the very
+	 * same moment can still miss each other.)  Failing to look is no
+	 * reason to refuse the change: the values read now stand. */
+	if (rc == 0)
+		journal_live_originals(j.sysfs_root, cf->journal_fallback[0] ? cf->journal_fallback : NULL,
+		                       j.pol, j.n);
+	for (int i = 0; rc == 0 && i < cf->npol; i++) {
+		struct policy *p = &cf->pol[i];
+		const struct journal_policy *jp = &j.pol[i];
+		snprintf(p->orig_gov, sizeof(p->orig_gov), "%s", jp->governor);
+		p->orig_min = jp->min_khz;
+		p->orig_max = jp->max_khz;
+		p->saved = true;
 	}
 	if (rc == 0) {
 		snprintf(cf->journal_path, sizeof(cf->journal_path), seq ? "%s/journal.%d.%d" : "%s/journal.%d",

@@ -300,6 +300,115 @@ static bool same_root(const char *a, const char *b)
 	return strcmp(ra, rb) == 0;
 }
 
+/* The oldest live owner's values per policy, gathered over directories. */
+struct live_pick {
+	const char *root, *boot;
+	struct journal_policy *pol;
+	size_t n;
+	unsigned long long *st;   /* per policy: the chosen owner's start time */
+	bool *taken;
+};
+
+static void pick_from(struct live_pick *lp, const struct journal *j)
+{
+	for (size_t i = 0; i < lp->n; i++) {
+		for (size_t k = 0; k < j->n; k++) {
+			const struct journal_policy *q = &j->pol[k];
+			if (strcmp(q->dir, lp->pol[i].dir) != 0)
+				continue;
+			/* unknown start times lose to known ones, else older wins */
+			if (lp->taken[i] && (j->starttime == 0 ||
+			                     (lp->st[i] != 0 && lp->st[i] <= j->starttime)))
+				break;
+			if (q->governor[0])
+				snprintf(lp->pol[i].governor, sizeof(lp->pol[i].governor), "%s", q->governor);
+			if (q->min_khz > 0)
+				lp->pol[i].min_khz = q->min_khz;
+			if (q->max_khz > 0)
+				lp->pol[i].max_khz = q->max_khz;
+			lp->st[i] = j->starttime;
+			lp->taken[i] = true;
+			break;
+		}
+	}
+}
+
+static int live_dir(struct live_pick *lp, const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		struct journal j;
+		if (strncmp(de->d_name, "journal.", 8) != 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
+			continue;
+		if (journal_load(path, &j) < 0)
+			continue;
+		if ((!lp->boot[0] || !j.boot_id[0] || strcmp(j.boot_id, lp->boot) == 0) &&
+		    same_root(lp->root, j.sysfs_root) && owner_alive(&j))
+			pick_from(lp, &j);
+		journal_free(&j);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int live_originals(char dirs[][PATH_MAX], int ndirs, const char *sysfs_root,
+                          struct journal_policy *pol, size_t n)
+{
+	char boot[64] = "";
+	struct live_pick lp = { .root = sysfs_root, .boot = boot, .pol = pol, .n = n };
+	int rc = 0, taken = 0;
+
+	if (n == 0)
+		return 0;
+	lp.st = calloc(n, sizeof(*lp.st));
+	lp.taken = calloc(n, sizeof(*lp.taken));
+	if (!lp.st || !lp.taken)
+		rc = -ENOMEM;
+	if (rc == 0)
+		journal_boot_id(boot, sizeof(boot));
+	for (int i = 0; rc == 0 && i < ndirs; i++) {
+		bool seen = false;
+		for (int k = 0; k < i; k++)
+			seen = seen || strcmp(dirs[k], dirs[i]) == 0;
+		if (!seen)
+			live_dir(&lp, dirs[i]); /* an unreadable directory holds nothing for us */
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		taken += lp.taken[i];
+	free(lp.st);
+	free(lp.taken);
+	return rc < 0 ? rc : taken;
+}
+
+int journal_live_originals_dir(const char *dir, const char *sysfs_root,
+                               struct journal_policy *pol, size_t n)
+{
+	char dirs[1][PATH_MAX];
+
+	if ((size_t)snprintf(dirs[0], PATH_MAX, "%s", dir) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return live_originals(dirs, 1, sysfs_root, pol, n);
+}
+
+int journal_live_originals(const char *sysfs_root, const char *fallback,
+                           struct journal_policy *pol, size_t n)
+{
+	char dirs[4][PATH_MAX];
+	int ndirs = candidates(fallback, dirs);
+
+	/* Another benchtop may have fallen back to the default directory. */
+	if (fallback && *fallback)
+		default_fallback(dirs[ndirs++], PATH_MAX);
+	return live_originals(dirs, ndirs, sysfs_root, pol, n);
+}
+
 /* Handle one journal file; returns 1 when it was applied or discarded,
  * 0 when left alone, -errno on failure. */
 static int restore_one(const char *path, const char *root, const char *boot, FILE *report)

@@ -65,6 +65,23 @@ void journal_free(struct journal *j);
  * line on report (may be NULL).  0, or the first -errno. */
 int journal_apply(const struct journal *j, FILE *report);
 
+/* Originals another running benchtop recorded already.  pol holds n
+ * policies (dir relative to sysfs_root, the values as read now); for each,
+ * when a journal in the directories journal_dir may pick (fallback as
+ * there; the default fallback too) is for the same resolved sysfs root,
+ * from this boot, and its owner is still running (start time checked), the
+ * values it holds replace the ones read now (field by field: an unknown
+ * value in the journal leaves the one read).  A second benchtop started
+ * while a first one has the policies changed would otherwise take the
+ * first one's settings for the originals and "restore" them.  When several
+ * live journals hold a policy, the oldest owner's wins.  Returns how many
+ * policies were taken from a journal, or -errno. */
+int journal_live_originals(const char *sysfs_root, const char *fallback,
+                           struct journal_policy *pol, size_t n);
+/* The same for one directory (tests use it with a scratch directory). */
+int journal_live_originals_dir(const char *dir, const char *sysfs_root,
+                               struct journal_policy *pol, size_t n);
+
 /* `benchtop --restore`: in every journal directory (those journal_dir may
  * pick, with the default fallback), apply each journal whose owner is no
  * longer running and remove it.  Journals of a live benchtop are left

@@ -466,6 +466,82 @@ static void test_journal_left_behind(void **state)
 	free(root);
 }
 
+/* Two benchtops on one tree (the second a child process: journals are
+ * per process): the second one's originals are the first one's, not the
+ * first one's changes, so the tree ends as it began whoever exits last. */
+static void test_two_benchtops(void **state)
+{
+	char *root = tree("--cpus 2"), msg[512], c;
+	int ready[2], go[2], status;
+	struct journal j;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) { /* benchtop A: changes first, exits last */
+		/* only the parent holds go's write end: when it fails, A sees EOF */
+		close(go[1]);
+		close(ready[0]);
+		struct cpufreq *cf = cpufreq_open(root, 2);
+		int rc = cpufreq_set_governor(cf, -1, "performance", msg, sizeof(msg));
+		rc |= cpufreq_set_maxfreq(cf, -1, 1600000, msg, sizeof(msg));
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			rc = 1;
+		rc |= cpufreq_restore_report(cf, NULL);
+		cpufreq_close(cf);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	close(go[0]);
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_file(root, POL(0, "scaling_governor"), "performance");
+
+	/* benchtop B, while A runs */
+	struct cpufreq *cf = cpufreq_open(root, 2);
+	assert_int_equal(cpufreq_set_governor(cf, -1, "powersave", msg, sizeof(msg)), 0);
+	assert_int_equal(cpufreq_set_maxfreq(cf, 1, 1200000, msg, sizeof(msg)), 0);
+	assert_int_equal(journal_load(cpufreq_journal_path(cf), &j), 0);
+	assert_int_equal(j.n, 2);
+	for (size_t i = 0; i < j.n; i++) {
+		assert_string_equal(j.pol[i].governor, "ondemand");
+		assert_int_equal(j.pol[i].min_khz, 800000);
+		assert_int_equal(j.pol[i].max_khz, 2600000);
+	}
+	journal_free(&j);
+	/* lifting B's cap goes back to the true original, not A's cap */
+	assert_int_equal(cpufreq_set_maxfreq(cf, 1, 0, msg, sizeof(msg)), 0);
+	assert_file(root, POL(1, "scaling_max_freq"), "2600000");
+	assert_int_equal(cpufreq_set_maxfreq(cf, 1, 1200000, msg, sizeof(msg)), 0);
+
+	/* B exits first: the true originals (A's change is undone early) */
+	assert_int_equal(cpufreq_restore_report(cf, NULL), 0);
+	cpufreq_close(cf);
+	assert_file(root, POL(0, "scaling_governor"), "ondemand");
+	assert_file(root, POL(1, "scaling_governor"), "ondemand");
+	assert_file(root, POL(1, "scaling_max_freq"), "2600000");
+
+	/* A exits last: still the originals */
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	for (int p = 0; p < 2; p++) {
+		char rel[128];
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpufreq/policy%d/scaling_governor", p);
+		assert_file(root, rel, "ondemand");
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpufreq/policy%d/scaling_min_freq", p);
+		assert_file(root, rel, "800000");
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpufreq/policy%d/scaling_max_freq", p);
+		assert_file(root, rel, "2600000");
+	}
+	close(ready[0]);
+	close(go[1]);
+	free(root);
+}
+
 /* A read-only tree: the write fails with a sentence, nothing crashes. */
 static void test_read_only_tree(void **state)
 {
@@ -582,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_residency_kernel),
 		cmocka_unit_test(test_residency_reset),
 		cmocka_unit_test(test_journal_left_behind),
+		cmocka_unit_test(test_two_benchtops),
 		cmocka_unit_test(test_read_only_tree),
 		cmocka_unit_test(test_vm_and_cpuinfo),
 		cmocka_unit_test(test_avg_freq_and_json),

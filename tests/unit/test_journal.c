@@ -318,6 +318,70 @@ static void test_unavailable_governor_kept(void **state)
 	fclose(rep);
 }
 
+/* A second benchtop takes the originals from a live first one's journal,
+ * not from the files the first one has changed. */
+static void test_live_originals(void **state)
+{
+	char root[PATH_MAX], dir[PATH_MAX], other[PATH_MAX], d2[PATH_MAX], path[PATH_MAX + 32];
+	struct journal_policy dead = pol0, read[2] = {
+		{ .dir = "devices/system/cpu/cpufreq/policy0", .governor = "performance",
+		  .min_khz = 800000, .max_khz = 1600000 },
+		{ .dir = "devices/system/cpu/cpufreq/policy1", .governor = "performance",
+		  .min_khz = 800000, .max_khz = 1600000 },
+	}, got[2];
+	struct journal j;
+
+	(void)state;
+	fresh(root, dir);
+	fresh(other, d2);
+	mkpolicy(root, "performance", 1600000);
+	/* nothing in the directory: the values read stand */
+	memcpy(got, read, sizeof(got));
+	assert_int_equal(journal_live_originals_dir(dir, root, got, 2), 0);
+	assert_string_equal(got[0].governor, "performance");
+
+	/* a dead benchtop's and another tree's journals are not asked */
+	journal_for(&j, root, dead_pid());
+	snprintf(dead.governor, sizeof(dead.governor), "powersave");
+	j.pol = &dead;
+	snprintf(path, sizeof(path), "%s/journal.%d", dir, (int)j.pid);
+	assert_int_equal(journal_save(path, &j), 0);
+	journal_for(&j, other, getpid());
+	snprintf(path, sizeof(path), "%s/journal.%d.1", dir, (int)j.pid);
+	assert_int_equal(journal_save(path, &j), 0);
+	memcpy(got, read, sizeof(got));
+	assert_int_equal(journal_live_originals_dir(dir, root, got, 2), 0);
+	assert_string_equal(got[0].governor, "performance");
+	assert_int_equal(got[0].max_khz, 1600000);
+
+	/* a live one on this tree: its originals for the policy it holds */
+	journal_for(&j, root, getpid());
+	snprintf(path, sizeof(path), "%s/journal.%d", dir, (int)j.pid);
+	assert_int_equal(journal_save(path, &j), 0);
+	memcpy(got, read, sizeof(got));
+	assert_int_equal(journal_live_originals_dir(dir, root, got, 2), 1);
+	assert_string_equal(got[0].governor, "ondemand");
+	assert_int_equal(got[0].min_khz, 800000);
+	assert_int_equal(got[0].max_khz, 2600000);
+	assert_string_equal(got[1].governor, "performance"); /* not in that journal */
+	assert_int_equal(got[1].max_khz, 1600000);
+
+	/* the same pid with another start time is not that benchtop */
+	j.starttime += 12345;
+	assert_int_equal(journal_save(path, &j), 0);
+	memcpy(got, read, sizeof(got));
+	assert_int_equal(journal_live_originals_dir(dir, root, got, 2), 0);
+	assert_string_equal(got[0].governor, "performance");
+
+	/* nor is a journal from another boot */
+	journal_for(&j, root, getpid());
+	snprintf(j.boot_id, sizeof(j.boot_id), "00000000-0000-0000-0000-000000000000");
+	assert_int_equal(journal_save(path, &j), 0);
+	memcpy(got, read, sizeof(got));
+	assert_int_equal(journal_live_originals_dir(dir, root, got, 2), 0);
+	assert_string_equal(got[0].governor, "performance");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_other_root_left),
 		cmocka_unit_test(test_two_journals),
 		cmocka_unit_test(test_unavailable_governor_kept),
+		cmocka_unit_test(test_live_originals),
 	};
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);
 }
