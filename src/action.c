@@ -89,15 +89,27 @@ static void set_wl_mask(struct app *a, int w, const unsigned char *mask)
 
 /* True when a pin rule already holds the single CPU of mask m, or m is
  * outside the allowed CPUs. */
-static bool cpu_taken(struct app *a, const unsigned char *m)
+/* How many pinned processes hold exactly CPU c alone. */
+static int held(struct app *a, int c)
 {
-	for (int c = 0; c < a->ncpu; c++)
-		if (m[c] && !a->allowed[c])
-			return true;
+	int n = 0;
 	for (size_t i = 0; i < a->npins; i++)
-		if (!memcmp(a->pins[i].mask, m, (size_t)a->ncpu))
-			return true;
-	return false;
+		if (a->pins[i].mask[c] && cpulist_count(a->pins[i].mask, a->ncpu) == 1)
+			n++;
+	return n;
+}
+
+/* The CPU of a single-CPU mask, or -1. */
+static int single_cpu(const unsigned char *m, int ncpu)
+{
+	int c1 = -1;
+	for (int c = 0; c < ncpu; c++)
+		if (m[c]) {
+			if (c1 >= 0)
+				return -1;
+			c1 = c;
+		}
+	return c1;
 }
 
 /* Which mask a tracked process should have now, or NULL for "leave it". */
@@ -114,32 +126,47 @@ static const unsigned char *desired_mask(struct app *a, const struct proc_sample
 			return NULL;
 		}
 		/* A process that started on a CPU of its own (a workload
-		 * started under spread) keeps it. */
-		if (cpulist_parse(p->allowed, m, a->ncpu, NULL, 0) == 0 && cpulist_count(m, a->ncpu) == 1 &&
-		    !cpu_taken(a, m)) {
-			set_pin(a, p->pid, m);
-			free(m);
-			return find_pin(a, p->pid)->mask;
+		 * started under spread) keeps it while nobody else holds it. */
+		int own = cpulist_parse(p->allowed, m, a->ncpu, NULL, 0) == 0 ? single_cpu(m, a->ncpu) : -1;
+		int best = own >= 0 && a->allowed[own] && held(a, own) == 0 ? own : -1;
+		/* else the least held allowed CPU, in round robin order */
+		if (best < 0) {
+			int start = a->spread_next++ % n, least = -1, idx = 0;
+			for (int k = 0; k < n; k++) {
+				int want = (start + k) % n, c = 0;
+				for (idx = want; c < a->ncpu; c++)
+					if (a->allowed[c] && idx-- == 0)
+						break;
+				if (c < a->ncpu && (least < 0 || held(a, c) < held(a, least)))
+					least = c;
+			}
+			best = least >= 0 ? least : 0;
 		}
-		/* round robin, passing over CPUs another process already holds
-		 * while a free one is left */
-		for (int tries = 0; tries < n; tries++) {
-			int want = a->spread_next++ % n, c = 0;
-			for (; c < a->ncpu; c++)
-				if (a->allowed[c] && want-- == 0)
-					break;
-			size_t len = (size_t)(unsigned)a->ncpu;
-			memset(m, 0, len);
-			m[c < a->ncpu ? c : 0] = 1;
-			if (!cpu_taken(a, m))
-				break;
-		}
+		memset(m, 0, (size_t)(unsigned)a->ncpu);
+		m[best] = 1;
 		set_pin(a, p->pid, m);
 		free(m);
 		return find_pin(a, p->pid)->mask;
 	}
 	int w = p->workload >= 0 && p->workload <= a->nwl ? p->workload : 0;
 	return a->wl_mask[w];
+}
+
+/* Pins of processes that are gone no longer hold their CPUs. */
+static void prune_pins(struct app *a)
+{
+	const struct snapshot *s = a->snap;
+	size_t k = 0;
+	for (size_t i = 0; i < a->npins; i++) {
+		bool alive = false;
+		for (int j = 0; j < s->nproc && !alive; j++)
+			alive = s->procs[j].pid == a->pins[i].pid && s->procs[j].alive;
+		if (alive)
+			a->pins[k++] = a->pins[i];
+		else
+			free(a->pins[i].mask);
+	}
+	a->npins = k;
 }
 
 /* The mask workload w's new processes get before they run: its rule, or
@@ -201,6 +228,7 @@ static void report_lost(struct app *a, const struct proc_sample *p, const unsign
 void action_enforce_placement(struct app *a)
 {
 	const struct snapshot *s = a->snap;
+	prune_pins(a);
 	for (int i = 0; i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
 		if (!p->alive)

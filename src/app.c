@@ -648,13 +648,17 @@ int app_run(struct run *run, struct app_result *res)
 		app_teardown(a);
 		return 3;
 	}
+	/* A first look at the new processes: the baseline of every rate and
+	 * CPU share the first sample shows (not counted since boot), and what
+	 * the start placement needs. */
+	sampler_tick(a->sp, a->snap, app_mono());
 	if (run->placement == PLACE_FREE) {
 		struct action act = { .id = ACT_FREE };
-		sampler_tick(a->sp, a->snap, app_mono());
 		action_apply(a, &act);
 	} else if (run->placement == PLACE_SPREAD) {
 		/* Workloads started on CPUs of their own; their other processes
-		 * get theirs from the first tick on (action_enforce_placement). */
+		 * get theirs now (each keeps a CPU nobody else holds). */
+		action_enforce_placement(a);
 		app_event(a, "placement", "spread",
 		          "{\"target\":\"spread\",\"cpus\":\"round robin\",\"before\":{},\"after\":{}}");
 	}
