@@ -69,6 +69,12 @@ void ui_status_draw(const struct ui_view *v, struct rect r)
 		ui_text(r.y, r.x, r.w, ROLE_KEY, prompt);
 		return;
 	}
-	ui_text(r.y, r.x, r.w - hw - 1, ROLE_STATUS, v->status ? v->status : "");
+	const char *st = v->status ? v->status : "";
+	/* a long message (why a key could not act) takes the hint's place */
+	if (ui_strwidth(st) > r.w - hw - 1) {
+		ui_text(r.y, r.x, r.w, ROLE_STATUS, st);
+		return;
+	}
+	ui_text(r.y, r.x, r.w - hw - 1, ROLE_STATUS, st);
 	ui_text(r.y, r.x + r.w - hw, hw, ROLE_DIM, hint);
 }
