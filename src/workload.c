@@ -655,8 +655,13 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 		/* a command that ended between two samples: what its tree
 		 * wrote since the last sample is this interval's rate too */
 		uint64_t seen = ws->bytes > w->bytes_seen ? ws->bytes : w->bytes_seen;
-		if (dt > 0 && w->zombie_io > seen)
-			ws->write_bps += (double)(w->zombie_io - seen) / dt;
+		/* when no progress was ever seen, the bytes were made over the
+		 * whole run, not only the last (perhaps short) interval */
+		double span = dt;
+		if (seen == 0 && w->t_end > w->t_start && w->t_end - w->t_start > span)
+			span = w->t_end - w->t_start;
+		if (span > 0 && w->zombie_io > seen)
+			ws->write_bps += (double)(w->zombie_io - seen) / span;
 		ws->bytes = w->zombie_io;
 	}
 	if (ws->bytes < w->bytes_seen)
