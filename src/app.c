@@ -327,6 +327,8 @@ static void view_of(struct app *a, struct ui_view *v)
 	v->selected = a->selected;
 	v->units = a->units;
 	v->elapsed = app_now(a);
+	v->interval = a->interval;
+	v->ncpus_online = cpulist_count(a->online, a->ncpu);
 	v->paused = a->paused;
 	enum freq_source fs = a->cf ? cpufreq_source(a->cf) : FREQ_NONE;
 	const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;

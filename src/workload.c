@@ -819,9 +819,4 @@ int workload_phase_rows(const struct workload *w, struct workload_totals rows[2]
 	return 2;
 }
 
-double workload_started(const struct workload *w) { return w->t_start; }
 double workload_ended_at(const struct workload *w) { return w->t_end; }
-double workload_elapsed_now(const struct workload *w, double now)
-{
-	return w->elapsed_done + (workload_running(w) ? now - w->t_start : 0);
-}

@@ -90,9 +90,6 @@ void workload_rearm(struct workload *w);
 bool workload_stop_requested(const struct workload *w);
 const struct wl_spec *workload_spec(const struct workload *w);
 const char *workload_kind(const struct workload *w);   /* "copy", "cmd", ... */
-double workload_started(const struct workload *w);
 double workload_ended_at(const struct workload *w);  /* run seconds, 0 while running */
-/* Elapsed seconds of all runs so far, the current one up to now. */
-double workload_elapsed_now(const struct workload *w, double now);
 
 #endif

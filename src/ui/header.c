@@ -27,21 +27,23 @@ static void fmt_workloads(const struct ui_view *v, char *buf, size_t len)
 		snprintf(buf, len, "(no workload)");
 }
 
-/* The right part of the header; compact drops the interval and shortens
- * a long frequency sentence, so a narrow terminal keeps the workloads. */
-static int fmt_right(const struct ui_view *v, bool compact, char *buf, size_t len)
+/* The right part of the header at level 0 (full), 1 (a long frequency
+ * sentence and the interval shortened) or 2 (no interval), so a narrow
+ * terminal keeps the workloads. */
+static int fmt_right(const struct ui_view *v, int level, char *buf, size_t len)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	char el[32];
 	fmt_elapsed(v->elapsed, el, sizeof(el));
+	bool compact = level > 0;
 	const char *fs = v->freq_source ? v->freq_source : "not observable here";
 	if (compact && strncmp(fs, "frequency not observable", 24) == 0)
 		fs = "not observable";
 	int n = snprintf(buf, len, " %s%s%s | %s | freq: %s | self %.1f%% CPU",
 	                 v->replay ? "REPLAY " : "", v->paused ? "PAUSED " : "", el,
 	                 units_rate_label(v->units), fs, s ? s->self_cpu_pct : 0.0);
-	if (!compact && v->interval > 0 && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " | every %gs ", v->interval);
+	if (level < 2 && v->interval > 0 && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, compact ? " | %gs " : " | every %gs ", v->interval);
 	return n;
 }
 
@@ -49,11 +51,12 @@ void ui_header_draw(const struct ui_view *v, struct rect r)
 {
 	char wl[256], right[200];
 	fmt_workloads(v, wl, sizeof(wl));
-	fmt_right(v, false, right, sizeof(right));
-	int rw = ui_strwidth(right), want = 12 + (ui_strwidth(wl) < 30 ? ui_strwidth(wl) : 30);
-	if (rw + want > r.w) {
-		fmt_right(v, true, right, sizeof(right));
+	int want = 12 + (ui_strwidth(wl) < 30 ? ui_strwidth(wl) : 30), rw = 0;
+	for (int level = 0; level < 3; level++) {
+		fmt_right(v, level, right, sizeof(right));
 		rw = ui_strwidth(right);
+		if (rw + want <= r.w)
+			break;
 	}
 	ui_textf(r.y, r.x, r.w, ROLE_HEADER, "%-*s", r.w, "");
 	ui_textf(r.y, r.x, r.w - rw, ROLE_HEADER, " benchtop | %s", wl);

@@ -58,6 +58,16 @@ else
 	tm_keys d Space
 	wait_for 3 sh -c "[ \"\$(awk '{print \$3}' /proc/$pid/stat)\" != T ]"
 	check "space again: workload running ($(proc_state "$pid"))" [ "$(proc_state "$pid")" != T ]
+	tm_keys d +
+	sleep 0.4
+	check "+: a longer interval (1 s) on the status line and header" \
+		sh -c "tmux capture-pane -p -t bt$$-d | grep -q 'sample interval 1.00 s' && tmux capture-pane -p -t bt$$-d | head -1 | grep -Eq '(every )?1s'"
+	tm_keys d - -
+	sleep 0.4
+	check "- -: a shorter interval (0.25 s)" sh -c "tmux capture-pane -p -t bt$$-d | grep -q 'sample interval 0.25 s'"
+	tm_keys d t
+	sleep 0.4
+	check "t: the next theme is named on the status line" sh -c "tmux capture-pane -p -t bt$$-d | grep -q 'theme: '"
 	tm_keys d m
 	sleep 0.3
 	tm_keys d -l "warm cache"
