@@ -18,7 +18,7 @@ ALL_CFLAGS = -std=c17 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) \
              -DBENCHTOP_SHAREDIR='"$(SHAREDIR)"' $(CFLAGS)
 LDLIBS    = $(PKG_LIBS) -lm
 
-SRCS     := $(sort $(wildcard src/*.c src/engines/*.c src/ui/*.c))
+SRCS     := $(sort $(wildcard src/*.c src/*/*.c src/work/engines/*.c))
 LIBSRCS  := $(filter-out src/main.c,$(SRCS))
 OBJS     := $(SRCS:%.c=build/%.o)
 LIBOBJS  := $(LIBSRCS:%.c=build/%.o)
@@ -107,7 +107,7 @@ bench: deps-bench
 	bench/run.sh
 
 FUZZ_SECONDS ?= 60
-FUZZ_LIB := $(filter src/cli.c src/units.c src/cpulist.c,$(LIBSRCS))
+FUZZ_LIB := $(filter src/cli/cli.c src/base/units.c src/base/cpulist.c,$(LIBSRCS))
 fuzz: deps-fuzz
 	@mkdir -p build/fuzz
 	clang -std=c17 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/cpufreq_impl.h"
+#include "../../src/kernel/cpufreq_impl.h"
 #include "benchtop/model.h"
 
 static char base[128];
