@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs every unit test binary given as arguments, then every end-to-end
-# script in tests/e2e/, and ends with one line: "N passed, N failed".
+# script in tests/e2e/, and ends with one line: "N passed, N failed, N skipped".
+# A script that skips is counted as skipped, never as passed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 export BENCHTOP=${BENCHTOP:-$PWD/build/san/benchtop}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-passed=0 failed=0 failures=()
+passed=0 failed=0 skipped=0 failures=()
 
 for bin in "$@"; do
 	name=$(basename "$bin")
@@ -14,6 +15,8 @@ for bin in "$@"; do
 	rc=$?
 	echo "$out" | grep -E '^\[  (FAILED|ERROR)|^\[  PASSED|^\[==========\]' | sed "s|^|$name: |"
 	p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	k=$(echo "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
+	skipped=$((skipped + ${k:-0}))
 	f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
 	p=${p:-0} f=${f:-0}
 	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; echo "$out" | tail -20; fi
@@ -32,6 +35,8 @@ for t in tests/e2e/*.sh; do
 	last=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)
 	p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
 	f=$(echo "$last" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+	k=$(echo "$last" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
+	skipped=$((skipped + ${k:-0}))
 	if [ -z "$last" ]; then p=0 f=1; echo "$out" | tail -30; fi
 	if [ $rc -ne 0 ] && [ "${f:-0}" = 0 ]; then f=1; echo "$name exited $rc"; echo "$out" | tail -30; fi
 	[ "${f:-0}" != 0 ] && failures+=("$name")
@@ -39,5 +44,5 @@ for t in tests/e2e/*.sh; do
 done
 
 [ ${#failures[@]} -gt 0 ] && echo "failing: ${failures[*]}"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -31,7 +31,7 @@ if command -v rsync >/dev/null; then
 	check "rsync: $n rsync PIDs tracked (>= 2)" [ "$n" -ge 2 ]
 	check "rsync: copy identical" cmp -s "$T/R" "$T/R2"
 else
-	echo "# skipped: rsync not installed"
+	skip "rsync not installed"
 fi
 
 # Text and CSV: a header and one line per interval.

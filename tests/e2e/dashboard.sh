@@ -8,9 +8,7 @@ source tests/e2e/lib.sh
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 
 if [ ! -x "$BENCHTOP" ] || ! command -v tmux >/dev/null; then
-	echo "# skipped: no $BENCHTOP or no tmux"
-	finish
-	exit
+	skip_all "no $BENCHTOP or no tmux"
 fi
 
 S=dash
@@ -24,8 +22,7 @@ selected_pid() {
 tm_start $S 120x40 "env PS1='SHELL-READY\$ ' bash --norc --noprofile"
 tm_keys $S "$BENCHTOP -- sh -c 'sleep 1000 & sleep 1000 & while :; do :; done'" Enter
 if ! wait_for 20 on_screen "Processes"; then
-	echo "# skipped: the dashboard did not start"; screen | head -5 | sed 's/^/# /'
-	finish
+	screen | head -5 | sed 's/^/# /'; skip_all "the dashboard did not start"
 	exit
 fi
 for t in Throughput CPUs Placement Residency Processes; do
@@ -101,6 +98,6 @@ if grep -qa "Processes" "$E2E_TMP/colour.raw"; then
 	NO_COLOR=1 raw "" "$E2E_TMP/nocolor-env.raw"
 	check "NO_COLOR=1: no colour escape sequences" sh -c "! grep -qaE '$sgr_colour' '$E2E_TMP/nocolor-env.raw'"
 else
-	echo "# skipped --no-color check: the dashboard did not draw under script(1)"
+	skip "--no-color check: the dashboard did not draw under script(1)"
 fi
 finish

@@ -18,13 +18,11 @@ sha() { sha256sum "$1" | cut -d' ' -f1; }
 empty_dir() { [ -z "$(ls -A "$1")" ]; }
 
 if [ ! -x "$BENCHTOP" ]; then
-	echo "# skipped: $BENCHTOP not built"
-	finish
-	exit
+	skip_all "$BENCHTOP not built"
 fi
 bt -w copy:src=/dev/null,dst="$T/probe"
 if grep -qi 'not supported\|not implemented' "$T/out"; then
-	echo "# skipped: this benchtop does not run workloads yet: $(head -1 "$T/out")"
+	skip "this benchtop does not run workloads yet: $(head -1 "$T/out")"
 	finish
 	exit
 fi
@@ -101,7 +99,7 @@ if mount -t tmpfs -o size=8m tmpfs "$T/small" 2>/dev/null; then
 	check "two writes filling the tmpfs: no partial file" empty_dir "$T/small"
 	umount -l "$T/small"
 else
-	echo "# skipped: cannot mount a tmpfs here"
+	skip "cannot mount a tmpfs here"
 fi
 mkdir -p "$T/ram"
 if mount -t ramfs ramfs "$T/ram" 2>/dev/null; then

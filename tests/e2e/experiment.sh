@@ -10,9 +10,7 @@ export XDG_RUNTIME_DIR=$E2E_TMP/run XDG_CONFIG_HOME=$E2E_TMP/config TMPDIR=$E2E_
 mkdir -p "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME"
 
 if [ ! -x "$BENCHTOP" ]; then
-	echo "# skipped: $BENCHTOP is not built"
-	finish
-	exit
+	skip_all "$BENCHTOP is not built"
 fi
 
 F=$E2E_TMP/src

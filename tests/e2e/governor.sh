@@ -11,9 +11,7 @@ KERNELS=()
 trap 'for k in "${KERNELS[@]}"; do kill "$k" 2>/dev/null; done; umount "$E2E_TMP/ro" 2>/dev/null; e2e_cleanup' EXIT
 
 if [ ! -x "$BENCHTOP" ] || ! "$BENCHTOP" --help 2>&1 | grep -q -- '--sysfs'; then
-	echo "# skipped: $BENCHTOP is not built or has no --sysfs yet"
-	finish
-	exit
+	skip_all "$BENCHTOP is not built or has no --sysfs yet"
 fi
 
 # tree NAME [fakesys options]: T = a fresh fake tree with a kernel playing
@@ -118,7 +116,7 @@ if mount --bind "$T" "$E2E_TMP/ro" 2>/dev/null && mount -o remount,ro,bind "$E2E
 	check "read-only: no journal left" no_journal
 	umount "$E2E_TMP/ro"
 else
-	echo "# skipped read-only tree: cannot bind-mount here"
+	skip "read-only tree: cannot bind-mount here"
 fi
 
 # 6. two benchtops on one tree at once, in either order of exit: the

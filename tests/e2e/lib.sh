@@ -1,8 +1,10 @@
-# Shared helpers for end-to-end scripts: source it, call ok/fail/check,
-# and end with `finish`, which prints "N passed, N failed".
+# Shared helpers for end-to-end scripts: source it, call ok/fail/skip/check,
+# and end with `finish`, which prints "N passed, N failed, N skipped".
+# A skip is never a pass: the runner adds it up on its own.
 BENCHTOP=${BENCHTOP:-$PWD/build/san/benchtop}
 E2E_PASSED=0
 E2E_FAILED=0
+E2E_SKIPPED=0
 E2E_TMP=$(mktemp -d /var/tmp/benchtop-e2e.XXXXXX)
 trap 'e2e_cleanup' EXIT
 
@@ -15,9 +17,16 @@ e2e_cleanup() {
 
 ok()   { E2E_PASSED=$((E2E_PASSED + 1)); echo "ok - $*"; }
 fail() { E2E_FAILED=$((E2E_FAILED + 1)); echo "not ok - $*"; }
+# skip REASON: one check that could not run here (counted as skipped).
+skip() { E2E_SKIPPED=$((E2E_SKIPPED + 1)); echo "ok - # SKIP $*"; }
+# skip_all REASON: the whole script cannot run here; ends it.
+skip_all() { skip "$*"; finish; exit $?; }
 # check NAME COMMAND...: passes when COMMAND exits 0.
 check() { local n=$1; shift; if "$@"; then ok "$n"; else fail "$n"; fi; }
-finish() { echo "$E2E_PASSED passed, $E2E_FAILED failed"; [ "$E2E_FAILED" = 0 ]; }
+finish() { echo "$E2E_PASSED passed, $E2E_FAILED failed, $E2E_SKIPPED skipped"; [ "$E2E_FAILED" = 0 ]; }
+
+# Tests drive ncurses: make the Escape delay deterministic.
+export ESCDELAY=25
 
 # children_of PID: pids whose parent is PID (recursively).
 descendants() {

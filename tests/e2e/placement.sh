@@ -15,11 +15,6 @@ kill_helpers() {
 	for p in "${HELPERS[@]}"; do kill -9 "$p" 2>/dev/null; done
 }
 
-skip_all() {
-	echo "# skipped: $*"
-	finish
-	exit $?
-}
 
 # The helpers below that poll /proc use bash builtins only: under two
 # spinning workloads every fork is slow, and ps takes seconds.
@@ -208,7 +203,7 @@ wait "$bt"
 rc=$?
 if ! grep -q '"type" *: *"start"' "$json"; then
 	echo "# batch JSON: $(head -c 300 "$E2E_TMP/at.err")"
-	echo "# skipped: batch --format json prints no start record yet"
+	skip "batch --format json prints no start record yet"
 else
 	check "batch with --at exits 0 (got $rc)" [ "$rc" = 0 ]
 	check "batch output is JSON Lines" json_ok "$json"

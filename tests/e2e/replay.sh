@@ -10,9 +10,7 @@ source tests/e2e/lib.sh
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 
 if [ ! -x "$BENCHTOP" ]; then
-	echo "# skipped: no $BENCHTOP"
-	finish
-	exit
+	skip_all "no $BENCHTOP"
 fi
 
 REC=$E2E_TMP/run.jsonl
