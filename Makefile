@@ -9,7 +9,7 @@ MANDIR    = $(PREFIX)/share/man/man1
 SHAREDIR  = $(PREFIX)/share/benchtop
 
 CC       ?= cc
-PKGS      = ncursesw libproc2
+PKGS      = ncursesw libproc2 libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN      = -Wall -Wextra -Werror -Wno-error=deprecated-declarations -Wno-format-truncation
@@ -29,8 +29,9 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/tests/%)
 
 # Debian packages the build and the tests need.
-BUILD_DEBS = gcc make pkg-config libncurses-dev libproc2-dev
-TEST_DEBS  = libcmocka-dev tmux rsync jq man-db bsdutils coreutils procps util-linux
+BUILD_DEBS = gcc make pkg-config libncurses-dev libproc2-dev libmicrohttpd-dev
+TEST_DEBS  = libcmocka-dev tmux rsync jq man-db bsdutils coreutils procps util-linux \
+             prometheus prometheus-node-exporter curl
 FUZZ_DEBS  = clang libclang-rt-dev
 BENCH_DEBS = valgrind
 
