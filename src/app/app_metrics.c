@@ -8,7 +8,6 @@
  * loop, close at teardown. */
 #include "app_priv.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +15,7 @@
 #include "benchtop/metrics.h"
 #include "benchtop/version.h"
 #include "benchtop/workload.h"
+#include "benchtop/xalloc.h"
 
 struct app_metrics {
 	struct metrics *m;
@@ -38,15 +38,11 @@ int app_metrics_open(struct app *a, char *msg, size_t len)
 	const struct run *r = a->run;
 	if (!r->metrics && !r->metrics_listen)
 		return 0;
-	struct app_metrics *am = calloc(1, sizeof *am);
-	if (!am)
-		return -ENOMEM;
+	struct app_metrics *am = xcalloc(1, sizeof *am);
 	a->metrics = am;
-	am->wl = calloc((size_t)a->nwl + 1, sizeof *am->wl);
-	am->engine = calloc((size_t)a->nwl + 1, sizeof *am->engine);
+	am->wl = xcalloc((size_t)a->nwl + 1, sizeof *am->wl);
+	am->engine = xcalloc((size_t)a->nwl + 1, sizeof *am->engine);
 	am->acc = metrics_acc_new();
-	if (!am->wl || !am->engine || !am->acc)
-		return -ENOMEM;
 	for (int i = 0; i < a->nwl; i++) {
 		am->wl[i].kind = workload_kind(a->wl[i]);
 		am->wl[i].test = workload_name(a->wl[i]);

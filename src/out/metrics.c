@@ -7,6 +7,7 @@
  * families are type "info" there and "gauge" in the text format, and
  * OpenMetrics has UNIT lines and ends with "# EOF". */
 #include "benchtop/metrics.h"
+#include "benchtop/xalloc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -385,16 +386,14 @@ struct metrics_acc {
 
 struct metrics_acc *metrics_acc_new(void)
 {
-	return calloc(1, sizeof(struct metrics_acc));
+	return xcalloc(1, sizeof(struct metrics_acc));
 }
 
 static int acc_grow(struct metrics_acc *a, int ncpu)
 {
 	if (ncpu <= a->ncpu)
 		return 0;
-	struct acc_cpu *c = realloc(a->cpu, (size_t)ncpu * sizeof *c);
-	if (!c)
-		return -ENOMEM;
+	struct acc_cpu *c = xreallocarray(a->cpu, (size_t)ncpu, sizeof *c);
 	memset(c + a->ncpu, 0, (size_t)(ncpu - a->ncpu) * sizeof *c);
 	a->cpu = c;
 	a->ncpu = ncpu;
@@ -412,16 +411,9 @@ static void acc_at(struct acc_cpu *c, long khz, double dt)
 		return;
 	}
 	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-		long *k = realloc(c->khz, cap * sizeof *k);
-		if (k)
-			c->khz = k;
-		double *s = realloc(c->secs, cap * sizeof *s);
-		if (s)
-			c->secs = s;
-		if (!k || !s)
-			return;
-		c->cap = cap;
+		c->cap = c->cap ? c->cap * 2 : 8;
+		c->khz = xreallocarray(c->khz, c->cap, sizeof *c->khz);
+		c->secs = xreallocarray(c->secs, c->cap, sizeof *c->secs);
 	}
 	memmove(c->khz + i + 1, c->khz + i, (c->n - i) * sizeof *c->khz);
 	memmove(c->secs + i + 1, c->secs + i, (c->n - i) * sizeof *c->secs);

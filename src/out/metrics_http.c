@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "benchtop/cli.h"
+#include "benchtop/xalloc.h"
 
 #define METRICS_CONNECTIONS 4u
 #define METRICS_IDLE_S 10u
@@ -91,13 +92,9 @@ static int write_file(struct metrics *m)
 static int open_file(struct metrics *m, const char *file, bool force, char *msg, size_t len)
 {
 	const char *slash = strrchr(file, '/');
-	char *dir = slash ? strndup(file, slash == file ? 1 : (size_t)(slash - file)) : strdup(".");
-	m->file = strdup(file);
-	m->base = strdup(slash ? slash + 1 : file);
-	if (!dir || !m->file || !m->base) {
-		free(dir);
-		return -ENOMEM;
-	}
+	char *dir = slash ? xstrndup(file, slash == file ? 1 : (size_t)(slash - file)) : xstrdup(".");
+	m->file = xstrdup(file);
+	m->base = xstrdup(slash ? slash + 1 : file);
 	int rc = 0;
 	struct stat st;
 	m->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -150,8 +147,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *text,
                                   const char *allow)
 {
-	char *body = strdup(text);
-	return body ? reply(c, status, "text/plain; charset=utf-8", body, strlen(body), allow) : MHD_NO;
+	char *body = xstrdup(text);
+	return reply(c, status, "text/plain; charset=utf-8", body, strlen(body), allow);
 }
 
 /* Read-only: GET (and HEAD) of /metrics; anything else is refused at the
@@ -243,9 +240,7 @@ int metrics_open(struct metrics **out, const char *file, const char *listen, boo
 	*out = NULL;
 	if (!file && !listen)
 		return 0;
-	struct metrics *m = calloc(1, sizeof *m);
-	if (!m)
-		return -ENOMEM;
+	struct metrics *m = xcalloc(1, sizeof *m);
 	m->dirfd = m->epfd = -1;
 	m->view.self_cpu_s = m->view.disk_read_bytes = m->view.disk_written_bytes = -1;
 	int rc = file ? open_file(m, file, force, msg, len) : 0;

@@ -4,12 +4,12 @@
  * samples (frequency over each interval, rates times intervals). */
 #include "benchtop/replay.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchtop/metrics.h"
 #include "benchtop/version.h"
+#include "benchtop/xalloc.h"
 
 struct replay_metrics {
 	struct metrics *m;
@@ -21,14 +21,12 @@ struct replay_metrics {
 	const char *file;
 };
 
-static int describe_workloads(struct replay_metrics *rm, const struct recording *rec)
+static void describe_workloads(struct replay_metrics *rm, const struct recording *rec)
 {
 	const struct json *wls = json_get(recording_start(rec), "workloads");
 	rm->nwl = recording_nwl(rec);
-	rm->wl = calloc((size_t)rm->nwl + 1, sizeof *rm->wl);
-	rm->engine = calloc((size_t)rm->nwl + 1, sizeof *rm->engine);
-	if (!rm->wl || !rm->engine)
-		return -ENOMEM;
+	rm->wl = xcalloc((size_t)rm->nwl + 1, sizeof *rm->wl);
+	rm->engine = xcalloc((size_t)rm->nwl + 1, sizeof *rm->engine);
 	for (int i = 0; i < rm->nwl; i++) {
 		const struct json *w = json_at(wls, (size_t)i);
 		rm->wl[i].kind = json_str(json_get(w, "kind"), "");
@@ -38,16 +36,15 @@ static int describe_workloads(struct replay_metrics *rm, const struct recording 
 			snprintf(rm->engine[i], sizeof rm->engine[i], "%.*s", (int)strcspn(e + 7, " ,"), e + 7);
 		rm->wl[i].engine = rm->engine[i];
 	}
-	return 0;
 }
 
 int replay_metrics_open(struct replay_metrics **out, const struct run *r,
                         const struct recording *rec, char *msg, size_t len)
 {
-	struct replay_metrics *rm = calloc(1, sizeof *rm);
+	struct replay_metrics *rm = xcalloc(1, sizeof *rm);
 	*out = rm;
-	if (!rm || !(rm->acc = metrics_acc_new()) || describe_workloads(rm, rec))
-		return -ENOMEM;
+	rm->acc = metrics_acc_new();
+	describe_workloads(rm, rec);
 	rm->file = r->metrics;
 	const char *fs = json_str(json_get(recording_start(rec), "freq_source"), "none");
 	rm->have_freq = strcmp(fs, "none") != 0;
