@@ -50,6 +50,8 @@ struct metrics_view {
  * are left out (so a machine without a frequency source has no frequency
  * families).  Returns 0, or -EIO when fp reported an error. */
 int metrics_render(FILE *fp, const struct metrics_view *v, enum metrics_format f);
+/* The same into a new buffer (the caller frees it), *len its length. */
+char *metrics_render_mem(const struct metrics_view *v, enum metrics_format f, size_t *len);
 
 /* Which format an Accept header asks for: OpenMetrics when it names
  * application/openmetrics-text with a q at least that of text/plain (as

@@ -59,8 +59,15 @@ static const struct fam F_BUILD = { "benchtop_build", FT_INFO, NULL,
 
 /* ---- writing --------------------------------------------------------------- */
 
+/* The exposition is built in memory and written with one fwrite: stdio's
+ * per-call cost was most of the render time. */
+struct out {
+	char *p;
+	size_t n, cap;
+};
+
 struct expo {
-	FILE *fp;
+	struct out *fp;
 	enum metrics_format fmt;
 	const struct fam *fam;        /* the family samples go to */
 	bool head_done;               /* its HELP/TYPE lines are out */
@@ -70,13 +77,46 @@ struct label {
 	const char *name, *value;
 };
 
+static void put_n(struct out *o, const void *s, size_t n)
+{
+	if (o->n + n > o->cap) {
+		o->cap = (o->n + n) * 2 + 4096;
+		o->p = xrealloc(o->p, o->cap);
+	}
+	memcpy(o->p + o->n, s, n);
+	o->n += n;
+}
+
+static void put(struct out *o, const char *s)
+{
+	put_n(o, s, strlen(s));
+}
+
+static void put_c(struct out *o, char c)
+{
+	put_n(o, &c, 1);
+}
+
+static bool plain(unsigned char c, bool quote)
+{
+	return c >= 0x20 && c < 0x7f && c != '\\' && (c != '"' || !quote);
+}
+
 /* Bytes of s that form valid UTF-8 go out as they are; any other byte
  * becomes U+FFFD, since a scraper refuses the whole exposition for one
- * bad label.  quote: also escape '"' (label values, OpenMetrics HELP). */
-static void put_escaped(FILE *fp, const char *s, bool quote)
+ * bad label.  quote: also escape '"' (label values, OpenMetrics HELP).
+ * Runs of plain ASCII go out in one write: this is most of the output. */
+static void put_escaped(struct out *fp, const char *s, bool quote)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p) {
+		const unsigned char *run = p;
+		while (plain(*p, quote))
+			p++;
+		if (p > run)
+			put_n(fp, run, (size_t)(p - run));
+		if (!*p)
+			break;
 		unsigned c = *p;
 		int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
 		        (c & 0xf8) == 0xf0 && c <= 0xf4 ? 4 : 0;
@@ -88,16 +128,16 @@ static void put_escaped(FILE *fp, const char *s, bool quote)
 		if (valid && n == 4)
 			valid = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
 		if (!valid) {
-			fputs("\xef\xbf\xbd", fp);
+			put(fp, "\xef\xbf\xbd");
 			p++;
 		} else if (c == '\\') {
-			fputs("\\\\", fp), p++;
+			put(fp, "\\\\"), p++;
 		} else if (c == '\n') {
-			fputs("\\n", fp), p++;
+			put(fp, "\\n"), p++;
 		} else if (c == '"' && quote) {
-			fputs("\\\"", fp), p++;
+			put(fp, "\\\""), p++;
 		} else {
-			fwrite(p, 1, (size_t)n, fp);
+			put_n(fp, p, (size_t)n);
 			p += n;
 		}
 	}
@@ -115,11 +155,15 @@ static void put_head(struct expo *e)
 	/* The text format names the family as its samples are named. */
 	const char *suffix = om ? "" : sample_suffix(f->type);
 	const char *type = f->type == FT_COUNTER ? "counter" : f->type == FT_GAUGE || !om ? "gauge" : "info";
-	fprintf(e->fp, "# HELP %s%s ", f->name, suffix);
-	put_escaped(e->fp, f->help, om);
-	fprintf(e->fp, "\n# TYPE %s%s %s\n", f->name, suffix, type);
-	if (om && f->unit)
-		fprintf(e->fp, "# UNIT %s %s\n", f->name, f->unit);
+	const char *parts[] = { "# HELP ", f->name, suffix, " ", NULL, "\n# TYPE ", f->name, suffix, " ",
+	                        type, "\n", om && f->unit ? "# UNIT " : "", om && f->unit ? f->name : "",
+	                        om && f->unit ? " " : "", om && f->unit ? f->unit : "", om && f->unit ? "\n" : "" };
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+		if (parts[i])
+			put(e->fp, parts[i]);
+		else
+			put_escaped(e->fp, f->help, om);
+	}
 	e->head_done = true;
 }
 
@@ -129,16 +173,64 @@ static void begin(struct expo *e, const struct fam *f)
 	e->head_done = false;
 }
 
-static void put_value(FILE *fp, double v)
+/* A whole number as text without printf, into buf (at least 21 bytes);
+ * returns its length. */
+static size_t fmt_int(char *buf, size_t len, long long v)
 {
+	char tmp[24], *e = tmp + sizeof tmp, *p = e;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	size_t n = (size_t)(e - p) < len ? (size_t)(e - p) : len - 1;
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	return n;
+}
+
+/* Whole numbers (most values: bytes, counts, CPU numbers) without printf. */
+static void put_int(struct out *o, long long v)
+{
+	char buf[24];
+	put_n(o, buf, fmt_int(buf, sizeof buf, v));
+}
+
+/* A fraction to the millionth (seconds to the microsecond, rates to a
+ * millionth of a byte), trailing zeros dropped: printf's %g is most of a
+ * render's cost otherwise. */
+static void put_micro(struct out *o, double v)
+{
+	long long u = llround(fabs(v) * 1e6);
+	char frac[8];
+	int n = 6;
+	if (v < 0 && u)
+		put_c(o, '-');
+	put_int(o, u / 1000000);
+	for (long long f = u % 1000000, i = 5; i >= 0; i--, f /= 10)
+		frac[i] = (char)('0' + f % 10);
+	while (n > 0 && frac[n - 1] == '0')
+		n--;
+	if (n) {
+		put_c(o, '.');
+		put_n(o, frac, (size_t)n);
+	}
+}
+
+static void put_value(struct out *o, double v)
+{
+	char buf[40];
 	if (isnan(v))
-		fputs("NaN", fp);
+		put(o, "NaN");
 	else if (isinf(v))
-		fputs(v > 0 ? "+Inf" : "-Inf", fp);
+		put(o, v > 0 ? "+Inf" : "-Inf");
 	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(fp, "%.0f", v);
+		put_int(o, (long long)v);
+	else if (fabs(v) < 1e9)
+		put_micro(o, v);
 	else
-		fprintf(fp, "%.15g", v);
+		put_n(o, buf, (size_t)snprintf(buf, sizeof buf, "%.15g", v));
 }
 
 /* One sample of the current family; its head goes out before the first. */
@@ -146,15 +238,18 @@ static void sample(struct expo *e, const struct label *l, int nl, double v)
 {
 	if (!e->head_done)
 		put_head(e);
-	fprintf(e->fp, "%s%s", e->fam->name, sample_suffix(e->fam->type));
+	put(e->fp, e->fam->name);
+	put(e->fp, sample_suffix(e->fam->type));
 	for (int i = 0; i < nl; i++) {
-		fprintf(e->fp, "%s%s=\"", i ? "," : "{", l[i].name);
+		put(e->fp, i ? "," : "{");
+		put(e->fp, l[i].name);
+		put(e->fp, "=\"");
 		put_escaped(e->fp, l[i].value, true);
-		fputc('"', e->fp);
+		put_c(e->fp, '"');
 	}
-	fputs(nl ? "} " : " ", e->fp);
+	put(e->fp, nl ? "} " : " ");
 	put_value(e->fp, v);
-	fputc('\n', e->fp);
+	put_c(e->fp, '\n');
 }
 
 /* ---- the families ------------------------------------------------------------ */
@@ -174,23 +269,23 @@ static double wl_rate(const struct metrics_view *v, const struct wl_sample *w)
 static void workloads(struct expo *e, const struct metrics_view *v)
 {
 	const struct snapshot *s = v->snap;
-	char id[16];
+	char id[24];
 	struct label l[4];
 	begin(e, &F_WL_BYTES);
 	for (int i = 0; i < s->nwl; i++) {
-		snprintf(id, sizeof id, "%d", s->wls[i].id);
+		fmt_int(id, sizeof id, s->wls[i].id);
 		l[0] = (struct label){ "workload", id };
 		sample(e, l, 1, (double)s->wls[i].bytes);
 	}
 	begin(e, &F_WL_RATE);
 	for (int i = 0; i < s->nwl; i++) {
-		snprintf(id, sizeof id, "%d", s->wls[i].id);
+		fmt_int(id, sizeof id, s->wls[i].id);
 		l[0] = (struct label){ "workload", id };
 		sample(e, l, 1, wl_rate(v, &s->wls[i]));
 	}
 	begin(e, &F_WL_CPU);
 	for (int i = 0; i < s->nwl; i++) {
-		snprintf(id, sizeof id, "%d", s->wls[i].id);
+		fmt_int(id, sizeof id, s->wls[i].id);
 		l[0] = (struct label){ "workload", id };
 		l[1] = (struct label){ "mode", "user" };
 		sample(e, l, 2, s->wls[i].utime);
@@ -202,7 +297,7 @@ static void workloads(struct expo *e, const struct metrics_view *v)
 		const struct metrics_wl *m = wl_of(v, s->wls[i].id);
 		if (!m)
 			continue;
-		snprintf(id, sizeof id, "%d", s->wls[i].id);
+		fmt_int(id, sizeof id, s->wls[i].id);
 		l[0] = (struct label){ "workload", id };
 		l[1] = (struct label){ "kind", m->kind };
 		l[2] = (struct label){ "engine", m->engine };
@@ -218,9 +313,9 @@ static void processes(struct expo *e, const struct snapshot *s)
 		begin(e, fams[f]);
 		for (int i = 0; i < s->nproc; i++) {
 			const struct proc_sample *p = &s->procs[i];
-			char wl[16], pid[16];
-			snprintf(wl, sizeof wl, "%d", p->workload);
-			snprintf(pid, sizeof pid, "%d", (int)p->pid);
+			char wl[24], pid[24];
+			fmt_int(wl, sizeof wl, p->workload);
+			fmt_int(pid, sizeof pid, (int)p->pid);
 			struct label l[3] = { { "workload", wl }, { "role", p->role }, { "pid", pid } };
 			if (f == 0)
 				sample(e, l, 3, p->utime + p->stime);
@@ -235,14 +330,14 @@ static void processes(struct expo *e, const struct snapshot *s)
 static void cpus(struct expo *e, const struct metrics_view *v)
 {
 	const struct snapshot *s = v->snap;
-	char cpu[16], hz[32];
+	char cpu[24], hz[32];
 	struct label l[2];
 	if (v->have_freq) {
 		begin(e, &F_CPU_HZ);
 		for (int c = 0; c < s->ncpu; c++) {
 			if (s->cpus[c].khz < 0)
 				continue;
-			snprintf(cpu, sizeof cpu, "%d", s->cpus[c].id);
+			fmt_int(cpu, sizeof cpu, s->cpus[c].id);
 			l[0] = (struct label){ "cpu", cpu };
 			sample(e, l, 1, s->cpus[c].khz * 1000.0);
 		}
@@ -253,9 +348,9 @@ static void cpus(struct expo *e, const struct metrics_view *v)
 			const long *khz;
 			const double *secs;
 			size_t n = v->residency(v->residency_ctx, s->cpus[c].id, &khz, &secs);
-			snprintf(cpu, sizeof cpu, "%d", s->cpus[c].id);
+			fmt_int(cpu, sizeof cpu, s->cpus[c].id);
 			for (size_t i = 0; i < n; i++) {
-				snprintf(hz, sizeof hz, "%lld", (long long)khz[i] * 1000);
+				fmt_int(hz, sizeof hz, (long long)khz[i] * 1000);
 				l[0] = (struct label){ "cpu", cpu };
 				l[1] = (struct label){ "frequency_hertz", hz };
 				sample(e, l, 2, secs[i]);
@@ -266,7 +361,7 @@ static void cpus(struct expo *e, const struct metrics_view *v)
 	for (int c = 0; c < s->ncpu; c++) {
 		if (!s->cpus[c].governor[0])
 			continue;
-		snprintf(cpu, sizeof cpu, "%d", s->cpus[c].id);
+		fmt_int(cpu, sizeof cpu, s->cpus[c].id);
 		l[0] = (struct label){ "cpu", cpu };
 		l[1] = (struct label){ "governor", s->cpus[c].governor };
 		sample(e, l, 2, 1);
@@ -315,9 +410,10 @@ static void events(struct expo *e, const struct history *h)
 	}
 }
 
-int metrics_render(FILE *fp, const struct metrics_view *v, enum metrics_format f)
+char *metrics_render_mem(const struct metrics_view *v, enum metrics_format f, size_t *len)
 {
-	struct expo e = { .fp = fp, .fmt = f };
+	struct out o = { .p = xmalloc(16384), .cap = 16384 };
+	struct expo e = { .fp = &o, .fmt = f };
 	if (v->snap) {
 		workloads(&e, v);
 		processes(&e, v->snap);
@@ -332,8 +428,18 @@ int metrics_render(FILE *fp, const struct metrics_view *v, enum metrics_format f
 	struct label l = { "version", v->version ? v->version : "" };
 	sample(&e, &l, 1, 1);
 	if (f == METRICS_OPENMETRICS)
-		fputs("# EOF\n", fp);
-	return ferror(fp) ? -EIO : 0;
+		put(&o, "# EOF\n");
+	*len = o.n;
+	return o.p;
+}
+
+int metrics_render(FILE *fp, const struct metrics_view *v, enum metrics_format f)
+{
+	size_t n;
+	char *text = metrics_render_mem(v, f, &n);
+	size_t w = fwrite(text, 1, n, fp);
+	free(text);
+	return w != n || ferror(fp) ? -EIO : 0;
 }
 
 /* ---- content negotiation ---------------------------------------------------- */

@@ -62,21 +62,24 @@ static int make_temp(struct metrics *m, char *name, size_t len)
 	return -EEXIST;
 }
 
+/* One write of the whole text, then the rename: no stdio in between. */
 static int write_file(struct metrics *m)
 {
 	char tmp[512];
-	int fd = make_temp(m, tmp, sizeof tmp);
+	int fd = make_temp(m, tmp, sizeof tmp), rc = 0;
 	if (fd < 0)
 		return fd;
-	FILE *fp = fdopen(fd, "w");
-	if (!fp) {
-		int e = errno;
-		close(fd);
-		unlinkat(m->dirfd, tmp, 0);
-		return -e;
+	size_t n, done = 0;
+	char *text = metrics_render_mem(&m->view, METRICS_TEXT, &n);
+	while (!rc && done < n) {
+		ssize_t w = write(fd, text + done, n - done);
+		if (w < 0 && errno != EINTR)
+			rc = -errno;
+		else if (w > 0)
+			done += (size_t)w;
 	}
-	int rc = metrics_render(fp, &m->view, METRICS_TEXT);
-	if (fclose(fp) != 0 && !rc)
+	free(text);
+	if (close(fd) != 0 && !rc)
 		rc = -errno;
 	if (!rc && renameat(m->dirfd, tmp, m->dirfd, m->base) != 0)
 		rc = -errno;
@@ -152,29 +155,30 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
 }
 
 /* Read-only: GET (and HEAD) of /metrics; anything else is refused at the
- * first call, before any request body is read. */
+ * first call, before any request body is read (the connection is then
+ * closed).  A good request is answered at the second call, once the whole
+ * request is in, so that the connection can be kept alive for the next
+ * scrape as Prometheus expects. */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **state)
 {
+	static int seen;
 	struct metrics *m = cls;
-	(void)version, (void)upload, (void)upload_size, (void)state;
+	(void)version, (void)upload;
 	if (strcmp(url, "/metrics"))
 		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: benchtop serves GET /metrics\n", NULL);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET\n", "GET, HEAD");
+	if (!*state) {
+		*state = &seen;
+		return MHD_YES;
+	}
+	*upload_size = 0;  /* a body on a GET is ignored */
 	enum metrics_format f = metrics_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	                                                                      MHD_HTTP_HEADER_ACCEPT));
-	char *body = NULL;
-	size_t n = 0;
-	FILE *fp = open_memstream(&body, &n);
-	if (!fp)
-		return MHD_NO;
-	int rc = metrics_render(fp, &m->view, f);
-	if (fclose(fp) != 0 || rc) {
-		free(body);
-		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot render the metrics\n", NULL);
-	}
+	size_t n;
+	char *body = metrics_render_mem(&m->view, f, &n);
 	return reply(c, MHD_HTTP_OK, f == METRICS_OPENMETRICS ? CT_OPENMETRICS : CT_TEXT, body, n, NULL);
 }
 

@@ -107,6 +107,7 @@ static void test_text_format(void **state)
 	assert_non_null(strstr(t, "benchtop_events_total{type=\"pin\"} 2\n"));
 	assert_non_null(strstr(t, "benchtop_events_total{type=\"marker\"} 0\n"));
 	assert_non_null(strstr(t, "benchtop_self_cpu_seconds_total 0.25\n"));
+	assert_non_null(strstr(t, "benchtop_cpu_residency_seconds_total{cpu=\"1\",frequency_hertz=\"2400000000\"} 0.25\n"));
 	assert_non_null(strstr(t, "benchtop_build_info{version=\"9.9\"} 1\n"));
 	/* the text format has neither UNIT lines nor an EOF marker */
 	assert_null(strstr(t, "# UNIT"));
@@ -189,6 +190,29 @@ static void test_no_frequency_source(void **state)
 	assert_null(strstr(t, "cpu=\"1\"} "));  /* CPU 1's frequency is unknown */
 	assert_null(strstr(t, "benchtop_cpu_residency_seconds"));
 	free(t);
+	fixture_free(&f);
+}
+
+static void test_numbers(void **state)
+{
+	(void)state;
+	static const struct { double v; const char *text; } cases[] = {
+		{ 0, "0" }, { 123456789012345, "123456789012345" }, { 0.5, "0.5" },
+		{ 1190380.44620574, "1190380.446206" }, { 0.000001, "0.000001" }, { 0.0000004, "0" },
+		{ 12.1000004, "12.1" }, { 1e20, "1e+20" }, { 2.5e9, "2500000000" },
+		{ 3.5e9, "3500000000" }, { 3.25e9 + 0.5, "3250000000.5" },
+	};
+	struct fixture f;
+	fixture_init(&f, false);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char want[96];
+		f.v.self_cpu_s = cases[i].v;
+		char *t = render(&f.v, METRICS_TEXT);
+		snprintf(want, sizeof want, "\nbenchtop_self_cpu_seconds_total %s\n", cases[i].text);
+		if (!strstr(t, want))
+			fail_msg("%.17g: want \"%s\" in\n%s", cases[i].v, cases[i].text, strstr(t, "benchtop_self"));
+		free(t);
+	}
 	fixture_free(&f);
 }
 
@@ -394,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_openmetrics_format),
 		cmocka_unit_test(test_label_escaping),
 		cmocka_unit_test(test_no_frequency_source),
+		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_before_first_tick),
 		cmocka_unit_test(test_negotiate),
 		cmocka_unit_test(test_sampled_residency),
