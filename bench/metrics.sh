@@ -10,9 +10,9 @@ cd "$(dirname "$0")/.."
 mkdir -p build/bench
 CFLAGS="-std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Iinclude $(pkg-config --cflags libproc2 libmicrohttpd)"
 LIBS="$(pkg-config --libs libproc2 libmicrohttpd) -lm"
-BASE="build/src/base/cpulist.o build/src/base/units.o build/src/base/xalloc.o build/src/base/num.o \
-	build/src/base/clock.o build/src/base/sysfile.o"
-MOBJS="build/src/out/metrics.o build/src/out/metrics_http.o build/src/model/model.o build/src/cli/cli.o $BASE"
+BASE=$(ls src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')
+CLI=$(ls src/cli/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')
+MOBJS="build/src/out/metrics.o build/src/out/metrics_http.o build/src/model/model.o $CLI $BASE"
 TOBJS="build/src/kernel/sample.o build/src/kernel/sample_fd.o build/src/kernel/sample_sys.o \
 	build/src/kernel/sample_parse.o build/src/model/model.o $BASE"
 # shellcheck disable=SC2086
