@@ -70,11 +70,11 @@ build/san/tests/%: tests/unit/%.c build/san/libbenchtop.a
 
 # deps: install what is missing (root) or print the line (non-root).
 define need_debs
-	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || printf '%s ' $$p; done); \
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -qE '^install ok (installed|triggers-pending|triggers-awaited)' || printf '%s ' $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "benchtop: installing missing packages: $$missing"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; } || exit 1; \
+	    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y $$missing || { apt-get -o DPkg::Lock::Timeout=600 update && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y $$missing; } || exit 1; \
 	  else \
 	    echo "benchtop: missing packages; run as root:"; echo "  apt-get install -y $$missing"; exit 1; \
 	  fi; \
