@@ -25,6 +25,7 @@
 
 #include "benchtop/affinity.h"
 #include "benchtop/clock.h"
+#include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/sample.h"
@@ -101,22 +102,12 @@ static struct workload *owner_of(struct app *a, pid_t pid)
 	return NULL;
 }
 
+/* What a process that just ended wrote (0 when it cannot be read). */
 static uint64_t zombie_write_bytes(pid_t pid)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	uint64_t rc, wc, rb, wb;
-	if (sample_parse_io(buf, &rc, &wc, &rb, &wb))
-		return 0;
-	return wb;
+	uint64_t wb = 0;
+
+	return proc_write_bytes(pid, &wb) == 0 ? wb : 0;
 }
 
 /* A descendant whose parent died was handed to benchtop (its subreaper):
