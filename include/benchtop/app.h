@@ -99,6 +99,8 @@ struct app_result {
 	struct workload_totals wl[APP_RESULT_MAX];
 	bool failed[APP_RESULT_MAX];
 };
+/* One whole run of run (dashboard or batch) from setup to summary; res
+ * (may be NULL) gets its totals.  Returns the exit status (SPEC §5). */
 int app_run(struct run *run, struct app_result *res);
 
 /* Actions (action.c): apply one, set a->status, add an event when the
