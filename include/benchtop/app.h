@@ -17,6 +17,7 @@
 struct workload;
 struct sampler;
 struct cpufreq;
+struct loop;
 
 /* A placement rule for one process: re-applied each tick to its threads. */
 struct pin_rule {
@@ -49,8 +50,8 @@ struct app {
 	int cell;                    /* the experiment cell, 0 outside experiments */
 	FILE *out;                   /* batch lines (stdout) */
 	bool dashboard;
-	double t0, last_tick, next_tick;
-	int tfd, sfd;
+	double t0, last_tick;
+	struct loop *loop;           /* ticks, signals, the terminal (loop.h) */
 	bool quit;
 	int quit_signal;             /* SIGINT/SIGTERM/SIGHUP that asked to quit */
 	char status[256];
