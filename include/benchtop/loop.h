@@ -23,6 +23,7 @@ struct loop;
 struct loop_wake {
 	bool timer;             /* the timer expired (a grid tick, or the one shot) */
 	short term;             /* the terminal's revents (POLLIN, POLLHUP...), 0 if quiet */
+	int nfds;               /* added descriptors that were ready (callbacks ran) */
 	int nsig;               /* signals read, in arrival order */
 	int sig[LOOP_MAX_SIGS];
 };

@@ -286,6 +286,7 @@ static void tick_body(struct app *a)
 	s->self_cpu_pct = s->dt > 0 ? (cpu1 - a->self_cpu_last) / s->dt * 100 : 0;
 	a->self_cpu_last = cpu1;
 	history_push(a->hist, s);
+	app_metrics_tick(a);
 	if (a->rec)
 		record_sample(a, a->rec, s);
 	if (a->run->batch && a->out)
@@ -464,13 +465,27 @@ static void handle_keys(struct app *a)
 	}
 }
 
+/* The metrics listener is served after every wake-up (see below). */
+static void scrape_ready(void *ctx, int fd, short revents)
+{
+	(void)ctx;
+	(void)fd;
+	(void)revents;
+}
+
 static void loop(struct app *a)
 {
 	loop_set_term(a->loop, a->dashboard ? ui_fd() : -1);
+	if (app_metrics_fd(a) >= 0)
+		loop_add_fd(a->loop, app_metrics_fd(a), POLLIN, scrape_ready, a);
 	while (!finished(a)) {
 		struct loop_wake w;
-		if (loop_wait(a->loop, poll_timeout(a), &w) < 0)
+		if (loop_wait(a->loop, app_metrics_timeout(a, poll_timeout(a)), &w) < 0)
 			break;
+		app_metrics_serve(a);
+		/* a scrape alone changes nothing on screen */
+		if (w.nfds && !w.timer && !w.term && !w.nsig)
+			continue;
 		handle_signals(a, &w);
 		if (w.timer)
 			tick(a);
@@ -576,6 +591,12 @@ int app_run(struct run *run, struct app_result *res)
 		free(m);
 		app_teardown(a);
 		return 3;
+	}
+	rc = app_metrics_open(a, msg, sizeof msg);
+	if (rc) {
+		fprintf(stderr, "benchtop: %s\n", msg[0] ? msg : strerror(-rc));
+		free(m);
+		return app_abandon(a, rc == -EINVAL ? 2 : 3);
 	}
 	if (a->dashboard && ui_open(run->theme, run->no_color, msg, sizeof msg)) {
 		fprintf(stderr, "benchtop: %s\n", msg);

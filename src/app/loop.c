@@ -176,8 +176,10 @@ int loop_wait(struct loop *l, int timeout_ms, struct loop_wake *w)
 	}
 	w->term = pfd[2].revents;
 	for (int i = 0; i < nfds; i++)
-		if (pfd[3 + i].revents)
+		if (pfd[3 + i].revents) {
+			w->nfds++;
 			fds[i].fn(fds[i].ctx, fds[i].fd, pfd[3 + i].revents);
+		}
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "benchtop/clock.h"
 #include "benchtop/loop.h"
+#include "benchtop/metrics.h"
 #include "benchtop/num.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -474,6 +476,8 @@ struct player {
 	enum units_mode units;
 	char msg[160];               /* what the last key did */
 	char status[256];
+	struct replay_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
+	bool headless;               /* -b with metrics: play without a screen */
 };
 
 /* Recording time on screen now. */
@@ -503,10 +507,12 @@ static void advance(struct player *p)
 		size_t idx;
 		if (recording_item(p->rec, p->next, &ev, &idx) > pos)
 			break;
-		if (ev)
+		if (ev) {
 			history_add_event(p->hist, recording_event(p->rec, idx));
-		else
+		} else {
 			history_push(p->hist, recording_sample(p->rec, idx));
+			replay_metrics_tick(p->metrics, history_last(p->hist), p->hist, p->msg, sizeof p->msg);
+		}
 		p->next++;
 	}
 	if (p->next == recording_nitems(p->rec) && pos >= p->duration)
@@ -609,22 +615,37 @@ static void on_signals(struct player *p, const struct loop_wake *w)
 	}
 }
 
+/* The metrics listener is served after every wake-up (see play). */
+static void scrape_ready(void *ctx, int fd, short revents)
+{
+	(void)ctx;
+	(void)fd;
+	(void)revents;
+}
+
 static void play(struct player *p)
 {
 	struct ui_view v;
+	struct metrics *m = replay_metrics_server(p->metrics);
 	p->anchor_wall = clock_mono();
-	loop_set_term(p->loop, ui_fd());
+	loop_set_term(p->loop, p->headless ? -1 : ui_fd());
+	if (metrics_fd(m) >= 0)
+		loop_add_fd(p->loop, metrics_fd(m), POLLIN, scrape_ready, p);
 	while (!p->quit) {
 		advance(p);
+		if (p->headless && p->ended)
+			break;
 		if (p->selected >= 0 && history_last(p->hist) && p->selected >= history_last(p->hist)->nproc)
 			p->selected = history_last(p->hist)->nproc ? history_last(p->hist)->nproc - 1 : 0;
 		view_of(p, &v);
-		ui_draw(&v);
+		if (!p->headless)
+			ui_draw(&v);
 		arm(p);
 		struct loop_wake w;
 		/* Wake at least every half second so the clock on screen moves. */
-		if (loop_wait(p->loop, p->paused || p->ended ? -1 : 500, &w) < 0)
+		if (loop_wait(p->loop, metrics_timeout_ms(m, p->paused || p->ended ? -1 : 500), &w) < 0)
 			break;
+		metrics_serve(m);
 		on_signals(p, &w);
 		if (w.term) {
 			struct action act;
@@ -654,6 +675,14 @@ int replay_main(const struct run *r)
 	if (!p.hist || !(p.loop = loop_new(sigs, (int)(sizeof sigs / sizeof sigs[0])))) {
 		fprintf(stderr, "benchtop: cannot set up the replay: %s\n", strerror(p.hist ? errno : ENOMEM));
 		status = 3;
+	} else if ((r->metrics || r->metrics_listen) &&
+	           (rc = replay_metrics_open(&p.metrics, r, rec, err, sizeof err))) {
+		fprintf(stderr, "benchtop: %s\n", rc == -ENOMEM ? strerror(ENOMEM) : err);
+		status = rc == -EINVAL ? 2 : 3;
+	} else if (r->batch && p.metrics) {
+		/* No screen, but something to feed: play at the recorded pace. */
+		p.headless = true;
+		play(&p);
 	} else if (!r->batch) {
 		struct theme probe;
 		if (theme_load(r->theme, &probe, err, sizeof err) < 0) {
@@ -672,6 +701,7 @@ int replay_main(const struct run *r)
 		       recording_nsamples(rec), recording_nevents(rec));
 		recording_print_summary(rec, p.units, stdout);
 	}
+	replay_metrics_close(p.metrics, r->keep);
 	loop_free(p.loop);
 	history_free(p.hist);
 	recording_free(rec);

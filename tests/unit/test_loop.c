@@ -110,6 +110,7 @@ static void test_fds_and_term(void **state)
 	assert_int_equal(write(p[1], "x", 1), 1);
 	assert_int_equal(loop_wait(l, 1000, &w), 0);
 	assert_int_equal(calls, 1);
+	assert_int_equal(w.nfds, 1);
 	assert_true(last_revents & POLLIN);
 	assert_int_equal(w.term, 0);
 	assert_int_equal(write(t[1], "k", 1), 1);
