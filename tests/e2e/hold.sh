@@ -109,6 +109,7 @@ if [ "$(nproc)" -ge 2 ]; then
 	pinned() {
 		tm_keys cp 1
 		sleep 0.3
+		tm_screen cp | grep 'holds across restarts' >> "$T/cp.status"
 		grep -q '"action":"pin"' "$T/cp.jsonl" 2>/dev/null
 	}
 	started() { grep -q '"comm":"cp"' "$T/cp.jsonl" 2>/dev/null; }
@@ -118,7 +119,10 @@ if [ "$(nproc)" -ge 2 ]; then
 	else
 		t_pin=$(grep '"action":"pin"' "$T/cp.jsonl" | head -1 | jq -r .t)
 		check "--loop cp: the status line says the pin holds across restarts" \
-			sh -c "tmux capture-pane -p -t bt$$-cp | grep -q 'holds across restarts'"
+			grep -q 'pinned cp (.*) of workload 1 to CPU 1 (PID [0-9]*); holds across restarts' "$T/cp.status"
+		# The placement strip: one row for the cp role, whatever its PID.
+		check "--loop cp: one placement row for cp across its restarts ($(tm_screen cp | grep -cE '[0-9]+ (cmd|writer|reader|idle|pipe) +cp +[0-9a-f ]*(mig|ended)'))" \
+			[ "$(tm_screen cp | grep -cE '[0-9]+ (cmd|writer|reader|idle|pipe) +cp +[0-9a-f ]*(mig|ended)')" = 1 ]
 		# Watch every cp run from outside as well: all threads on CPU 1.
 		bad=0 seen=
 		for _ in $(seq 1 300); do
@@ -135,10 +139,21 @@ if [ "$(nproc)" -ge 2 ]; then
 		done
 		check "--loop cp: every cp seen from outside ($(wc -w <<<"$seen")) had all threads on CPU 1" \
 			[ "$bad" = 0 -a -n "$seen" ]
+		# x stops it for good (an event), r starts it again with the same rule.
+		stopped() { tm_keys cp x; sleep 0.3; grep -q '"action":"workload_end"' "$T/cp.jsonl"; }
+		restarted() { tm_keys cp r; sleep 0.3; grep -q '"w1 restart"' "$T/cp.jsonl"; }
+		wait_for 10 stopped && wait_for 10 restarted && sleep 1.5
 		tm_keys cp q
 		ended() { jq -e 'select(.type=="end")' "$T/cp.jsonl" >/dev/null 2>&1; }
 		wait_for 15 ended
 		echo "# cp runs after the pin: $(jq -sc --argjson t "$t_pin" '[.[] | select(.type=="sample" and .t > $t) | .procs[] | select(.comm=="cp") | {pid, allowed}] | group_by(.pid) | map({pid: .[0].pid, allowed: [.[].allowed] | unique})' "$T/cp.jsonl")"
+		"$BENCHTOP" --report "$T/cp.jsonl" -o "$T/cp.svg" 2>/dev/null
+		check "--loop cp: the report's strip has one row for cp, its restarts counted ($(grep -oE '>[0-9]+ cp \([a-z]+\)[^<]*<' "$T/cp.svg" | tr '\n' ' '))" \
+			sh -c "[ \$(grep -cE '>[0-9]+ cp \([a-z]+\) \+[0-9]+<' '$T/cp.svg') = 1 ] && [ \$(grep -cE '>[0-9]+ cp \(' '$T/cp.svg') = 1 ]"
+		check "x then r: the restarted cp runs on CPU 1 from its first sample" quiet jq -se '
+			([.[] | select(.type=="event" and .label=="w1 restart") | .t] | first) as $r
+			| [.[] | select(.type=="sample" and .t > $r) | .procs[] | select(.comm=="cp") | .allowed]
+			| length > 0 and all(. == "1")' "$T/cp.jsonl"
 		check "--loop cp: 5 restarts after the pin, each on CPU 1 from its first sample" quiet jq -se --argjson t "$t_pin" '
 			[.[] | select(.type=="sample") | . as $s | .procs[] | select(.comm=="cp") | {pid, allowed, t: $s.t}]
 			| group_by(.pid) | map(select(.[0].t > $t + 0.05)) | length >= 5 and all(all(.allowed == "1"))' "$T/cp.jsonl"
