@@ -43,14 +43,7 @@ static int set_pin(struct app *a, pid_t pid, const unsigned char *mask)
 {
 	struct pin_rule *p = find_pin(a, pid);
 	if (!p) {
-		if (a->npins == a->pincap) {
-			size_t n = a->pincap ? a->pincap * 2 : 16;
-			struct pin_rule *q = xrealloc(a->pins, n * sizeof *q);
-			if (!q)
-				return -ENOMEM;
-			a->pins = q;
-			a->pincap = n;
-		}
+		xgrow((void **)&a->pins, &a->pincap, a->npins + 1, sizeof *a->pins, 16);
 		p = &a->pins[a->npins++];
 		p->pid = pid;
 		p->mask = xmalloc((size_t)a->ncpu);

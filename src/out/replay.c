@@ -44,14 +44,7 @@ struct recording {
 
 static int grow(void **p, size_t *cap, size_t want, size_t elem)
 {
-	if (want <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 64;
-	void *q = xrealloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
+	xgrow(p, cap, want, elem, 64);
 	return 0;
 }
 
