@@ -174,8 +174,8 @@ awk '
 
 # ---- contract comments -------------------------------------------------------
 # A declaration has one when a comment ends on the line before it (or
-# before the declarations grouped with it, no blank line between) or sits
-# on its own line.
+# before the declarations and forward struct declarations grouped with
+# it, no blank line between) or sits on its own line.
 echo "== public header functions without a contract comment"
 awk '
 	FNR == 1 { covered = 0; incom = 0; cont = 0 }
@@ -184,6 +184,7 @@ awk '
 	/^[ \t]*\/\*.*\*\/[ \t]*$/ { covered = 1; next }
 	/^[ \t]*$/ { covered = 0; cont = 0; next }
 	/^#/ { next }
+	/^(struct|enum|union) [A-Za-z0-9_]+;[ \t]*$/ { next }   # a forward declaration keeps the comment above
 	cont { if (/;/) cont = 0; next }
 	/^[A-Za-z_].*[A-Za-z0-9_]\(/ && !/typedef/ && !/\(\*/ && !/^(struct|enum|union)[^(]*\{/ {
 		if (!covered && !/\/\*/) {

@@ -25,6 +25,15 @@ enum action_id {
 	ACT_REPLAY_SLOWER, ACT_REPLAY_FASTER,
 };
 
+/* What applying an action asks of the screen.  Actions never call the
+ * UI: they return (or leave in their state) these bits and the loop does
+ * the rest once, after the keys of one wake-up. */
+enum reaction {
+	REACT_NONE = 0,
+	REACT_HELP = 1 << 0,    /* show or hide the help screen */
+	REACT_THEME = 1 << 1,   /* switch to the next colour theme */
+};
+
 struct action {
 	enum action_id id;
 	int cpu;

@@ -50,6 +50,7 @@ struct app {
 	bool quit;
 	int quit_signal;             /* SIGINT/SIGTERM/SIGHUP that asked to quit */
 	char status[256];
+	unsigned react;              /* enum reaction bits the loop has yet to do */
 	int selected;
 	enum units_mode units;
 	double interval;

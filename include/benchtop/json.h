@@ -72,5 +72,9 @@ void json_number(FILE *fp, double v);
  * does not fit is cut at a character boundary (never inside an escape
  * or a UTF-8 sequence).  Returns the length written. */
 size_t json_quote(char *buf, size_t size, const char *s);
+/* An object member after the first: ,"key":v (a number, null when not
+ * finite) and ,"key":"s" (s escaped as json_string does). */
+void json_member_number(FILE *fp, const char *key, double v);
+void json_member_string(FILE *fp, const char *key, const char *s);
 
 #endif

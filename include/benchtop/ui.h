@@ -73,6 +73,10 @@ void ui_resize(void);
 const char *ui_next_theme(void);
 /* Toggle the help screen. */
 void ui_toggle_help(void);
+/* Do what the reaction bits (enum reaction) ask: toggle the help, switch
+ * the theme.  Writes "theme: NAME" into status[0..len) when the theme
+ * changed (status untouched otherwise). */
+void ui_react(unsigned reactions, char *status, size_t len);
 
 /* The key table, shared by dispatch, the help screen and the man page test. */
 struct ui_key_binding {

@@ -19,6 +19,9 @@ void units_fmt_rate(enum units_mode m, double bytes_per_s, char *buf, size_t len
  * shows bytes in SI). */
 void units_fmt_bytes(enum units_mode m, uint64_t bytes, char *buf, size_t len);
 const char *units_name(enum units_mode m);  /* "iec", "si", "bits" */
+/* How the status line names mode m: "IEC (MiB/s)", "SI (MB/s)",
+ * "bits (Mbit/s)". */
+const char *units_title(enum units_mode m);
 
 /* "iec", "si" or "bits" -> *m.  Returns 0, or -EINVAL for any other word. */
 int units_parse(const char *name, enum units_mode *m);

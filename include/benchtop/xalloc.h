@@ -16,6 +16,10 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 /* realloc(p, n * size) with the product checked for overflow. */
 void *xreallocarray(void *p, size_t n, size_t size);
+/* Room for at least want elements of elem bytes in the array *p of *cap
+ * elements: the capacity doubles (from first) until want fits; the
+ * contents are kept.  Nothing happens when want <= *cap. */
+void xgrow(void **p, size_t *cap, size_t want, size_t elem, size_t first);
 /* strdup(s). */
 char *xstrdup(const char *s);
 /* A copy of at most n bytes of s, NUL-terminated. */

@@ -13,6 +13,7 @@
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/placement.h"
+#include "benchtop/units.h"
 #include "benchtop/sample.h"
 #include "benchtop/ui.h"
 #include "benchtop/workload.h"
@@ -498,16 +499,15 @@ static int act_view(struct app *a, const struct action *act)
 	switch (act->id) {
 	case ACT_UNITS:
 		a->units = (a->units + 1) % 3;
-		snprintf(a->status, sizeof a->status, "units: %s",
-		         a->units == UNITS_IEC ? "IEC (MiB/s)" : a->units == UNITS_SI ? "SI (MB/s)" : "bits (Mbit/s)");
+		snprintf(a->status, sizeof a->status, "units: %s", units_title(a->units));
 		return 0;
 	case ACT_THEME:
 		if (a->dashboard)
-			snprintf(a->status, sizeof a->status, "theme: %s", ui_next_theme());
+			a->react |= REACT_THEME;
 		return 0;
 	case ACT_HELP:
 		if (a->dashboard)
-			ui_toggle_help();
+			a->react |= REACT_HELP;
 		return 0;
 	case ACT_FASTER:
 	case ACT_SLOWER:

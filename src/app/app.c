@@ -464,6 +464,10 @@ static void handle_keys(struct app *a)
 	struct action act;
 	while (ui_key(&v, &act) == 1) {
 		action_apply(a, &act);
+		if (a->react) {
+			ui_react(a->react, a->status, sizeof a->status);
+			a->react = 0;
+		}
 		view_of(a, &v);
 	}
 }
@@ -557,21 +561,14 @@ static void fill_result(struct app *a, struct app_result *res)
 	}
 }
 
-int app_run(struct run *run, struct app_result *res)
+/* Set up everything that can refuse before anything runs: the machine,
+ * the start placement, the record, metrics, the screen.  Returns -1 to go
+ * on (*mp: the start mask or NULL), else the exit status. */
+static int prepare(struct app *a, unsigned char **mp, char *msg, size_t msglen)
 {
-	struct app app = { .run = run, .selected = 0 };
-	struct app *a = &app;
-	char msg[512] = "";
-	a->out = res ? NULL : stdout;
-	a->dashboard = !run->batch;
-	if (res && res->rec) {
-		a->rec = res->rec;
-		a->rec_borrowed = true;
-		a->t_offset = res->t_offset;
-		a->cell = res->cell;
-	}
+	struct run *run = a->run;
 	unsigned char *m = NULL;
-	int rc = app_setup(a, msg, sizeof msg);
+	int rc = app_setup(a, msg, msglen);
 	if (rc) {
 		/* the files or the machine refused: a destination that exists,
 		 * no space, O_DIRECT not supported, no scratch directory */
@@ -579,33 +576,44 @@ int app_run(struct run *run, struct app_result *res)
 		app_teardown(a);
 		return rc == -ENOMEM ? 1 : 3;
 	}
-	rc = app_start_mask(a, &m, msg, sizeof msg);
+	rc = app_start_mask(a, &m, msg, msglen);
 	if (!rc)
-		rc = app_check_start(a, msg, sizeof msg);
+		rc = app_check_start(a, msg, msglen);
 	if (rc) {
 		fprintf(stderr, "benchtop: %s\n", msg[0] ? msg : strerror(-rc));
 		free(m);
 		app_teardown(a);
 		return rc == -ENOMEM ? 1 : rc == -EINVAL ? 2 : 3;
 	}
-	rc = app_open_record(a, msg, sizeof msg);
+	rc = app_open_record(a, msg, msglen);
 	if (rc) {
 		fprintf(stderr, "benchtop: %s\n", msg);
 		free(m);
 		app_teardown(a);
 		return 3;
 	}
-	rc = app_metrics_open(a, msg, sizeof msg);
+	rc = app_metrics_open(a, msg, msglen);
 	if (rc) {
 		fprintf(stderr, "benchtop: %s\n", msg[0] ? msg : strerror(-rc));
 		free(m);
 		return app_abandon(a, rc == -EINVAL ? 2 : 3);
 	}
-	if (a->dashboard && ui_open(run->theme, run->no_color, msg, sizeof msg)) {
+	if (a->dashboard && ui_open(run->theme, run->no_color, msg, msglen)) {
 		fprintf(stderr, "benchtop: %s\n", msg);
 		free(m);
 		return app_abandon(a, 2);
 	}
+	*mp = m;
+	return -1;
+}
+
+/* Start the run: governor, start masks, the first records, the workloads
+ * and the start placement (m is freed here).  Returns -1 to go on, else
+ * the exit status (everything is torn down then). */
+static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
+{
+	struct run *run = a->run;
+	int rc;
 	/* The screen follows the user's locale; numbers in records and batch
 	 * lines stay in the C locale ("1.5", never "1,5"). */
 	setlocale(LC_NUMERIC, "C");
@@ -636,7 +644,7 @@ int app_run(struct run *run, struct app_result *res)
 	/* --placement spread: each process starts on a CPU of its own */
 	if (run->placement == PLACE_SPREAD)
 		placement_spread(a->pl);
-	rc = app_start_workloads(a, msg, sizeof msg);
+	rc = app_start_workloads(a, msg, msglen);
 	if (rc) {
 		if (a->dashboard)
 			ui_close();
@@ -659,6 +667,28 @@ int app_run(struct run *run, struct app_result *res)
 		app_event(a, "placement", "spread",
 		          "{\"target\":\"spread\",\"cpus\":\"round robin\",\"before\":{},\"after\":{}}");
 	}
+	return -1;
+}
+
+int app_run(struct run *run, struct app_result *res)
+{
+	struct app app = { .run = run, .selected = 0 };
+	struct app *a = &app;
+	char msg[512] = "";
+	a->out = res ? NULL : stdout;
+	a->dashboard = !run->batch;
+	if (res && res->rec) {
+		a->rec = res->rec;
+		a->rec_borrowed = true;
+		a->t_offset = res->t_offset;
+		a->cell = res->cell;
+	}
+	unsigned char *m = NULL;
+	int status = prepare(a, &m, msg, sizeof msg);
+	if (status < 0)
+		status = begin(a, m, msg, sizeof msg);
+	if (status >= 0)
+		return status;
 	loop_grid(a->loop, a->t0 + a->interval, a->interval);
 	if (a->dashboard)
 		draw(a);
@@ -673,7 +703,7 @@ int app_run(struct run *run, struct app_result *res)
 		summary_print(a, sum);
 	}
 	print_failures(a);
-	int status = exit_status(a);
+	status = exit_status(a);
 	app_teardown(a);
 	return status;
 }

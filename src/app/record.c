@@ -21,8 +21,7 @@ void record_start_head(FILE *fp, int ncpu, double interval)
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", &tm);
 	fprintf(fp, "{\"type\":\"start\",\"version\":1,\"started\":");
 	json_string(fp, when);
-	fprintf(fp, ",\"host\":");
-	json_string(fp, host);
+	json_member_string(fp, "host", host);
 	fprintf(fp, ",\"ncpu\":%d,\"interval\":", ncpu);
 	json_number(fp, interval);
 }
@@ -30,8 +29,7 @@ void record_start_head(FILE *fp, int ncpu, double interval)
 void record_start(struct app *a, FILE *fp)
 {
 	record_start_head(fp, a->ncpu, a->interval);
-	fprintf(fp, ",\"cpufreq\":");
-	json_string(fp, a->cf ? cpufreq_residency_kind(a->cf) : "none");
+	json_member_string(fp, "cpufreq", a->cf ? cpufreq_residency_kind(a->cf) : "none");
 	fprintf(fp, ",\"freq_source\":");
 	enum freq_source fs = a->cf ? cpufreq_source(a->cf) : FREQ_NONE;
 	json_string(fp, fs == FREQ_NONE ? "none" : cpufreq_source_name(fs));
@@ -44,8 +42,7 @@ void record_start(struct app *a, FILE *fp)
 		const struct wl_spec *s = workload_spec(a->wl[i]);
 		fprintf(fp, "%s{\"id\":%d,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, cli_kind_name(s->kind));
 		json_string(fp, s->text ? s->text : workload_name(a->wl[i]));
-		fprintf(fp, ",\"name\":");
-		json_string(fp, workload_name(a->wl[i]));
+		json_member_string(fp, "name", workload_name(a->wl[i]));
 		fputc('}', fp);
 	}
 	fprintf(fp, "]");
@@ -66,14 +63,10 @@ static void record_cpus(FILE *fp, const struct snapshot *s)
 		const struct cpu_sample *c = &s->cpus[i];
 		fprintf(fp, "%s{\"id\":%d,\"user\":", i ? "," : "", c->id);
 		json_number(fp, c->user);
-		fprintf(fp, ",\"system\":");
-		json_number(fp, c->system);
-		fprintf(fp, ",\"iowait\":");
-		json_number(fp, c->iowait);
-		fprintf(fp, ",\"irq\":");
-		json_number(fp, c->irq);
-		fprintf(fp, ",\"idle\":");
-		json_number(fp, c->idle);
+		json_member_number(fp, "system", c->system);
+		json_member_number(fp, "iowait", c->iowait);
+		json_member_number(fp, "irq", c->irq);
+		json_member_number(fp, "idle", c->idle);
 		if (c->khz > 0)
 			fprintf(fp, ",\"khz\":%ld", c->khz);
 		else
@@ -95,27 +88,19 @@ static void record_procs(FILE *fp, const struct snapshot *s)
 		const struct proc_sample *p = &s->procs[i];
 		fprintf(fp, "%s{\"pid\":%d,\"workload\":%d,\"role\":", i ? "," : "", (int)p->pid, p->workload);
 		json_string(fp, p->role);
-		fprintf(fp, ",\"slot\":");
-		json_string(fp, p->slot);
-		fprintf(fp, ",\"comm\":");
-		json_string(fp, p->comm);
+		json_member_string(fp, "slot", p->slot);
+		json_member_string(fp, "comm", p->comm);
 		fprintf(fp, ",\"cpu\":%d,\"allowed\":", p->cpu);
 		json_string(fp, p->allowed);
 		fprintf(fp, ",\"state\":\"%c\",\"threads\":%d,\"read_bps\":", p->state ? p->state : '?',
 		        p->nthreads);
 		json_number(fp, p->read_bps);
-		fprintf(fp, ",\"write_bps\":");
-		json_number(fp, p->write_bps);
-		fprintf(fp, ",\"utime\":");
-		json_number(fp, p->utime);
-		fprintf(fp, ",\"stime\":");
-		json_number(fp, p->stime);
-		fprintf(fp, ",\"age\":");
-		json_number(fp, p->age);
-		fprintf(fp, ",\"cpu_pct\":");
-		json_number(fp, p->cpu_pct);
-		fprintf(fp, ",\"wait_pct\":");
-		json_number(fp, p->wait_pct);
+		json_member_number(fp, "write_bps", p->write_bps);
+		json_member_number(fp, "utime", p->utime);
+		json_member_number(fp, "stime", p->stime);
+		json_member_number(fp, "age", p->age);
+		json_member_number(fp, "cpu_pct", p->cpu_pct);
+		json_member_number(fp, "wait_pct", p->wait_pct);
 		fprintf(fp, ",\"bytes\":%llu,\"migrations\":%llu}", (unsigned long long)p->bytes,
 		        (unsigned long long)p->migrations);
 	}
@@ -136,32 +121,26 @@ void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 		const struct wl_sample *w = &s->wls[i];
 		fprintf(fp, "%s{\"id\":%d,\"read_bps\":", i ? "," : "", w->id);
 		json_number(fp, w->read_bps);
-		fprintf(fp, ",\"write_bps\":");
-		json_number(fp, w->write_bps);
+		json_member_number(fp, "write_bps", w->write_bps);
 		fprintf(fp, ",\"us_per_call\":");
 		if (w->us_per_call >= 0)
 			json_number(fp, w->us_per_call);
 		else
 			fputs("null", fp);
-		fprintf(fp, ",\"utime\":");
-		json_number(fp, w->utime);
-		fprintf(fp, ",\"stime\":");
-		json_number(fp, w->stime);
+		json_member_number(fp, "utime", w->utime);
+		json_member_number(fp, "stime", w->stime);
 		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"passes\":%llu,\"state\":\"%s\"}",
 		        (unsigned long long)w->bytes, (unsigned long long)w->calls,
 		        (unsigned long long)w->passes, model_wl_state_name(w->state));
 	}
 	fprintf(fp, "],\"disk\":{\"device\":");
 	json_string(fp, s->disk.device);
-	fprintf(fp, ",\"read_bps\":");
-	json_number(fp, s->disk.read_bps);
-	fprintf(fp, ",\"write_bps\":");
-	json_number(fp, s->disk.write_bps);
+	json_member_number(fp, "read_bps", s->disk.read_bps);
+	json_member_number(fp, "write_bps", s->disk.write_bps);
 	fprintf(fp, ",\"dirty\":%llu,\"writeback\":%llu},\"self_cpu_pct\":",
 	        (unsigned long long)s->disk.dirty, (unsigned long long)s->disk.writeback);
 	json_number(fp, s->self_cpu_pct);
-	fprintf(fp, ",\"self_tick_us\":");
-	json_number(fp, s->self_tick_us);
+	json_member_number(fp, "self_tick_us", s->self_tick_us);
 	fprintf(fp, "}\n");
 }
 
@@ -169,10 +148,8 @@ void record_event(FILE *fp, const struct event *e)
 {
 	fprintf(fp, "{\"type\":\"event\",\"t\":");
 	json_number(fp, e->t);
-	fprintf(fp, ",\"action\":");
-	json_string(fp, e->action);
-	fprintf(fp, ",\"label\":");
-	json_string(fp, e->label);
+	json_member_string(fp, "action", e->action);
+	json_member_string(fp, "label", e->label);
 	fprintf(fp, ",\"detail\":%s}\n", e->detail[0] ? e->detail : "{}");
 	fflush(fp);
 }

@@ -7,6 +7,7 @@
 
 #include "benchtop/cpufreq.h"
 #include "benchtop/num.h"
+#include "benchtop/tables.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
 
@@ -23,12 +24,12 @@ static void attached_totals(struct app *a, struct workload_totals *t)
 	t->elapsed = a->ended;
 }
 
-static void row(FILE *fp, enum units_mode u, const struct workload_totals *t, const char *name)
+static void row(FILE *fp, enum units_mode u, const struct workload_totals *t, const char *name,
+                bool failed)
 {
-	double hog = num_div(t->user + t->sys, t->elapsed) * 100;
-	double rate = units_rate_value(u, num_div((double)t->bytes, t->elapsed));
-	fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s\n", t->user, t->sys, t->elapsed, hog,
-	        rate < 100 ? 1 : 0, rate, name);
+	struct sum_row r = { name, t->user, t->sys, t->elapsed,
+	                     num_div((double)t->bytes, t->elapsed), failed };
+	tables_summary_row(fp, u, &r);
 }
 
 static double phase_mean_mhz(const struct phase *p)
@@ -42,56 +43,47 @@ static void print_policies(struct app *a, FILE *fp)
 	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
 	if (n == 0) {
 		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
-		fprintf(fp, "\ncpufreq: %s\n", why ? why : "no cpufreq policies here");
+		tables_no_policies(fp, why ? why : "no cpufreq policies here");
 		return;
 	}
-	fprintf(fp, "\n%-8s  %-8s  %-14s  %-12s  %s\n", "policy", "cpus", "driver", "governor", "limits MHz (at the end of the run)");
+	tables_policy_head(fp);
 	for (int p = 0; p < n; p++) {
-		const char *drv = cpufreq_policy_driver(a->cf, p), *gov = cpufreq_policy_governor(a->cf, p);
-		fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %ld-%ld\n", p, cpufreq_policy_cpus(a->cf, p),
-		        drv && *drv ? drv : "-", gov && *gov ? gov : "-",
-		        cpufreq_policy_min(a->cf, p) / 1000, cpufreq_policy_max(a->cf, p) / 1000);
+		struct policy_row r = { p, cpufreq_policy_cpus(a->cf, p), cpufreq_policy_driver(a->cf, p),
+		                        cpufreq_policy_governor(a->cf, p), cpufreq_policy_min(a->cf, p),
+		                        cpufreq_policy_max(a->cf, p) };
+		tables_policy_row(fp, &r);
 	}
 }
 
 void summary_print(struct app *a, FILE *fp)
 {
 	enum units_mode u = a->units;
-	fprintf(fp, "\n%6s  %6s  %6s  %4s  %7s  %s\n", "user", "sys", "elaps", "hog",
-	        units_rate_label(u), "test");
+	tables_summary_head(fp, u);
 	struct workload_totals t;
 	for (int i = 0; i < a->nwl; i++) {
 		struct workload_totals rows[2];
 		const char *names[2];
 		int nr = workload_phase_rows(a->wl[i], rows, names);
 		for (int k = 0; k < nr; k++)
-			row(fp, u, &rows[k], names[k]);
+			row(fp, u, &rows[k], names[k], false);
 		if (nr)
 			continue;
 		workload_totals(a->wl[i], &t);
-		char name[256];
-		const char *err = workload_state(a->wl[i]) == WLS_FAILED ? " (failed)" : "";
-		snprintf(name, sizeof name, "%s%s", workload_name(a->wl[i]), err);
-		row(fp, u, &t, name);
+		row(fp, u, &t, workload_name(a->wl[i]), workload_state(a->wl[i]) == WLS_FAILED);
 	}
 	if (a->nattached) {
 		attached_totals(a, &t);
-		row(fp, u, &t, "attached");
+		row(fp, u, &t, "attached", false);
 	}
 	size_t n = history_nphases(a->hist);
-	fprintf(fp, "\n%8s  %8s  %7s  %4s  %5s  %6s  %s\n", "from", "to", units_rate_label(u), "hog",
-	        "migr", "MHz", "phase");
+	tables_phase_head(fp, u);
 	for (size_t i = 0; i < n; i++) {
 		const struct phase *p = history_phase(a->hist, i);
 		double len = p->to - p->from;
-		double rate = units_rate_value(u, num_div((double)p->bytes, len));
-		double mhz = phase_mean_mhz(p);
-		char mhzs[16] = "-";
-		if (mhz > 0)
-			snprintf(mhzs, sizeof mhzs, "%.0f", mhz);
-		fprintf(fp, "%8.2f  %8.2f  %7.*f  %3.0f%%  %5llu  %6s  %s\n", p->from, p->to,
-		        rate < 100 ? 1 : 0, rate, num_div(p->cpu_s, len) * 100,
-		        (unsigned long long)p->migrations, mhzs, p->label);
+		struct phase_row r = { p->from, p->to, num_div((double)p->bytes, len),
+		                       num_div(p->cpu_s, len), (double)p->migrations,
+		                       phase_mean_mhz(p), p->label };
+		tables_phase_row(fp, u, &r);
 	}
 	print_policies(a, fp);
 	fflush(fp);

@@ -43,6 +43,18 @@ void json_number(FILE *fp, double v)
 		fputs("null", fp);
 }
 
+void json_member_number(FILE *fp, const char *key, double v)
+{
+	fprintf(fp, ",\"%s\":", key);
+	json_number(fp, v);
+}
+
+void json_member_string(FILE *fp, const char *key, const char *s)
+{
+	fprintf(fp, ",\"%s\":", key);
+	json_string(fp, s);
+}
+
 /* Length of the UTF-8 sequence lead byte c starts (1 for anything else). */
 static size_t seq_len(unsigned char c)
 {

@@ -36,6 +36,11 @@ int units_parse(const char *name, enum units_mode *m)
 	return -EINVAL;
 }
 
+const char *units_title(enum units_mode m)
+{
+	return m == UNITS_SI ? "SI (MB/s)" : m == UNITS_BITS ? "bits (Mbit/s)" : "IEC (MiB/s)";
+}
+
 enum units_mode units_next(enum units_mode m)
 {
 	switch (m) {

@@ -59,6 +59,21 @@ void *xreallocarray(void *p, size_t n, size_t size)
 	return xrealloc(p, n * size);
 }
 
+void xgrow(void **p, size_t *cap, size_t want, size_t elem, size_t first)
+{
+	size_t n = *cap ? *cap : (first ? first : 1);
+
+	if (want <= *cap)
+		return;
+	while (n < want) {
+		if (n > SIZE_MAX / 2)
+			xalloc_die("array size overflows");
+		n *= 2;
+	}
+	*p = xreallocarray(*p, n, elem);
+	*cap = n;
+}
+
 char *xstrdup(const char *s)
 {
 	char *d = strdup(s);

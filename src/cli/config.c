@@ -3,6 +3,7 @@
  * table as the command line, so the two can never disagree. */
 #include "benchtop/config.h"
 #include "benchtop/cli.h"
+#include "benchtop/xalloc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -65,11 +66,11 @@ static int flag_value(const char *v)
 static int add_word(struct config *c, int opt, const char *name, const char *val)
 {
 	size_t n = strlen(name) + (val ? strlen(val) + 1 : 0) + 3;
-	char *w = malloc(n);
-	char **words = realloc(c->words, (size_t)(c->nwords + 1) * sizeof *words);
+	char *w = xmalloc(n);
+	char **words = xrealloc(c->words, (size_t)(c->nwords + 1) * sizeof *words);
 	if (words)
 		c->words = words;
-	int *o = realloc(c->opt, (size_t)(c->nwords + 1) * sizeof *o);
+	int *o = xrealloc(c->opt, (size_t)(c->nwords + 1) * sizeof *o);
 	if (o)
 		c->opt = o;
 	if (!w || !words || !o) {
@@ -213,7 +214,7 @@ int config_load(const char *path, struct config *out, char *err, size_t errlen)
 	size_t cap = 0, n = 0, got;
 	do {
 		if (n + 4096 > cap) {
-			char *t = realloc(text, cap = cap ? cap * 2 : 8192);
+			char *t = xrealloc(text, cap = cap ? cap * 2 : 8192);
 			if (!t || cap > (1u << 20)) {
 				free(t ? t : text);
 				fclose(f);
@@ -267,7 +268,7 @@ int config_merge_argv(const struct config *c, int argc, char **argv,
 	if (cli_noptions > 128)
 		return -EINVAL;
 	given(argc, argv, seen);
-	char **v = malloc(((size_t)argc + (size_t)c->nwords + 1) * sizeof *v);
+	char **v = xmalloc(((size_t)argc + (size_t)c->nwords + 1) * sizeof *v);
 	if (!v)
 		return -ENOMEM;
 	int n = 0;

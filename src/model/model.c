@@ -239,14 +239,7 @@ const struct snapshot *history_last(const struct history *h)
 
 static int add_event(struct history *h, const struct event *e)
 {
-	if (h->nev == h->evcap) {
-		size_t n = h->evcap ? h->evcap * 2 : 16;
-		struct event *q = xrealloc(h->ev, n * sizeof *q);
-		if (!q)
-			return -ENOMEM;
-		h->ev = q;
-		h->evcap = n;
-	}
+	xgrow((void **)&h->ev, &h->evcap, h->nev + 1, sizeof *h->ev, 16);
 	h->ev[h->nev++] = *e;
 	return 0;
 }

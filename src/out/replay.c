@@ -16,6 +16,7 @@
 #include "benchtop/loop.h"
 #include "benchtop/metrics.h"
 #include "benchtop/num.h"
+#include "benchtop/tables.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
 #include "benchtop/units.h"
@@ -43,14 +44,7 @@ struct recording {
 
 static int grow(void **p, size_t *cap, size_t want, size_t elem)
 {
-	if (want <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 64;
-	void *q = xrealloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
+	xgrow(p, cap, want, elem, 64);
 	return 0;
 }
 
@@ -406,17 +400,16 @@ static void print_policies(const struct json *end, FILE *fp)
 {
 	const struct json *pol = json_get(end, "policies");
 	if (!json_len(pol)) {
-		fprintf(fp, "\ncpufreq: no cpufreq policies recorded\n");
+		tables_no_policies(fp, "no cpufreq policies recorded");
 		return;
 	}
-	fprintf(fp, "\n%-8s  %-8s  %-14s  %-12s  %s\n", "policy", "cpus", "driver", "governor",
-	        "limits MHz (at the end of the run)");
+	tables_policy_head(fp);
 	for (size_t i = 0; i < json_len(pol); i++) {
 		const struct json *p = json_at(pol, i);
-		const char *drv = json_str(json_get(p, "driver"), ""), *gov = json_str(json_get(p, "governor"), "");
-		fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %.0f-%.0f\n", (int)num(p, "policy", (double)i),
-		        json_str(json_get(p, "cpus"), "-"), *drv ? drv : "-", *gov ? gov : "-",
-		        num(p, "min", 0) / 1000, num(p, "max", 0) / 1000);
+		struct policy_row r = { (int)num(p, "policy", (double)i), json_str(json_get(p, "cpus"), "-"),
+		                        json_str(json_get(p, "driver"), ""), json_str(json_get(p, "governor"), ""),
+		                        (long)num(p, "min", 0), (long)num(p, "max", 0) };
+		tables_policy_row(fp, &r);
 	}
 }
 
@@ -427,32 +420,25 @@ void recording_print_summary(const struct recording *rec, enum units_mode u, FIL
 		fprintf(fp, "\nThe recording has no end record (the run was cut short): no summary.\n");
 		return;
 	}
-	fprintf(fp, "\n%6s  %6s  %6s  %4s  %7s  %s\n", "user", "sys", "elaps", "hog",
-	        units_rate_label(u), "test");
+	tables_summary_head(fp, u);
 	const struct json *sum = json_get(end, "summary");
 	for (size_t i = 0; i < json_len(sum); i++) {
 		const struct json *s = json_at(sum, i);
-		double user = num(s, "user", 0), sys = num(s, "sys", 0), el = num(s, "elapsed", 0);
-		double bps = num(s, "bps", num_div(num(s, "bytes", 0), el));
-		double rate = units_rate_value(u, bps);
-		fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s%s\n", user, sys, el,
-		        num_div(user + sys, el) * 100, rate < 100 ? 1 : 0, rate,
-		        json_str(json_get(s, "test"), "?"),
-		        workload_failed(end, (int)num(s, "workload", 0)) ? " (failed)" : "");
+		double el = num(s, "elapsed", 0);
+		struct sum_row r = { json_str(json_get(s, "test"), "?"), num(s, "user", 0), num(s, "sys", 0), el,
+		                     num(s, "bps", num_div(num(s, "bytes", 0), el)),
+		                     workload_failed(end, (int)num(s, "workload", 0)) };
+		tables_summary_row(fp, u, &r);
 	}
 	const struct json *ph = json_get(end, "phases");
-	fprintf(fp, "\n%8s  %8s  %7s  %4s  %5s  %6s  %s\n", "from", "to", units_rate_label(u), "hog",
-	        "migr", "MHz", "phase");
+	tables_phase_head(fp, u);
 	for (size_t i = 0; i < json_len(ph); i++) {
 		const struct json *p = json_at(ph, i);
-		double rate = units_rate_value(u, num(p, "bps", 0));
 		double khz = num(p, "mean_khz", -1);
-		char mhz[16] = "-";
-		if (khz > 0)
-			snprintf(mhz, sizeof mhz, "%.0f", khz / 1000);
-		fprintf(fp, "%8.2f  %8.2f  %7.*f  %3.0f%%  %5.0f  %6s  %s\n", num(p, "from", 0),
-		        num(p, "to", 0), rate < 100 ? 1 : 0, rate, num(p, "hog", 0) * 100,
-		        num(p, "migrations", 0), mhz, json_str(json_get(p, "label"), ""));
+		struct phase_row r = { num(p, "from", 0), num(p, "to", 0), num(p, "bps", 0), num(p, "hog", 0),
+		                       num(p, "migrations", 0), khz > 0 ? khz / 1000 : -1,
+		                       json_str(json_get(p, "label"), "") };
+		tables_phase_row(fp, u, &r);
 	}
 	print_policies(end, fp);
 	fflush(fp);
@@ -473,6 +459,7 @@ struct player {
 	double anchor_pos, anchor_wall, speed;
 	bool paused, ended, quit;
 	struct loop *loop;
+	unsigned react;              /* enum reaction bits not yet done */
 	int selected;
 	enum units_mode units;
 	char msg[160];               /* what the last key did */
@@ -585,11 +572,11 @@ static void apply(struct player *p, const struct action *act)
 	switch (act->id) {
 	case ACT_NONE: break;
 	case ACT_QUIT: p->quit = true; break;
-	case ACT_HELP: ui_toggle_help(); break;
-	case ACT_THEME: snprintf(p->msg, sizeof p->msg, "theme %s", ui_next_theme()); break;
+	case ACT_HELP: p->react |= REACT_HELP; break;
+	case ACT_THEME: p->react |= REACT_THEME; break;
 	case ACT_UNITS:
 		p->units = units_next(p->units);
-		snprintf(p->msg, sizeof p->msg, "units %s (%s)", units_name(p->units), units_rate_label(p->units));
+		snprintf(p->msg, sizeof p->msg, "units: %s", units_title(p->units));
 		break;
 	case ACT_SEL_UP: if (p->selected > 0) p->selected--; break;
 	case ACT_SEL_DOWN: if (p->selected + 1 < nproc) p->selected++; break;
@@ -653,6 +640,10 @@ static void play(struct player *p)
 			view_of(p, &v);
 			while (!p->quit && ui_key(&v, &act) == 1) {
 				apply(p, &act);
+				if (p->react) {
+					ui_react(p->react, p->msg, sizeof p->msg);
+					p->react = 0;
+				}
 				view_of(p, &v);
 			}
 		}

@@ -159,6 +159,14 @@ void ui_toggle_help(void)
 	help_on = !help_on;
 }
 
+void ui_react(unsigned reactions, char *status, size_t len)
+{
+	if (reactions & REACT_HELP)
+		ui_toggle_help();
+	if (reactions & REACT_THEME)
+		snprintf(status, len, "theme: %s", ui_next_theme());
+}
+
 bool ui_help_shown(void)
 {
 	return help_on;

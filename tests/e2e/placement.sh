@@ -123,6 +123,7 @@ bt_pid() {
 
 screen_has() { tm_screen "$1" 2>/dev/null | grep -qF -- "$2"; }
 screen_re() { tm_screen "$1" 2>/dev/null | grep -qiE -- "$2"; }
+prompt_closed() { ! screen_has "$1" "(Tab: "; }
 session_gone() { ! tmux has-session -t "bt$$-$1" 2>/dev/null; }
 none_alive() { local p; for p; do kill -0 "$p" 2>/dev/null && return 1; done; return 0; }
 
@@ -256,13 +257,17 @@ else
 		check "two: key 9 changes nothing" all_on "$ALL" "${pids[@]}"
 	fi
 	tm_keys two p
-	sleep 0.3
+	check "two: p opens the pin prompt" wait_for 10 screen_has two "pin the selected process to CPUs"
 	tm_keys two 1-0 Enter
 	check "two: prompt 1-0 is refused with a message naming it" wait_for 10 screen_re two \
 		'1-0.*(backwards|range|bad|invalid)|(backwards|range|bad|invalid).*1-0'
 	check "two: prompt 1-0 changes nothing" all_on "$ALL" "${pids[@]}"
-	tm_keys two Escape
-	sleep 0.5   # let ncurses finish reading Escape, so 0 is not read as Alt-0
+	# A prompt still open is closed with Escape; waiting until it is gone
+	# means ncurses has read the Escape (ESCDELAY), so 0 is not Alt-0.
+	if screen_has two "(Tab: "; then
+		tm_keys two Escape
+		check "two: Escape closes the prompt" wait_for 10 prompt_closed two
+	fi
 	tm_keys two 0 Down 0 Down 0
 	check "two: after 0 on each row every task is on CPU 0" wait_for 10 all_on 0 "${pids[@]}"
 	tm_keys two f

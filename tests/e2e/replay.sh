@@ -49,6 +49,7 @@ if command -v tmux >/dev/null; then
 		check "replay: 16x at most" wait_for 3 on_screen "speed 16x"
 		tm_keys $S u
 		check "replay: u switches units" wait_for 3 on_screen "Throughput MB/s"
+		check "replay: u names them as a live run does" wait_for 3 on_screen "units: SI (MB/s)"
 		tm_keys $S s
 		check "replay: steering keys say why not" wait_for 3 on_screen "cannot be steered"
 		tm_keys $S Space

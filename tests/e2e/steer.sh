@@ -46,9 +46,15 @@ fi
 
 # Dashboard: space pauses (state T in /proc), again resumes; m adds a
 # marker; x stops the selected workload; r restarts it.
+first_pid() { jq -r 'select(.type=="sample") | .procs[0].pid // empty' "$T/dash.jsonl" 2>/dev/null | head -1; }
+has_first_pid() { [ -n "$(first_pid)" ]; }
+on_d() { tmux capture-pane -p -t "bt$$-d" | grep -q -- "$1"; }
+npids() { jq -r 'select(.type=="sample") | .procs[].pid' "$T/dash.jsonl" 2>/dev/null | sort -u | wc -l; }
+two_pids() { [ "$(npids)" -ge 2 ]; }
+restarted() { grep -q '"w1 restart"' "$T/dash.jsonl"; }
 tm_start d 120x40 "$BENCHTOP -o $T/dash.jsonl -- sh -c 'while :; do :; done'; sleep 30"
-sleep 1.5
-pid=$(jq -r 'select(.type=="sample") | .procs[0].pid // empty' "$T/dash.jsonl" 2>/dev/null | head -1)
+wait_for 15 has_first_pid
+pid=$(first_pid)
 if [ -z "$pid" ]; then
 	fail "dashboard: no workload pid recorded"
 else
@@ -59,28 +65,29 @@ else
 	wait_for 3 sh -c "[ \"\$(awk '{print \$3}' /proc/$pid/stat)\" != T ]"
 	check "space again: workload running ($(proc_state "$pid"))" [ "$(proc_state "$pid")" != T ]
 	tm_keys d +
-	sleep 0.4
-	check "+: a longer interval (1 s) on the status line and header" \
+	check "+: a longer interval (1 s) on the status line and header" wait_for 5 \
 		sh -c "tmux capture-pane -p -t bt$$-d | grep -q 'sample interval 1.00 s' && tmux capture-pane -p -t bt$$-d | head -1 | grep -Eq '(every )?1s'"
 	tm_keys d - -
-	sleep 0.4
-	check "- -: a shorter interval (0.25 s)" sh -c "tmux capture-pane -p -t bt$$-d | grep -q 'sample interval 0.25 s'"
+	check "- -: a shorter interval (0.25 s)" wait_for 5 on_d 'sample interval 0.25 s'
 	tm_keys d t
-	sleep 0.4
-	check "t: the next theme is named on the status line" sh -c "tmux capture-pane -p -t bt$$-d | grep -q 'theme: '"
+	check "t: the next theme is named on the status line" wait_for 5 on_d 'theme: '
 	tm_keys d m
-	sleep 0.3
+	check "m: the marker prompt opens" wait_for 5 on_d 'marker label: '
 	tm_keys d -l "warm cache"
 	tm_keys d Enter
-	sleep 0.5
-	check "m: marker label on the graph" sh -c "tmux capture-pane -p -t bt$$-d | grep -q 'warm cache'"
+	check "m: marker label on the graph" wait_for 5 on_d 'warm cache'
+	check "m: the prompt is closed" wait_for 5 sh -c "! tmux capture-pane -p -t bt$$-d | grep -q 'marker label: '"
 	tm_keys d x
 	wait_for 5 sh -c "! kill -0 $pid 2>/dev/null"
 	check "x: workload process gone" sh -c "! kill -0 $pid 2>/dev/null"
-	sleep 0.6
-	tm_keys d r
-	sleep 1.5
-	n=$(jq -r 'select(.type=="sample") | .procs[].pid' "$T/dash.jsonl" | sort -u | wc -l)
+	# r is refused while the stop is still being reaped: press it again
+	# until the restart event is recorded.
+	for _ in 1 2 3 4 5; do
+		tm_keys d r
+		wait_for 3 restarted && break
+	done
+	wait_for 15 two_pids
+	n=$(npids)
 	check "r: workload restarted with a new process ($n pids seen)" [ "$n" -ge 2 ]
 	tm_keys d q
 	wait_for 5 sh -c "! tmux capture-pane -p -t bt$$-d | grep -q 'Throughput'"

@@ -158,6 +158,20 @@ static void test_xalloc(void **state)
 	free(z);
 	free(xmalloc(0));
 	free(xreallocarray(NULL, 3, 8));
+	/* xgrow doubles from `first` until the wanted count fits, keeping
+	 * what is there */
+	int *v = NULL;
+	size_t cap = 0;
+	xgrow((void **)&v, &cap, 1, sizeof *v, 4);
+	assert_int_equal(cap, 4);
+	v[0] = 7;
+	xgrow((void **)&v, &cap, 4, sizeof *v, 4);
+	assert_int_equal(cap, 4);
+	xgrow((void **)&v, &cap, 9, sizeof *v, 4);
+	assert_int_equal(cap, 16);
+	assert_int_equal(v[0], 7);
+	v[15] = 1;
+	free(v);
 }
 
 int main(void)

@@ -1,0 +1,50 @@
+/* tables.h - the summary, phase and policy tables as people publish
+ * them, one printer for a live run's end and a recording's replay: the
+ * caller fills a row from what it has (workloads or an end record), the
+ * format is here. */
+#ifndef BENCHTOP_TABLES_H
+#define BENCHTOP_TABLES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "benchtop/cli.h"
+
+/* One workload (or the attached processes): CPU seconds, wall time and
+ * bytes per second over it; test is its name, failed adds " (failed)". */
+struct sum_row {
+	const char *test;
+	double user, sys, elapsed, bps;
+	bool failed;
+};
+
+/* One phase: the stretch from..to (run seconds), its rate, the CPU share
+ * of benchtop's workloads (hog, 1 = one CPU busy), migrations, the mean
+ * frequency in MHz (<= 0 unknown), the event that opened it. */
+struct phase_row {
+	double from, to, bps, hog, migrations, mhz;
+	const char *label;
+};
+
+/* One cpufreq policy at the end of the run; NULL or "" strings print "-". */
+struct policy_row {
+	int policy;
+	const char *cpus, *driver, *governor;
+	long min_khz, max_khz;
+};
+
+/* The heading line of the summary (a blank line first), rates in u. */
+void tables_summary_head(FILE *fp, enum units_mode u);
+/* One summary row: user sys elaps hog rate test. */
+void tables_summary_row(FILE *fp, enum units_mode u, const struct sum_row *r);
+/* The heading line of the phase table (a blank line first). */
+void tables_phase_head(FILE *fp, enum units_mode u);
+/* One phase row: from to rate hog migr MHz phase. */
+void tables_phase_row(FILE *fp, enum units_mode u, const struct phase_row *r);
+/* The heading line of the policy table (a blank line first). */
+void tables_policy_head(FILE *fp);
+/* One policy row: policy cpus driver governor min-max MHz. */
+void tables_policy_row(FILE *fp, const struct policy_row *r);
+/* Instead of the policy table: "cpufreq: why" (a blank line first). */
+void tables_no_policies(FILE *fp, const char *why);
+
+#endif

@@ -1,0 +1,59 @@
+/* tables.c - the summary, phase and policy tables (see tables.h). */
+#include "benchtop/tables.h"
+
+#include "benchtop/num.h"
+#include "benchtop/units.h"
+
+void tables_summary_head(FILE *fp, enum units_mode u)
+{
+	fprintf(fp, "\n%6s  %6s  %6s  %4s  %7s  %s\n", "user", "sys", "elaps", "hog",
+	        units_rate_label(u), "test");
+}
+
+void tables_summary_row(FILE *fp, enum units_mode u, const struct sum_row *r)
+{
+	double hog = num_div(r->user + r->sys, r->elapsed) * 100;
+	double rate = units_rate_value(u, r->bps);
+
+	fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s%s\n", r->user, r->sys, r->elapsed, hog,
+	        rate < 100 ? 1 : 0, rate, r->test, r->failed ? " (failed)" : "");
+}
+
+void tables_phase_head(FILE *fp, enum units_mode u)
+{
+	fprintf(fp, "\n%8s  %8s  %7s  %4s  %5s  %6s  %s\n", "from", "to", units_rate_label(u), "hog",
+	        "migr", "MHz", "phase");
+}
+
+void tables_phase_row(FILE *fp, enum units_mode u, const struct phase_row *r)
+{
+	double rate = units_rate_value(u, r->bps);
+	char mhz[16] = "-";
+
+	if (r->mhz > 0)
+		snprintf(mhz, sizeof mhz, "%.0f", r->mhz);
+	fprintf(fp, "%8.2f  %8.2f  %7.*f  %3.0f%%  %5.0f  %6s  %s\n", r->from, r->to,
+	        rate < 100 ? 1 : 0, rate, r->hog * 100, r->migrations, mhz, r->label ? r->label : "");
+}
+
+void tables_policy_head(FILE *fp)
+{
+	fprintf(fp, "\n%-8s  %-8s  %-14s  %-12s  %s\n", "policy", "cpus", "driver", "governor",
+	        "limits MHz (at the end of the run)");
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+void tables_policy_row(FILE *fp, const struct policy_row *r)
+{
+	fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %ld-%ld\n", r->policy, or_dash(r->cpus),
+	        or_dash(r->driver), or_dash(r->governor), r->min_khz / 1000, r->max_khz / 1000);
+}
+
+void tables_no_policies(FILE *fp, const char *why)
+{
+	fprintf(fp, "\ncpufreq: %s\n", why);
+}
