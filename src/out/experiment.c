@@ -800,6 +800,8 @@ static int run_preset(struct run *r, int argc, char **argv)
 
 int experiment_main(struct run *r, int argc, char **argv)
 {
+	if (r->preset && !strcmp(r->preset, "list"))
+		return preset_list(stdout) > 0 ? 0 : 3;
 	if (r->preset)
 		return run_preset(r, argc, argv);
 	if (r->sweep || r->matrix)

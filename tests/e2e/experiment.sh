@@ -4,7 +4,7 @@
 # matrix on a fake sysfs tree (governors back after), preset refusals.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$ROOT/tests/e2e/lib.sh"
-cd "$ROOT" || exit 1   # ./presets is one of the preset directories
+cd "$E2E_TMP" || exit 1   # shipped presets are built in: found from any directory
 
 export XDG_RUNTIME_DIR=$E2E_TMP/run XDG_CONFIG_HOME=$E2E_TMP/config TMPDIR=$E2E_TMP
 mkdir -p "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME"
@@ -75,6 +75,12 @@ check "governor matrix without cpufreq: exit 3 (rc $rc)" [ $rc = 3 ]
 check "governor matrix without cpufreq: says so" grep -q "no governors here" "$E2E_TMP/none.err"
 
 # 5. presets.
+out=$("$BENCHTOP" --preset list 2>&1)
+rc=$?
+check "preset list from another directory: exit 0 (rc $rc)" [ $rc = 0 ]
+for p in aligntest blocksize bonnie rsync-demo; do
+	check "preset list: $p with its description" grep -Eq "^$p +[a-z]" <<<"$out"
+done
 "$BENCHTOP" --preset no-such-thing >/dev/null 2>"$E2E_TMP/preset.err"
 rc=$?
 check "unknown preset: exit 2 (rc $rc)" [ $rc = 2 ]
