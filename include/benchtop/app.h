@@ -96,6 +96,10 @@ struct app_result {
 	int nwl;
 	struct workload_totals wl[APP_RESULT_MAX];
 	bool failed[APP_RESULT_MAX];
+	/* a two-phase workload (write pattern=rewrite): its write and
+	 * rewrite rows (workload_phase_rows); nphase 0 for the others */
+	int nphase[APP_RESULT_MAX];
+	struct workload_totals phase[APP_RESULT_MAX][2];
 };
 int app_run(struct run *run, struct app_result *res);
 

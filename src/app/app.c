@@ -560,8 +560,10 @@ static void fill_result(struct app *a, struct app_result *res)
 	a->rec = NULL; /* borrowed: the experiment closes it */
 	res->nwl = a->nwl < APP_RESULT_MAX ? a->nwl : APP_RESULT_MAX;
 	for (int i = 0; i < res->nwl; i++) {
+		const char *names[2];
 		workload_totals(a->wl[i], &res->wl[i]);
 		res->failed[i] = workload_state(a->wl[i]) == WLS_FAILED;
+		res->nphase[i] = workload_phase_rows(a->wl[i], res->phase[i], names);
 	}
 }
 
