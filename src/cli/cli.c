@@ -9,6 +9,7 @@
 #include "benchtop/cli.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/units.h"
+#include "benchtop/xalloc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -41,22 +42,6 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -1;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (!p)
-		abort();  /* out of memory: tier-1 error, nothing sensible to say */
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q)
-		abort();
-	return q;
 }
 
 /* ---- scalars ---------------------------------------------------------- */
@@ -219,11 +204,9 @@ int cli_parse_cpulist(const char *s, unsigned char *mask, int ncpu, char *err, s
 /* Syntax check of a CPU list against a generous CPU count. */
 static int check_cpulist(const char *s, const char *what, char *err, size_t errlen)
 {
-	unsigned char *mask = calloc(CPULIST_NCPU, 1);
+	unsigned char *mask = xcalloc(CPULIST_NCPU, 1);
 	int rc;
 	char why[CLI_ERR_MAX];
-	if (!mask)
-		abort();
 	rc = cli_parse_cpulist(s, mask, CPULIST_NCPU, why, sizeof why);
 	free(mask);
 	if (rc)
@@ -464,9 +447,7 @@ static int spec_item(struct wl_spec *w, const char *kind, const char *item, cons
 	if (end == v)
 		return fail(err, errlen, "empty value for key \"%s\" in workload \"%s\": use %s=%s",
 		            k->name, w->text, k->name, k->meta);
-	val = strndup(v, (size_t)(end - v));
-	if (!val)
-		abort();
+	val = xstrndup(v, (size_t)(end - v));
 	rc = set_key(w, k, val, err, errlen);
 	free(val);
 	return rc;
@@ -603,9 +584,7 @@ static int parse_at(const char *s, struct at_action *a, char *err, size_t errlen
 
 	if (!colon)
 		return fail(err, errlen, "bad --at \"%s\": use T:ACTION, e.g. 10s:spread or 20:pin=0", s);
-	t = strndup(s, (size_t)(colon - s));
-	if (!t)
-		abort();
+	t = xstrndup(s, (size_t)(colon - s));
 	rc = cli_parse_time(t, &a->t, "--at", err, errlen);
 	free(t);
 	if (rc)
@@ -789,9 +768,7 @@ static int o_sweep(struct run *r, const char *v, char *err, size_t errlen)
 	int rc;
 	if (strncmp(v, "bs=", 3) != 0 || !colon)
 		return fail(err, errlen, "bad --sweep \"%s\": use bs=FROM:TO, e.g. bs=4k:1M", v);
-	from = strndup(v + 3, (size_t)(colon - v - 3));
-	if (!from)
-		abort();
+	from = xstrndup(v + 3, (size_t)(colon - v - 3));
 	rc = cli_parse_size(from, &r->sweep_from, "--sweep", err, errlen);
 	free(from);
 	if (rc || cli_parse_size(colon + 1, &r->sweep_to, "--sweep", err, errlen))
@@ -914,7 +891,7 @@ const struct cli_option cli_options[] = {
 	{ 'w', "workload", "SPEC", "a workload KIND[:key=value,...] (repeatable; see WORKLOADS)", O_WORKLOAD, true, o_workload },
 	{ 'i', "interval", "SEC", "sample interval, 0.05 to 10 (default 0.5)", O_INTERVAL, false, o_interval },
 	{ 't', "duration", "SEC", "stop everything after SEC", O_DURATION, false, o_duration },
-	{ 0, "loop", NULL, "restart workloads that finish, until quit", O_LOOP, false, o_loop },
+	{ 0, "loop", NULL, "loop until quit: engines start each pass again in the same processes, commands re-run", O_LOOP, false, o_loop },
 	{ 0, "no-sync", NULL, "no sync(2) after a command workload, flush not counted", O_NO_SYNC, false, o_no_sync },
 	{ 0, "at", "T:ACTION", "at time T: pin=LIST pack free spread governor=NAME maxfreq=KHZ marker=TEXT pause resume (repeatable)", O_AT, true, o_at },
 	{ 'b', "batch", NULL, "no screen: one line per interval to stdout, then the summary", O_BATCH, false, o_batch },
@@ -1186,6 +1163,9 @@ static int pick_mode(struct run *r, char *err, size_t errlen)
 	if (r->sweep || r->matrix || r->preset)
 		return fail(err, errlen, "%s cannot be combined with %s", names[0],
 		            r->sweep ? "--sweep" : r->matrix ? "--matrix" : "--preset");
+	if (r->loop && r->mode == MODE_ATTACH)
+		return fail(err, errlen, "--loop cannot be used with --attach: attached processes are "
+		            "not benchtop's to restart (drop --loop, or run the work as a workload)");
 	return 0;
 }
 
