@@ -14,7 +14,7 @@
 
 #define ST_MAX_COLS 24
 #define ST_MAX_NOTES 8
-#define ST_TEXT 96
+#define ST_TEXT 200
 
 enum st_type { ST_NONE, ST_NUM, ST_WORD };
 

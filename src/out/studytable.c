@@ -132,7 +132,7 @@ static void widths(const struct st_table *t, int *w)
 		int e = c, span = -2;
 		while (e < t->ncols && t->col[c].group[0] && !strcmp(t->col[e].group, t->col[c].group))
 			span += w[e++] + 2;
-		int need = (int)strlen(t->col[c].group);
+		int need = (int)strlen(t->col[c].group) + 2;
 		if (e > c && span < need)
 			w[e - 1] += need - span;
 		c = e > c ? e : c + 1;
