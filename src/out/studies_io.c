@@ -153,8 +153,9 @@ int study_bonnie(struct exp *e, struct st_table *t)
 	}
 	if (st_row_cached(row))
 		snprintf(row->note, sizeof row->note, "mostly from cache");
-	st_note(t, "per-char tests call stdio putc and getc once per byte, as the original bonnie did "
-	        "(bonnie++ uses the unlocked putc_unlocked/getc_unlocked, so its per-char figures run higher)");
+	st_note(t, "per-char tests call stdio's locking putc and getc once per byte, as the original bonnie did; "
+	        "bonnie++ does its byte I/O its own way (its getc_putc tool shows how far locking putc/getc, the "
+	        "unlocked ones and 1-byte read/write differ), so compare per-char figures only with bonnie's");
 	st_note(t, "rewrite reads each block, dirties it and writes it back; seeks: %d seekers, %d random %d KiB "
 	        "reads each per run, 10%% of the blocks dirtied and written back", BONNIE_SEEKERS, BONNIE_SEEKS,
 	        BONNIE_BS / 1024);
