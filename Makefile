@@ -18,7 +18,10 @@ ALL_CFLAGS = -std=c17 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) \
              -DBENCHTOP_SHAREDIR='"$(SHAREDIR)"' $(CFLAGS)
 LDLIBS    = $(PKG_LIBS) -lm
 
-SRCS     := $(sort $(wildcard src/*.c src/*/*.c src/work/engines/*.c))
+# The presets and themes shipped with benchtop are compiled in (mk/embed.sh).
+EMBED    := $(sort $(wildcard presets/*.preset)) $(sort $(wildcard themes/*.theme))
+GEN_C    := build/gen/builtin_files.c
+SRCS     := $(sort $(wildcard src/*.c src/*/*.c src/work/engines/*.c)) $(GEN_C)
 LIBSRCS  := $(filter-out src/main.c,$(SRCS))
 OBJS     := $(SRCS:%.c=build/%.o)
 LIBOBJS  := $(LIBSRCS:%.c=build/%.o)
@@ -30,7 +33,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/tests/%)
 
 # Debian packages the build and the tests need.
 BUILD_DEBS = gcc make pkg-config libncurses-dev libproc2-dev libmicrohttpd-dev
-TEST_DEBS  = libcmocka-dev tmux rsync jq man-db bsdutils coreutils procps util-linux \
+TEST_DEBS  = libcmocka-dev tmux rsync cpio jq man-db bsdutils coreutils procps util-linux \
              prometheus prometheus-node-exporter curl
 FUZZ_DEBS  = clang libclang-rt-dev
 BENCH_DEBS = valgrind
@@ -45,6 +48,10 @@ benchtop: $(OBJS)
 # The share directory is compiled in: a new PREFIX rebuilds the objects.
 SHAREDIR_STAMP := build/sharedir.stamp
 $(shell mkdir -p build; [ "$$(cat $(SHAREDIR_STAMP) 2>/dev/null)" = "$(SHAREDIR)" ] || echo "$(SHAREDIR)" > $(SHAREDIR_STAMP))
+
+$(GEN_C): mk/embed.sh $(EMBED)
+	@mkdir -p $(dir $@)
+	sh mk/embed.sh $(EMBED) > $@.tmp && mv $@.tmp $@
 
 build/%.o: %.c $(SHAREDIR_STAMP)
 	@mkdir -p $(dir $@)

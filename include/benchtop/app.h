@@ -82,6 +82,8 @@ int app_main(struct run *run);
  * summary; each workload's totals come back in *res.  Records (-o) and
  * errors are written as usual.  Returns the exit status. */
 #define APP_RESULT_MAX 16
+#define APP_RES_CPUS 16
+#define APP_RES_FREQS 16
 struct app_result {
 	/* in: a record stream to append this run's samples and events to
 	 * (an experiment's -o FILE), their time offset and cell number */
@@ -92,6 +94,18 @@ struct app_result {
 	int nwl;
 	struct workload_totals wl[APP_RESULT_MAX];
 	bool failed[APP_RESULT_MAX];
+	/* a two-phase workload (write pattern=rewrite): its write and
+	 * rewrite rows (workload_phase_rows); nphase 0 for the others */
+	int nphase[APP_RESULT_MAX];
+	struct workload_totals phase[APP_RESULT_MAX][2];
+	/* residency over the run, per CPU (the first APP_RES_CPUS): seconds
+	 * at each frequency and the mean kHz (-1 unknown); ncpu_res 0 when
+	 * the machine shows no frequencies */
+	int ncpu_res;
+	long mean_khz[APP_RES_CPUS];
+	int nfreq[APP_RES_CPUS];
+	long khz[APP_RES_CPUS][APP_RES_FREQS];
+	double secs[APP_RES_CPUS][APP_RES_FREQS];
 };
 /* One whole run of run (dashboard or batch) from setup to summary; res
  * (may be NULL) gets its totals.  Returns the exit status (SPEC §5). */

@@ -39,6 +39,8 @@ struct wl_spec {
 	bool unit_char;       /* unit=char: a byte at a time through stdio */
 	int seekers;          /* seek: processes (default 3) */
 	uint64_t count;       /* seek: reads per seeker (0 = until stopped) */
+	int update;           /* read, seek: percent of the blocks read that are
+	                       * dirtied and written back in place (0..100) */
 	char **argv;          /* cmd: NULL-terminated argv; run= goes via sh -c */
 	bool is_default;      /* the default workload (SPEC §2): copy, engine
 	                       * pipe, procs 3, src and dst NULL (benchtop

@@ -21,6 +21,16 @@
  * returns n (at most max; 0 when from is 0 or above to). */
 size_t experiment_steps(uint64_t from, uint64_t to, uint64_t *bs, size_t max);
 
+/* Least-squares line y = a + b x through the finite points of x[], y[]
+ * (the blocksize fit: us per call against KiB per call).  0, or -EDOM
+ * with fewer than two points or all x equal. */
+int experiment_fit(const double *x, const double *y, size_t n, double *a, double *b);
+
+/* Every governor in gov[] must be available on every cpufreq policy under
+ * sysfs: 0; 2 (one is not: its name and the available ones printed) or 3
+ * (no cpufreq at all: "no governors here", with what in the message). */
+int experiment_check_governors(const char *sysfs, int ncpu, const char *what, char **gov, size_t ngov);
+
 /* Run what r asks for when it has --sweep, --matrix or --preset (argv is
  * main's, for presets).  Prints errors and the tables; returns the exit
  * status: 0 every step ran well, 1 a workload failed, 2 bad command line

@@ -4,19 +4,25 @@
 #define BENCHTOP_PRESET_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "benchtop/cli.h"
 
 /* A preset file (presets/NAME.preset): lines of
  *     # comment
  *     description = free text
+ *     study = NAME
  *     args = benchtop arguments
- * Blank lines and comments are skipped; keys are description and args
- * (each args line is one run, run in order; at least one).  Arguments are
+ * Blank lines and comments are skipped; keys are description, study and
+ * args (each args line is one run, run in order; at least one unless a
+ * study is named).  study names one of benchtop's built-in studies
+ * (experiment.h), which plans its own runs: the args lines then only set
+ * its options (--cell, --drop-caches, -w ...:path=DIR).  Arguments are
  * split on blanks; '...' keeps everything literally, "..." keeps blanks and
  * takes \" and \\, a backslash outside quotes escapes the next character. */
 #define PRESET_MAX_RUNS 16
 struct preset {
 	char *description;              /* NULL when the file has none */
+	char *study;                    /* NULL when the file names none */
 	int nruns;
 	int argc[PRESET_MAX_RUNS];
 	char **argv[PRESET_MAX_RUNS];   /* each NULL-terminated, malloc'd words */
@@ -34,11 +40,16 @@ int preset_split(const char *s, int *argc, char ***argv, char *err, size_t errle
 void preset_free_words(char **argv);
 
 /* Where preset NAME lives: NAME itself when it holds a '/', else the first
- * of $XDG_CONFIG_HOME/benchtop/presets (or ~/.config/benchtop/presets),
- * BENCHTOP_SHAREDIR/presets and ./presets with NAME.preset.  0 or -ENOENT. */
+ * of $XDG_CONFIG_HOME/benchtop/presets (or ~/.config/benchtop/presets) and
+ * BENCHTOP_SHAREDIR/presets with NAME.preset, else "built-in:NAME" for a
+ * preset compiled into benchtop (builtin.h).  0 or -ENOENT. */
 int preset_find(const char *name, char *path, size_t len);
-/* The names found in those directories, sorted, ", "-separated, into buf. */
+/* Every preset name (those directories' and the built-in ones), sorted,
+ * ", "-separated, into buf. */
 void preset_names(char *buf, size_t len);
+/* --preset list: one line per preset, its name and description.  Returns
+ * how many. */
+int preset_list(FILE *fp);
 /* preset_find + read + preset_parse.  -ENOENT (err lists the names),
  * -EINVAL (a bad file) or another -errno. */
 int preset_load(const char *name, struct preset *p, char *err, size_t errlen);

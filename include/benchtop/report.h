@@ -23,6 +23,19 @@ int report_format_of(const char *name, enum report_format *f);
 void report_write(const struct recording *rec, enum report_format f, enum units_mode units,
                   const char *source, FILE *fp);
 
+/* Text for XML and HTML: markup escaped, control characters dropped, at
+ * most max bytes of s ("..." when cut; 0: no limit). */
+void report_escape(FILE *fp, const char *s, size_t max);
+
+/* An experiment's table (the end record's "experiment" object,
+ * studytable.h): report_study_html writes a heading, its chart as inline
+ * SVG, the table and its notes; report_study_chart draws the chart alone
+ * into an SVG being written, from y = top, and returns the y below it.
+ * Charts: "bars" (horizontal bars per row and value column), "heatmap"
+ * (x by y cells shaded by z) and "logx" (y against x on a log axis). */
+void report_study_html(FILE *fp, const struct json *exp);
+int report_study_chart(FILE *fp, const struct json *exp, int top);
+
 /* --report FILE -o OUT: returns the exit status: 0; 2 for an output name
  * of another kind or a file that is not a recording; 3 when OUT exists
  * (without --force) or a file cannot be read or written.  OUT appears

@@ -65,14 +65,15 @@ int theme_parse(const char *text, const char *file, struct theme *t,
 int theme_load_file(const char *path, struct theme *t, char *err, size_t errlen);
 /* Find a theme: a FILE (contains '/' or ends in ".theme") is used as is;
  * a NAME is looked up as NAME.theme in $XDG_CONFIG_HOME/benchtop/themes
- * (else ~/.config/benchtop/themes), BENCHTOP_SHAREDIR/themes, ./themes.
- * Writes the path found; 0 or -ENOENT. */
+ * (else ~/.config/benchtop/themes) and BENCHTOP_SHAREDIR/themes, else
+ * among the themes compiled in (builtin.h): then the path written is
+ * "built-in:NAME".  Writes the path found; 0 or -ENOENT. */
 int theme_find(const char *name, char *path, size_t len);
 /* theme_find + theme_load_file; NULL name = "default" (and then a missing
  * file is not an error: the built-in default is used). */
 int theme_load(const char *name, struct theme *t, char *err, size_t errlen);
-/* Names of the themes in the search directories, sorted, without
- * duplicates; fills up to max names, returns how many. */
+/* Names of the themes in the search directories and the built-in ones,
+ * sorted, without duplicates; fills up to max names, returns how many. */
 size_t theme_list(char (*names)[THEME_NAME_LEN], size_t max);
 /* A 0-255 colour mapped to the nearest of the 8 basic ones (8-colour
  * terminals); greys become -1, the terminal's own foreground, readable on

@@ -549,6 +549,25 @@ int app_main(struct run *run)
 	return app_run(run, NULL);
 }
 
+/* Each CPU's time at each frequency over the run, for an experiment. */
+static void fill_residency(struct app *a, struct app_result *res)
+{
+	if (!a->cf || cpufreq_source(a->cf) == FREQ_NONE)
+		return;
+	res->ncpu_res = a->ncpu < APP_RES_CPUS ? a->ncpu : APP_RES_CPUS;
+	for (int c = 0; c < res->ncpu_res; c++) {
+		const long *khz;
+		const double *secs;
+		size_t n = cpufreq_residency(a->cf, c, false, &khz, &secs);
+		res->mean_khz[c] = cpufreq_mean_khz(a->cf, c, false);
+		res->nfreq[c] = n < APP_RES_FREQS ? (int)n : APP_RES_FREQS;
+		for (int k = 0; k < res->nfreq[c]; k++) {
+			res->khz[c][k] = khz[k];
+			res->secs[c][k] = secs[k];
+		}
+	}
+}
+
 /* Totals of each workload, for an experiment's table. */
 static void fill_result(struct app *a, struct app_result *res)
 {
@@ -556,9 +575,12 @@ static void fill_result(struct app *a, struct app_result *res)
 	a->rec = NULL; /* borrowed: the experiment closes it */
 	res->nwl = a->nwl < APP_RESULT_MAX ? a->nwl : APP_RESULT_MAX;
 	for (int i = 0; i < res->nwl; i++) {
+		const char *names[2];
 		workload_totals(a->wl[i], &res->wl[i]);
 		res->failed[i] = workload_state(a->wl[i]) == WLS_FAILED;
+		res->nphase[i] = workload_phase_rows(a->wl[i], res->phase[i], names);
 	}
+	fill_residency(a, res);
 }
 
 /* Set up everything that can refuse before anything runs: the machine,

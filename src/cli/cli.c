@@ -321,7 +321,7 @@ const struct cli_option cli_options[] = {
 	{ 0, "sweep", "bs=FROM:TO", "run the workload once per block size, doubling from FROM to TO", O_SWEEP, false, o_sweep },
 	{ 0, "matrix", "[placement=a,b] [governor=x,y]", "run the workload once per placement x governor cell (repeatable)", O_MATRIX, true, o_matrix },
 	{ 0, "cell", "SEC|SIZE", "length of one sweep step or matrix cell", O_CELL, false, o_cell },
-	{ 0, "preset", "NAME", "run a named experiment from the presets directory", O_PRESET, false, o_preset },
+	{ 0, "preset", "NAME", "run a named experiment (built in or a NAME.preset file); list: print them all", O_PRESET, false, o_preset },
 	{ 0, "units", "UNITS", "iec (MiB/s, default), si (MB/s) or bits (Mbit/s)", O_UNITS, false, o_units },
 	{ 0, "theme", "NAME|FILE", "colour theme", O_THEME, false, o_theme },
 	{ 0, "no-color", NULL, "monochrome (as does NO_COLOR in the environment)", O_NO_COLOR, false, o_no_color },

@@ -3,6 +3,8 @@
 #include "benchtop/preset.h"
 #include "benchtop/xalloc.h"
 
+#include "benchtop/builtin.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -104,6 +106,7 @@ void preset_free(struct preset *p)
 	if (!p)
 		return;
 	free(p->description);
+	free(p->study);
 	for (int i = 0; i < p->nruns; i++)
 		preset_free_words(p->argv[i]);
 	memset(p, 0, sizeof *p);
@@ -124,7 +127,8 @@ static int preset_line(struct preset *p, char *line, const char *where, int ln, 
 {
 	char *eq = strchr(line, '='), why[384];
 	if (!eq)
-		return fail(err, errlen, "%s:%d: \"%s\" is not a setting: use description = TEXT or args = ARGUMENTS",
+		return fail(err, errlen, "%s:%d: \"%s\" is not a setting: use description = TEXT, study = NAME "
+		            "or args = ARGUMENTS",
 		            where, ln, line);
 	*eq = 0;
 	char *key = trim(line), *val = trim(eq + 1);
@@ -134,8 +138,17 @@ static int preset_line(struct preset *p, char *line, const char *where, int ln, 
 		p->description = xstrdup(val);
 		return p->description ? 0 : fail(err, errlen, "out of memory");
 	}
+	if (!strcmp(key, "study")) {
+		if (p->study)
+			return fail(err, errlen, "%s:%d: a second study: give one", where, ln);
+		if (!*val || strspn(val, "abcdefghijklmnopqrstuvwxyz-") != strlen(val))
+			return fail(err, errlen, "%s:%d: study \"%s\": give a study's name, e.g. study = bonnie",
+			            where, ln, val);
+		p->study = xstrdup(val);
+		return p->study ? 0 : fail(err, errlen, "out of memory");
+	}
 	if (strcmp(key, "args") != 0)
-		return fail(err, errlen, "%s:%d: unknown key \"%s\": use description or args", where, ln, key);
+		return fail(err, errlen, "%s:%d: unknown key \"%s\": use description, study or args", where, ln, key);
 	if (!*val)
 		return fail(err, errlen, "%s:%d: empty args: give benchtop arguments, e.g. args = -w read --sweep bs=4k:1M",
 		            where, ln);
@@ -163,14 +176,16 @@ int preset_parse(const char *text, const char *where, struct preset *p, char *er
 			rc = preset_line(p, t, where, ln, err, errlen);
 	}
 	free(copy);
-	if (!rc && p->nruns == 0)
+	if (!rc && p->nruns == 0 && !p->study)
 		rc = fail(err, errlen, "%s: no args line: add args = benchtop arguments", where);
 	if (rc)
 		preset_free(p);
 	return rc ? -EINVAL : 0;
 }
 
-static int search_dirs(char dirs[3][PATH_MAX])
+/* The directories whose NAME.preset files add to or override the built-in
+ * presets, the first one winning. */
+static int search_dirs(char dirs[2][PATH_MAX])
 {
 	int n = 0;
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
@@ -179,7 +194,6 @@ static int search_dirs(char dirs[3][PATH_MAX])
 	else if (home && *home)
 		snprintf(dirs[n++], PATH_MAX, "%s/.config/benchtop/presets", home);
 	snprintf(dirs[n++], PATH_MAX, "%s/presets", BENCHTOP_SHAREDIR);
-	snprintf(dirs[n++], PATH_MAX, "./presets");
 	return n;
 }
 
@@ -189,12 +203,16 @@ int preset_find(const char *name, char *path, size_t len)
 		snprintf(path, len, "%s", name);
 		return access(path, R_OK) == 0 ? 0 : -ENOENT;
 	}
-	char dirs[3][PATH_MAX];
+	char dirs[2][PATH_MAX];
 	int n = search_dirs(dirs);
 	for (int i = 0; i < n; i++) {
 		snprintf(path, len, "%s/%s.preset", dirs[i], name);
 		if (access(path, R_OK) == 0)
 			return 0;
+	}
+	if (builtin_text("preset", name)) {
+		snprintf(path, len, "built-in:%s", name);
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -204,31 +222,44 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void preset_names(char *buf, size_t len)
+static void add_name(char **names, size_t *nn, size_t max, const char *nm)
 {
-	char dirs[3][PATH_MAX], *names[256];
-	size_t nn = 0, used = 0;
+	for (size_t k = 0; k < *nn; k++)
+		if (!strcmp(names[k], nm))
+			return;
+	if (*nn < max)
+		names[(*nn)++] = xstrdup(nm);
+}
+
+/* Every preset name: the directories' and the built-in ones, sorted. */
+static size_t all_names(char **names, size_t max)
+{
+	char dirs[2][PATH_MAX];
+	size_t nn = 0;
 	int n = search_dirs(dirs);
 	for (int i = 0; i < n; i++) {
 		DIR *d = opendir(dirs[i]);
 		struct dirent *de;
-		while (d && (de = readdir(d)) && nn < 256) {
+		while (d && (de = readdir(d))) {
 			size_t l = strlen(de->d_name);
 			if (l <= 7 || strcmp(de->d_name + l - 7, ".preset") != 0)
 				continue;
-			char *nm = xstrndup(de->d_name, l - 7);
-			bool dup = false;
-			for (size_t k = 0; nm && k < nn; k++)
-				dup = dup || !strcmp(names[k], nm);
-			if (nm && !dup)
-				names[nn++] = nm;
-			else
-				free(nm);
+			de->d_name[l - 7] = 0;
+			add_name(names, &nn, max, de->d_name);
 		}
 		if (d)
 			closedir(d);
 	}
+	for (size_t i = 0; builtin_name("preset", i); i++)
+		add_name(names, &nn, max, builtin_name("preset", i));
 	qsort(names, nn, sizeof *names, cmp_str);
+	return nn;
+}
+
+void preset_names(char *buf, size_t len)
+{
+	char *names[256];
+	size_t nn = all_names(names, 256), used = 0;
 	if (len)
 		buf[0] = 0;
 	for (size_t k = 0; k < nn; k++) {
@@ -238,6 +269,26 @@ void preset_names(char *buf, size_t len)
 	}
 	if (nn == 0)
 		snprintf(buf, len, "(none found)");
+}
+
+int preset_list(FILE *fp)
+{
+	char *names[256], err[512];
+	size_t nn = all_names(names, 256);
+	int width = 0;
+	for (size_t k = 0; k < nn; k++)
+		if ((int)strlen(names[k]) > width)
+			width = (int)strlen(names[k]);
+	for (size_t k = 0; k < nn; k++) {
+		struct preset p;
+		if (preset_load(names[k], &p, err, sizeof err))
+			fprintf(fp, "%-*s  (cannot be read: %s)\n", width, names[k], err);
+		else
+			fprintf(fp, "%-*s  %s\n", width, names[k], p.description ? p.description : "(no description)");
+		preset_free(&p);
+		free(names[k]);
+	}
+	return (int)nn;
 }
 
 static char *slurp(const char *path, int *e)
@@ -282,11 +333,15 @@ int preset_load(const char *name, struct preset *p, char *err, size_t errlen)
 	memset(p, 0, sizeof *p);
 	if (preset_find(name, path, sizeof path)) {
 		preset_names(names, sizeof names);
-		fail(err, errlen, "unknown preset \"%s\": use one of: %s (looked in $XDG_CONFIG_HOME/benchtop/presets, "
-		     "%s/presets, ./presets)", name, names, BENCHTOP_SHAREDIR);
+		fail(err, errlen, "unknown preset \"%s\": use one of: %s (built in, or NAME.preset in "
+		     "$XDG_CONFIG_HOME/benchtop/presets or %s/presets; --preset list describes them)",
+		     name, names, BENCHTOP_SHAREDIR);
 		return -ENOENT;
 	}
-	char *text = slurp(path, &e);
+	const char *built = !strncmp(path, "built-in:", 9) ? builtin_text("preset", path + 9) : NULL;
+	char *text = built ? xstrdup(built) : slurp(path, &e);
+	if (built && !text)
+		e = ENOMEM;
 	if (!text) {
 		fail(err, errlen, "preset %s: %s", path, strerror(e));
 		return -e;

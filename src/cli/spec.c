@@ -39,7 +39,7 @@ static const struct wl_key wl_keys[] = {
 	{ "dst", K(WL_COPY), KT_STR, F(dst), 0, 0, NULL, "FILE", "destination (default: a new file in the scratch directory)" },
 	{ "path", K(WL_WRITE) | K(WL_READ) | K(WL_SEEK), KT_STR, F(path), 0, 0, NULL, "PATH",
 	  "file (read, seek: required) or, for write, file or directory (default: scratch directory)" },
-	{ "bs", K(WL_COPY) | K(WL_WRITE) | K(WL_READ), KT_SIZE, F(bs), 1, MAX_BS, NULL, "SIZE", "bytes per call (default 128k)" },
+	{ "bs", K(WL_COPY) | K(WL_WRITE) | K(WL_READ) | K(WL_SEEK), KT_SIZE, F(bs), 1, MAX_BS, NULL, "SIZE", "bytes per call (default 128k)" },
 	{ "size", K(WL_WRITE), KT_SIZE, F(size), 1, UINT64_MAX, NULL, "SIZE", "bytes to write (default: the engine's)" },
 	{ "engine", K(WL_COPY), KT_ENUM, F(engine), 0, 0, engine_words, "ENGINE", "rw, cfr, sendfile, splice, mmap or pipe (default rw)" },
 	{ "procs", K(WL_COPY), KT_INT, F(procs), 2, 3, NULL, "N", "engine=pipe: 2 or 3 processes (default 3)" },
@@ -50,6 +50,8 @@ static const struct wl_key wl_keys[] = {
 	{ "unit", K(WL_WRITE) | K(WL_READ), KT_BOOLWORD, F(unit_char), 0, 0, unit_words, "UNIT", "block or char (default block)" },
 	{ "seekers", K(WL_SEEK), KT_INT, F(seekers), 1, 64, NULL, "N", "seeking processes (default 3)" },
 	{ "count", K(WL_SEEK), KT_U64, F(count), 0, UINT64_MAX, NULL, "N", "reads per seeker (default 0: until stopped)" },
+	{ "update", K(WL_READ) | K(WL_SEEK), KT_INT, F(update), 0, 100, NULL, "PCT",
+	  "percent of the blocks read that are dirtied and written back (bonnie's rewrite 100, its seeks 10; needs --force on a file benchtop did not make)" },
 	{ "run", K(WL_CMD), KT_RUN, F(argv), 0, 0, NULL, "TEXT", "shell command, to the end of the spec (commas allowed)" },
 };
 #undef F

@@ -2,10 +2,13 @@
 #include "benchtop/theme.h"
 #include "benchtop/xalloc.h"
 
+#include "benchtop/builtin.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,8 +225,9 @@ static int is_file_arg(const char *name)
 	return strchr(name, '/') || (n > 6 && strcmp(name + n - 6, ".theme") == 0);
 }
 
-/* The search directories in order; returns how many were filled. */
-static int search_dirs(char dirs[3][PATH_MAX])
+/* The directories whose NAME.theme files add to or override the built-in
+ * themes, in order; returns how many were filled. */
+static int search_dirs(char dirs[2][PATH_MAX])
 {
 	int n = 0;
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
@@ -232,7 +236,6 @@ static int search_dirs(char dirs[3][PATH_MAX])
 	else if (home && *home)
 		snprintf(dirs[n++], PATH_MAX, "%s/.config/benchtop/themes", home);
 	snprintf(dirs[n++], PATH_MAX, "%s/themes", BENCHTOP_SHAREDIR);
-	snprintf(dirs[n++], PATH_MAX, "./themes");
 	return n;
 }
 
@@ -242,7 +245,7 @@ int theme_find(const char *name, char *path, size_t len)
 		snprintf(path, len, "%s", name);
 		return 0;
 	}
-	char dirs[3][PATH_MAX];
+	char dirs[2][PATH_MAX];
 	int n = search_dirs(dirs);
 	for (int i = 0; i < n; i++) {
 		snprintf(path, len, "%s/%s.theme", dirs[i], name);
@@ -251,6 +254,10 @@ int theme_find(const char *name, char *path, size_t len)
 			fclose(f);
 			return 0;
 		}
+	}
+	if (builtin_text("theme", name)) {
+		snprintf(path, len, "built-in:%s", name);
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -265,10 +272,17 @@ int theme_load(const char *name, struct theme *t, char *err, size_t errlen)
 		theme_builtin(t);
 		if (implicit)
 			return 0;
-		snprintf(err, errlen, "theme '%s' not found (give a file, or one of the "
-		         "names in ~/.config/benchtop/themes, %s/themes, ./themes)",
+		snprintf(err, errlen, "theme '%s' not found (give a file, a built-in name such as "
+		         "default, mono, high-contrast or light, or a name in "
+		         "$XDG_CONFIG_HOME/benchtop/themes or %s/themes)",
 		         name, BENCHTOP_SHAREDIR);
 		return -ENOENT;
+	}
+	const char *built = !strncmp(path, "built-in:", 9) ? builtin_text("theme", path + 9) : NULL;
+	if (built) {
+		theme_builtin(t);
+		snprintf(t->name, sizeof t->name, "%s", path + 9);
+		return theme_parse(built, path, t, err, errlen);
 	}
 	return theme_load_file(path, t, err, errlen);
 }
@@ -302,11 +316,19 @@ static size_t add_dir(const char *dir, char (*names)[THEME_NAME_LEN],
 
 size_t theme_list(char (*names)[THEME_NAME_LEN], size_t max)
 {
-	char dirs[3][PATH_MAX];
+	char dirs[2][PATH_MAX];
 	int nd = search_dirs(dirs);
 	size_t n = 0;
 	for (int i = 0; i < nd; i++)
 		n = add_dir(dirs[i], names, n, max);
+	for (size_t i = 0; builtin_name("theme", i) && n < max; i++) {
+		const char *nm = builtin_name("theme", i);
+		bool dup = false;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = strcmp(names[k], nm) == 0;
+		if (!dup && strlen(nm) < THEME_NAME_LEN)
+			snprintf(names[n++], THEME_NAME_LEN, "%s", nm);
+	}
 	qsort(names, n, THEME_NAME_LEN, cmp_names);
 	return n;
 }

@@ -1,43 +1,28 @@
-/* experiment.c - sweeps, matrices and presets: one workload run many
- * times as quiet batch runs (app_run), with a table of their totals. */
+/* experiment.c - sweeps, matrices and presets: one workload (or a preset's
+ * runs) repeated as quiet batch runs (exp_run.c), ending with one table
+ * (studytable.h); presets that name a study hand over to studies.c. */
 #include "benchtop/experiment.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <limits.h>
 #include <locale.h>
 #include <math.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#include <fcntl.h>
 
-#include "benchtop/affinity.h"
-#include "benchtop/app.h"
-#include "benchtop/clock.h"
 #include "benchtop/cpufreq.h"
-#include "benchtop/engine.h"
-#include "benchtop/num.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
+#include "exp_priv.h"
 
-#ifndef BENCHTOP_SHAREDIR
-#define BENCHTOP_SHAREDIR "/usr/local/share/benchtop"
-#endif
-
-#define MIB (1024ULL * 1024)
 /* Sources a sweep or matrix makes, and writes without a size, are this
  * big unless --cell SIZE (or the workload's size) says otherwise. */
 #define EXP_DEFAULT_SIZE (256 * MIB)
 /* A matrix cell without --cell (and without -t) lasts this long. */
 #define EXP_DEFAULT_CELL_SEC 10.0
+
+static const char *const place_words[] = { "as-is", "pack", "free", "spread" };
 
 /* ---- sweep steps ------------------------------------------------------- */
 
@@ -56,43 +41,25 @@ size_t experiment_steps(uint64_t from, uint64_t to, uint64_t *bs, size_t max)
 	return n;
 }
 
-/* ---- running steps and cells ---------------------------------------------- */
-
-/* What one step or cell did: its workloads summed. */
-struct cell_result {
-	uint64_t bs;                 /* sweep: the block size */
-	enum placement place;        /* matrix axes (PLACE_NONE / NULL: as is) */
-	const char *gov;
-	double user, sys, elapsed;
-	uint64_t bytes, calls;
-	int status;                  /* app_run's */
-};
-
-struct exp {
-	struct run *r;
-	bool matrix;
-	FILE *out, *rec;             /* stdout; -o FILE or NULL */
-	int ncpu;
-	char *scratch;               /* made only when a source is needed */
-	char *src;                   /* the source every step reads or copies */
-	struct wl_spec *wl;          /* per-step copies of r->wl */
-	bool *reuse;                 /* wl i's result file is made by step 1: later steps replace it */
-	struct cell_result *res;
-	char *govbuf;                /* the matrix's governor names, split */
-	size_t n;
-	double t0;
-	int stop;                    /* the signal that ended the experiment */
-};
-
-static const char *const place_words[] = { "as-is", "pack", "free", "spread" };
-
-static void jstr_or_null(FILE *fp, const char *s)
+int experiment_fit(const double *x, const double *y, size_t n, double *a, double *b)
 {
-	if (s)
-		json_string(fp, s);
-	else
-		fputs("null", fp);
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]) || !isfinite(y[i]))
+			continue;
+		sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+		m++;
+	}
+	double d = (double)m * sxx - sx * sx;
+	if (m < 2 || fabs(d) < 1e-12)
+		return -EDOM;
+	*b = ((double)m * sxy - sx * sy) / d;
+	*a = (sy - *b * sx) / (double)m;
+	return 0;
 }
+
+/* ---- the generic experiment ---------------------------------------------- */
 
 static bool is_dir(const char *p)
 {
@@ -112,392 +79,177 @@ static bool needs_source(const struct wl_spec *w)
 static const char *result_file(const struct wl_spec *w)
 {
 	const char *p = w->kind == WL_COPY ? w->dst : w->kind == WL_WRITE ? w->path : NULL;
-	struct stat st;
-	return p && !(stat(p, &st) == 0 && S_ISDIR(st.st_mode)) ? p : NULL;
+	return p && !is_dir(p) ? p : NULL;
 }
 
-static bool exists_now(const char *p, int jobs)
+/* The file workload w reads, if any. */
+static const char *read_file(const struct wl_spec *w)
 {
-	char buf[PATH_MAX];
-	snprintf(buf, sizeof buf, jobs > 1 ? "%s.1" : "%s", p);
-	return access(buf, F_OK) == 0;
+	const char *p = w->kind == WL_COPY ? w->src : w->kind == WL_READ || w->kind == WL_SEEK ? w->path : NULL;
+	return p && !is_dir(p) ? p : NULL;
 }
 
-/* One source for every step: made once, in a scratch directory of its own,
- * removed at the end unless --keep. */
-static int make_source(struct exp *e)
-{
-	uint64_t want = e->r->cell_bytes;
-	char msg[512];
-	const char *tmp = getenv("TMPDIR"), *dir = tmp && *tmp ? tmp : "/var/tmp";
-	for (size_t i = e->r->nwl; i-- > 0;) {
-		const struct wl_spec *w = &e->r->wl[i];
-		if (!needs_source(w))
-			continue;
-		if (!e->r->cell_bytes && w->size)
-			want = w->size;
-		if (w->kind != WL_COPY && w->path)
-			dir = w->path;   /* the directory the user named: the disk under test */
-	}
-	if (asprintf(&e->scratch, "%s/benchtop-exp.XXXXXX", dir) < 0) {
-		e->scratch = NULL;
-		return -ENOMEM;
-	}
-	if (!mkdtemp(e->scratch)) {
-		int err = errno;
-		fprintf(stderr, "benchtop: making a scratch directory %s: %s (set TMPDIR to a writable directory)\n",
-		        e->scratch, strerror(err));
-		free(e->scratch);
-		e->scratch = NULL;
-		return -err;
-	}
-	int rc = engine_make_source(e->scratch, want ? want : EXP_DEFAULT_SIZE, &e->src, msg, sizeof msg);
-	if (rc)
-		fprintf(stderr, "benchtop: %s\n", msg);
-	return rc;
-}
+/* One cell of a sweep or matrix. */
+struct cell {
+	uint64_t bs;
+	enum placement place;
+	const char *gov;
+};
 
-static void remove_source(struct exp *e)
-{
-	if (!e->scratch)
-		return;
-	if (e->r->keep) {
-		fprintf(stderr, "benchtop: kept the experiment's source %s\n", e->src ? e->src : e->scratch);
-	} else {
-		if (e->src)
-			unlink(e->src);
-		rmdir(e->scratch);
-	}
-	free(e->src);
-	free(e->scratch);
-}
+struct generic {
+	struct exp e;
+	struct wl_spec *wl;          /* per-step copies of r->wl */
+	bool *reuse;                 /* wl i's result file is made by step 1 */
+	char *src;                   /* the source made for every step, or NULL */
+	struct cell *cells;
+	size_t ncells;
+	char *govbuf;
+};
 
-/* The quiet batch run of step i: a shallow copy of the user's run with the
- * experiment's fields cleared (strings stay the user's). */
-static void step_run(struct exp *e, size_t i, struct run *c)
+static void generic_run(struct generic *g, size_t i, struct run *c)
 {
-	const struct run *r = e->r;
-	const struct cell_result *cr = &e->res[i];
-	*c = *r;
-	c->wl = e->wl;
-	c->batch = true;
-	c->record = NULL;
-	c->sweep = NULL;
-	c->matrix = false;
-	c->matrix_placement = c->matrix_governor = NULL;
-	c->cell = NULL;
-	c->cell_sec = 0;
-	c->cell_bytes = 0;
-	c->preset = NULL;
+	const struct run *r = g->e.r;
+	const struct cell *cl = &g->cells[i];
+	exp_child_run(&g->e, g->wl, c);
+	c->nwl = r->nwl;
 	if (r->cell_sec > 0)
 		c->duration = r->cell_sec;
-	else if (e->matrix && !r->cell_bytes && r->duration <= 0)
+	else if (r->matrix && !r->cell_bytes && r->duration <= 0)
 		c->duration = EXP_DEFAULT_CELL_SEC;
-	if (e->matrix) {
-		if (cr->place != PLACE_NONE)
-			c->placement = cr->place;
-		c->governor = (char *)cr->gov;
+	if (r->matrix) {
+		if (cl->place != PLACE_NONE)
+			c->placement = cl->place;
+		c->governor = (char *)cl->gov;
 	}
 	for (size_t k = 0; k < r->nwl; k++) {
-		struct wl_spec *w = &e->wl[k];
+		struct wl_spec *w = &g->wl[k];
 		*w = r->wl[k];
 		w->is_default = false;
-		if (needs_source(w) && e->src)
-			*(w->kind == WL_COPY ? &w->src : &w->path) = e->src;
+		if (needs_source(w) && g->src)
+			*(w->kind == WL_COPY ? &w->src : &w->path) = g->src;
 		if (r->cell_bytes)
 			w->size = r->cell_bytes;
 		else if (w->kind == WL_WRITE && !w->size)
 			w->size = EXP_DEFAULT_SIZE;
-		if (!e->matrix && w->kind != WL_CMD && w->kind != WL_SEEK)
-			w->bs = cr->bs;
-		if (e->reuse[k] && i > 0)
+		if (!r->matrix && w->kind != WL_CMD && w->kind != WL_SEEK)
+			w->bs = cl->bs;
+		if (g->reuse[k] && i > 0)
 			c->force = true;
 	}
 }
 
-/* What a step's process hands back through its pipe. */
-struct step_msg {
-	int status;
-	struct app_result res;
+/* Bytes the step's workloads read (writes read nothing). */
+static uint64_t step_read(const struct run *r, const struct step_res *s)
+{
+	uint64_t n = 0;
+	for (int k = 0; k < s->res.nwl && k < (int)r->nwl; k++)
+		if (r->wl[k].kind != WL_WRITE)
+			n += s->res.wl[k].bytes;
+	return n;
+}
+
+static void evict_reads(struct generic *g, const struct run *c)
+{
+	bool any = false;
+	for (size_t k = 0; k < c->nwl; k++) {
+		const char *f = read_file(&c->wl[k]);
+		if (f) {
+			exp_evict(&g->e, f);
+			any = true;
+		}
+	}
+	(void)any;
+}
+
+/* ---- tables of the generic experiment ---------------------------------- */
+
+struct gcols {
+	int bs, place, gov, calls, rate, us, user, sys, elaps, hog, disk;
 };
 
-/* Waits for the step's process; SIGINT, SIGTERM and SIGHUP are passed on
- * to it (it stops its workloads and restores governors) and end the
- * experiment after it.  Returns the wait status. */
-static int wait_step(struct exp *e, pid_t pid)
+static void generic_table(struct generic *g, struct st_table *t, struct gcols *k)
 {
-	sigset_t set;
-	siginfo_t si;
-	struct timespec tick = { 0, 200 * 1000 * 1000 };
-	int ws = 0;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	while (waitpid(pid, &ws, WNOHANG) == 0) {
-		int sig = sigtimedwait(&set, &si, &tick);
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-			e->stop = sig;
-			kill(pid, sig);
-		}
-	}
-	return ws;
-}
-
-/* Each step runs in a process of its own, so a stop signal ends the whole
- * experiment, not only the step that was running. */
-static int step_process(struct exp *e, struct run *c, struct app_result *res)
-{
-	struct step_msg msg = { .status = 1 };
-	sigset_t set, old;
-	int fd[2];
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (pipe2(fd, O_CLOEXEC))
-		return app_run(c, res);
-	fflush(NULL);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(fd[0]);
-		msg.res = *res; /* the record stream and offsets go in */
-		msg.status = app_run(c, &msg.res);
-		fflush(NULL);
-		_exit(write(fd[1], &msg, sizeof msg) == (ssize_t)sizeof msg ? msg.status : 1);
-	}
-	close(fd[1]);
-	if (pid < 0) {
-		close(fd[0]);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return app_run(c, res);
-	}
-	int ws = wait_step(e, pid);
-	if (read(fd[0], &msg, sizeof msg) != (ssize_t)sizeof msg) {
-		memset(&msg, 0, sizeof msg);
-		msg.status = 1;
-		fprintf(stderr, "benchtop: a step ended without its totals (%s %d)\n",
-		        WIFSIGNALED(ws) ? "signal" : "exit status", WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
-	}
-	close(fd[0]);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	*res = msg.res;
-	return msg.status;
-}
-
-static void run_step(struct exp *e, size_t i)
-{
-	struct cell_result *cr = &e->res[i];
-	struct app_result res;
-	struct run c;
-	step_run(e, i, &c);
-	memset(&res, 0, sizeof res);
-	/* the step's samples and events go into the experiment's record */
-	res.rec = e->rec;
-	res.t_offset = clock_mono() - e->t0;
-	res.cell = (int)i + 1;
-	cr->status = step_process(e, &c, &res);
-	for (int k = 0; k < res.nwl && k < APP_RESULT_MAX; k++) {
-		cr->user += res.wl[k].user;
-		cr->sys += res.wl[k].sys;
-		cr->bytes += res.wl[k].bytes;
-		cr->calls += res.wl[k].calls;
-		if (res.wl[k].elapsed > cr->elapsed)
-			cr->elapsed = res.wl[k].elapsed;
-	}
-}
-
-/* ---- output ------------------------------------------------------------- */
-
-static void start_record(struct exp *e, FILE *fp)
-{
-	const struct run *r = e->r;
-	struct cpufreq *cf = cpufreq_open(r->sysfs, e->ncpu);
-	record_start_head(fp, e->ncpu, r->interval);
-	fprintf(fp, ",\"cpufreq\":");
-	json_string(fp, cf ? cpufreq_residency_kind(cf) : "none");
-	if (cf)
-		cpufreq_close(cf);
-	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(r->units));
-	for (size_t i = 0; i < r->nwl; i++) {
-		fprintf(fp, "%s{\"id\":%zu,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, cli_kind_name(r->wl[i].kind));
-		json_string(fp, r->wl[i].text ? r->wl[i].text : cli_kind_name(r->wl[i].kind));
-		fputc('}', fp);
-	}
-	fprintf(fp, "],\"experiment\":\"%s\",\"%s\":", e->matrix ? "matrix" : "sweep", e->matrix ? "matrix" : "sweep");
-	if (e->matrix) {
-		fprintf(fp, "{\"placement\":");
-		jstr_or_null(fp, r->matrix_placement);
-		fprintf(fp, ",\"governor\":");
-		jstr_or_null(fp, r->matrix_governor);
-		fputc('}', fp);
-	} else {
-		json_string(fp, r->sweep);
-	}
-	fprintf(fp, ",\"cell\":");
-	jstr_or_null(fp, r->cell);
-	fprintf(fp, ",\"preset\":");
-	jstr_or_null(fp, r->preset);
-	fprintf(fp, ",\"steps\":%zu}\n", e->n);
-	fflush(fp);
-}
-
-/* The fields every step, cell and summary row share. */
-static void totals_json(FILE *fp, const struct cell_result *cr)
-{
-	fprintf(fp, "\"user\":");
-	json_number(fp, cr->user);
-	fprintf(fp, ",\"sys\":");
-	json_number(fp, cr->sys);
-	fprintf(fp, ",\"elapsed\":");
-	json_number(fp, cr->elapsed);
-	fprintf(fp, ",\"hog\":");
-	json_number(fp, num_div(cr->user + cr->sys, cr->elapsed));
-	fprintf(fp, ",\"bytes\":%llu,\"bps\":", (unsigned long long)cr->bytes);
-	json_number(fp, num_div((double)cr->bytes, cr->elapsed));
-}
-
-static void item_json(struct exp *e, FILE *fp, size_t i, bool record)
-{
-	const struct cell_result *cr = &e->res[i];
-	fputc('{', fp);
-	if (record) {
-		fprintf(fp, "\"type\":\"%s\",\"t\":", e->matrix ? "cell" : "step");
-		json_number(fp, clock_mono() - e->t0);
-		fprintf(fp, ",\"%s\":%zu,", e->matrix ? "cell" : "step", i + 1);
-	}
-	if (e->matrix) {
-		fprintf(fp, "\"placement\":");
-		jstr_or_null(fp, cr->place != PLACE_NONE ? place_words[cr->place] : NULL);
-		fprintf(fp, ",\"governor\":");
-		jstr_or_null(fp, cr->gov);
-		fputc(',', fp);
-	} else {
-		fprintf(fp, "\"bs\":%llu,", (unsigned long long)cr->bs);
-	}
-	fprintf(fp, "\"calls\":%llu,\"us_per_call\":", (unsigned long long)cr->calls);
-	json_number(fp, cr->calls ? cr->elapsed * 1e6 / (double)cr->calls : NAN);
-	fputc(',', fp);
-	totals_json(fp, cr);
-	fprintf(fp, ",\"status\":%d}", cr->status);
-	if (record)
-		fputc('\n', fp);
-	fflush(fp);
-}
-
-static void item_name(const struct exp *e, size_t i, char *buf, size_t len)
-{
-	const struct cell_result *cr = &e->res[i];
-	const char *kind = e->r->nwl ? cli_kind_name(e->r->wl[0].kind) : "run";
-	if (e->matrix)
-		snprintf(buf, len, "%s placement=%s governor=%s", kind, place_words[cr->place],
-		         cr->gov ? cr->gov : "as-is");
+	const struct run *r = g->e.r;
+	char title[320], what[200];
+	snprintf(what, sizeof what, "%s", r->wl[0].text ? r->wl[0].text : cli_kind_name(r->wl[0].kind));
+	if (r->matrix)
+		snprintf(title, sizeof title, "matrix placement=%s governor=%s of %s: %zu cells",
+		         r->matrix_placement ? r->matrix_placement : "as-is",
+		         r->matrix_governor ? r->matrix_governor : "as-is", what, g->ncells);
 	else
-		snprintf(buf, len, "%s bs=%llu", kind, (unsigned long long)cr->bs);
+		snprintf(title, sizeof title, "sweep %s of %s: %zu steps", r->sweep, what, g->ncells);
+	st_init(t, r->matrix ? "matrix" : "sweep", title);
+	memset(k, -1, sizeof *k);
+	if (r->matrix) {
+		k->place = st_col(t, NULL, "placement", 0);
+		k->gov = st_col(t, NULL, "governor", 0);
+		t->col[k->place].left = t->col[k->gov].left = true;
+	} else {
+		k->bs = st_col(t, NULL, "bs", 0);
+	}
+	k->calls = st_col(t, NULL, "calls", 0);
+	k->rate = st_col(t, NULL, units_rate_label(r->units), 1);
+	k->us = st_col(t, NULL, "us/call", 2);
+	k->user = st_col(t, NULL, "user", 2);
+	k->sys = st_col(t, NULL, "sys", 2);
+	k->elaps = st_col(t, NULL, "elaps", 2);
+	k->hog = st_col(t, NULL, "hog", 0);
+	t->col[k->hog].share = true;
+	k->disk = st_col(t, NULL, "from disk", 0);
+	t->col[k->disk].share = true;
+	if (r->matrix) {
+		snprintf(t->chart.kind, sizeof t->chart.kind, "heatmap");
+		t->chart.x = k->gov, t->chart.y[0] = k->place, t->chart.z = k->rate, t->chart.ny = 1;
+	} else {
+		snprintf(t->chart.kind, sizeof t->chart.kind, "logx");
+		t->chart.x = k->bs, t->chart.y[0] = k->us, t->chart.ny = 1;
+	}
 }
 
-static void end_record(struct exp *e, FILE *fp)
+static void generic_row(struct generic *g, struct st_table *t, const struct gcols *k, size_t i,
+                        const struct step_res *s)
 {
-	char name[160];
-	fprintf(fp, "{\"type\":\"end\",\"t\":");
-	json_number(fp, clock_mono() - e->t0);
-	fprintf(fp, ",\"summary\":[");
-	for (size_t i = 0; i < e->n; i++) {
-		item_name(e, i, name, sizeof name);
-		fprintf(fp, "%s{\"test\":", i ? "," : "");
-		json_string(fp, name);
-		fputc(',', fp);
-		totals_json(fp, &e->res[i]);
-		fputc('}', fp);
-	}
-	fprintf(fp, "],\"phases\":[],\"%s\":[", e->matrix ? "matrix" : "sweep");
-	for (size_t i = 0; i < e->n; i++) {
-		if (i)
-			fputc(',', fp);
-		item_json(e, fp, i, false);
-	}
-	fprintf(fp, "]}\n");
-	fflush(fp);
-}
-
-static void text_header(struct exp *e)
-{
-	const struct run *r = e->r;
-	const char *rate = units_rate_label(r->units);
-	FILE *fp = e->out;
-	if (r->format == FMT_CSV) {
-		fprintf(fp, "%s,calls,%s,us_per_call,user,sys,elapsed,hog,status\n",
-		        e->matrix ? "placement,governor" : "bs", rate);
+	const struct run *r = g->e.r;
+	const struct cell *cl = &g->cells[i];
+	struct st_row *row = st_row(t);
+	if (!row)
 		return;
-	}
-	if (e->matrix)
-		fprintf(fp, "matrix placement=%s governor=%s: %zu cells\n\n%-9s  %-12s",
-		        r->matrix_placement ? r->matrix_placement : "as-is",
-		        r->matrix_governor ? r->matrix_governor : "as-is", e->n, "placement", "governor");
-	else
-		fprintf(fp, "sweep %s: %zu steps\n\n%10s", r->sweep, e->n, "bs");
-	fprintf(fp, "  %12s  %8s  %9s  %6s  %6s  %6s  %4s\n", "calls", rate, "us/call", "user", "sys", "elaps", "hog");
-	fflush(fp);
-}
-
-static void text_row(struct exp *e, size_t i)
-{
-	const struct cell_result *cr = &e->res[i];
-	enum units_mode u = e->r->units;
-	double rate = units_rate_value(u, num_div((double)cr->bytes, cr->elapsed));
-	double us = cr->calls ? cr->elapsed * 1e6 / (double)cr->calls : 0;
-	double hog = num_div(cr->user + cr->sys, cr->elapsed) * 100;
-	const char *gov = cr->gov ? cr->gov : "as-is", *place = place_words[cr->place];
-	FILE *fp = e->out;
-	if (e->r->format == FMT_CSV) {
-		if (e->matrix)
-			fprintf(fp, "%s,%s,", place, gov);
-		else
-			fprintf(fp, "%llu,", (unsigned long long)cr->bs);
-		fprintf(fp, "%llu,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%d\n", (unsigned long long)cr->calls, rate, us,
-		        cr->user, cr->sys, cr->elapsed, hog, cr->status);
+	if (r->matrix) {
+		st_word(row, k->place, "%s", place_words[cl->place]);
+		st_word(row, k->gov, "%s", cl->gov ? cl->gov : "as-is");
 	} else {
-		if (e->matrix)
-			fprintf(fp, "%-9s  %-12s", place, gov);
-		else
-			fprintf(fp, "%10llu", (unsigned long long)cr->bs);
-		fprintf(fp, "  %12llu  %8.*f  %9.2f  %6.2f  %6.2f  %6.2f  %3.0f%%%s\n", (unsigned long long)cr->calls,
-		        rate < 100 ? 1 : 0, rate, us, cr->user, cr->sys, cr->elapsed, hog,
-		        cr->status == 1 ? "  (failed)" : "");
+		st_num(row, k->bs, (double)cl->bs);
 	}
-	fflush(fp);
+	st_num(row, k->calls, (double)s->calls);
+	st_num(row, k->rate, units_rate_value(r->units, exp_rate(s, s->bytes)));
+	st_num(row, k->us, s->calls ? s->elapsed * 1e6 / (double)s->calls : NAN);
+	st_num(row, k->user, s->user);
+	st_num(row, k->sys, s->sys);
+	st_num(row, k->elaps, s->elapsed);
+	st_num(row, k->hog, exp_hog(s));
+	exp_disk_cell(row, k->disk, exp_from_disk(&g->e, s, step_read(r, s)));
+	if (s->status == 1)
+		snprintf(row->note, sizeof row->note, "failed");
+	else if (s->status >= 2)
+		snprintf(row->note, sizeof row->note, "refused (exit %d)", s->status);
 }
 
-/* The matrix as placement rows x governor columns of rates. */
-static void pivot(struct exp *e, size_t nplace, size_t ngov)
+/* The sweep's fitted cost: us per call = a + b * KiB. */
+static void fit_note(struct st_table *t, const struct gcols *k)
 {
-	FILE *fp = e->out;
-	enum units_mode u = e->r->units;
-	fprintf(fp, "\n%-9s", units_rate_label(u));
-	for (size_t g = 0; g < ngov; g++)
-		fprintf(fp, "  %12s", e->res[g].gov ? e->res[g].gov : "as-is");
-	fputc('\n', fp);
-	for (size_t p = 0; p < nplace; p++) {
-		fprintf(fp, "%-9s", place_words[e->res[p * ngov].place]);
-		for (size_t g = 0; g < ngov; g++) {
-			const struct cell_result *cr = &e->res[p * ngov + g];
-			double rate = units_rate_value(u, num_div((double)cr->bytes, cr->elapsed));
-			if (cr->status >= 2)
-				fprintf(fp, "  %12s", "-");
-			else
-				fprintf(fp, "  %12.*f", rate < 100 ? 1 : 0, rate);
-		}
-		fputc('\n', fp);
+	double x[EXP_MAX_STEPS], y[EXP_MAX_STEPS], a, b;
+	size_t n = 0;
+	for (int i = 0; i < t->nrows && n < EXP_MAX_STEPS; i++) {
+		x[n] = t->rows[i].cell[k->bs].v / 1024;
+		y[n++] = t->rows[i].cell[k->us].type == ST_NUM ? t->rows[i].cell[k->us].v : NAN;
 	}
-	fflush(fp);
+	if (experiment_fit(x, y, n, &a, &b) == 0)
+		st_note(t, "fit (least squares over %zu steps): us/call = %.3f + %.4f x KiB: a fixed cost of %.3f us "
+		        "per call and %.4f us per KiB", n, a, b, a, b);
 }
 
 /* ---- the matrix axes ------------------------------------------------------ */
 
-/* Splits "a,b,c" into words (pointers into a copy kept in *buf). */
 static size_t split_list(const char *s, char **buf, char **words, size_t max)
 {
 	size_t n = 0;
@@ -517,17 +269,15 @@ static bool listed(const char *list, const char *name)
 	return false;
 }
 
-/* Every governor of the matrix must be available on every policy, before
- * anything runs: 0, 2 (a name not available) or 3 (no cpufreq at all). */
-static int check_governors(struct exp *e, char **gov, size_t ngov)
+int experiment_check_governors(const char *sysfs, int ncpu, const char *what, char **gov, size_t ngov)
 {
-	struct cpufreq *cf = ngov ? cpufreq_open(e->r->sysfs, e->ncpu) : NULL;
+	struct cpufreq *cf = ngov ? cpufreq_open(sysfs, ncpu) : NULL;
 	int np = cf ? cpufreq_npolicies(cf) : 0, status = 0;
 	if (ngov && np == 0) {
 		const char *why = cf ? cpufreq_unavailable_reason(cf) : NULL;
-		fprintf(stderr, "benchtop: --matrix governor=%s: no governors here: no cpufreq policies under %s%s%s%s; "
+		fprintf(stderr, "benchtop: %s: no governors here: no cpufreq policies under %s%s%s%s; "
 		        "vary placement only, e.g. --matrix placement=pack,free,spread\n",
-		        e->r->matrix_governor, e->r->sysfs, why ? " (" : "", why ? why : "", why ? ")" : "");
+		        what, sysfs, why ? " (" : "", why ? why : "", why ? ")" : "");
 		status = 3;
 	}
 	for (size_t g = 0; !status && g < ngov; g++)
@@ -550,161 +300,149 @@ static enum placement place_of(const char *w)
 	return PLACE_NONE;
 }
 
-/* Fills e->res with the cells (rows: placements; columns: governors). */
-static int plan_matrix(struct exp *e, size_t *nplace, size_t *ngov)
+static int plan_matrix(struct generic *g)
 {
-	char *pbuf, *gbuf, *pw[8], *gw[32];
-	size_t np = split_list(e->r->matrix_placement, &pbuf, pw, 8);
-	size_t ng = split_list(e->r->matrix_governor, &gbuf, gw, 32);
-	int status = check_governors(e, gw, ng);
-	*nplace = np ? np : 1;
-	*ngov = ng ? ng : 1;
-	e->n = *nplace * *ngov;
-	e->res = xcalloc(e->n, sizeof *e->res);
-	if (!e->res)
-		status = 1;
-	for (size_t p = 0; !status && p < *nplace; p++)
-		for (size_t g = 0; g < *ngov; g++) {
-			struct cell_result *cr = &e->res[p * *ngov + g];
-			cr->place = np ? place_of(pw[p]) : e->r->placement;
-			cr->gov = ng ? gw[g] : e->r->governor;
+	const struct run *r = g->e.r;
+	char *pbuf, *pw[8], *gw[32];
+	size_t np = split_list(r->matrix_placement, &pbuf, pw, 8);
+	size_t ng = split_list(r->matrix_governor, &g->govbuf, gw, 32);
+	char what[300];
+	snprintf(what, sizeof what, "--matrix governor=%s", r->matrix_governor ? r->matrix_governor : "");
+	int status = experiment_check_governors(r->sysfs, g->e.ncpu, what, gw, ng);
+	size_t nplace = np ? np : 1, ngov = ng ? ng : 1;
+	g->ncells = nplace * ngov;
+	g->cells = xcalloc(g->ncells, sizeof *g->cells);
+	for (size_t p = 0; p < nplace; p++)
+		for (size_t k = 0; k < ngov; k++) {
+			struct cell *c = &g->cells[p * ngov + k];
+			c->place = np ? place_of(pw[p]) : r->placement;
+			c->gov = ng ? gw[k] : r->governor;
 		}
 	free(pbuf);
-	e->govbuf = gbuf;
 	return status;
 }
 
-static int plan_sweep(struct exp *e)
+static int plan_sweep(struct generic *g)
 {
 	uint64_t bs[EXP_MAX_STEPS];
-	e->n = experiment_steps(e->r->sweep_from, e->r->sweep_to, bs, EXP_MAX_STEPS);
-	e->res = xcalloc(e->n ? e->n : 1, sizeof *e->res);
-	if (!e->res)
-		return 1;
-	for (size_t i = 0; i < e->n; i++)
-		e->res[i].bs = bs[i];
+	g->ncells = experiment_steps(g->e.r->sweep_from, g->e.r->sweep_to, bs, EXP_MAX_STEPS);
+	g->cells = xcalloc(g->ncells ? g->ncells : 1, sizeof *g->cells);
+	for (size_t i = 0; i < g->ncells; i++)
+		g->cells[i].bs = bs[i];
 	return 0;
 }
 
-/* ---- one experiment ------------------------------------------------------- */
+/* ---- one sweep or matrix --------------------------------------------------- */
 
-static int open_record(struct exp *e)
+/* The directory a made source goes in: the one a read or seek names. */
+static const char *source_dir(const struct run *r)
 {
-	const char *path = e->r->record;
-	if (!path)
-		return 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (e->r->force ? O_TRUNC : O_EXCL), 0644);
-	if (fd < 0 || !(e->rec = fdopen(fd, "w"))) {
-		int err = errno;
-		fprintf(stderr, "benchtop: -o %s: %s%s\n", path, strerror(err),
-		        err == EEXIST ? " (choose a new file, or add --force to overwrite it)" : "");
-		if (fd >= 0)
-			close(fd);
-		return 3;
-	}
-	return 0;
+	for (size_t i = 0; i < r->nwl; i++)
+		if (needs_source(&r->wl[i]) && r->wl[i].kind != WL_COPY && r->wl[i].path)
+			return r->wl[i].path;
+	return NULL;
 }
 
-static int prepare(struct exp *e, size_t *nplace, size_t *ngov)
+static uint64_t source_size(const struct run *r)
 {
-	struct run *r = e->r;
-	int status = e->matrix ? plan_matrix(e, nplace, ngov) : plan_sweep(e);
-	if (status)
-		return status;
+	if (r->cell_bytes)
+		return r->cell_bytes;
+	for (size_t i = 0; i < r->nwl; i++)
+		if (needs_source(&r->wl[i]) && r->wl[i].size)
+			return r->wl[i].size;
+	return EXP_DEFAULT_SIZE;
+}
+
+static int generic_prepare(struct generic *g, struct run *r)
+{
 	if (r->nwl == 0 || r->nwl > APP_RESULT_MAX) {
-		fprintf(stderr, "benchtop: %s needs 1 to %d workloads, not %zu\n", e->matrix ? "--matrix" : "--sweep",
+		fprintf(stderr, "benchtop: %s needs 1 to %d workloads, not %zu\n", r->matrix ? "--matrix" : "--sweep",
 		        APP_RESULT_MAX, r->nwl);
 		return 2;
 	}
-	e->wl = xcalloc(r->nwl, sizeof *e->wl);
-	e->reuse = xcalloc(r->nwl, sizeof *e->reuse);
-	if (!e->wl || !e->reuse)
-		return 1;
+	int status = exp_begin(&g->e, r, r->matrix ? "matrix" : "sweep", source_dir(r));
+	if (status)
+		return status;
+	status = r->matrix ? plan_matrix(g) : plan_sweep(g);
+	if (status)
+		return status;
+	g->wl = xcalloc(r->nwl, sizeof *g->wl);
+	g->reuse = xcalloc(r->nwl, sizeof *g->reuse);
 	bool source = false;
 	for (size_t k = 0; k < r->nwl; k++) {
 		const char *f = result_file(&r->wl[k]);
-		e->reuse[k] = f && !exists_now(f, r->wl[k].jobs);
+		g->reuse[k] = f && access(f, F_OK) != 0;
 		source = source || needs_source(&r->wl[k]);
 	}
-	if ((status = open_record(e)))
-		return status;
-	if (source && make_source(e)) {
-		if (e->rec) {
-			fclose(e->rec);
-			e->rec = NULL;
-			unlink(r->record);
-		}
-		return 3;
-	}
-	return 0;
+	return source ? exp_source(&g->e, source_size(r), &g->src) : 0;
 }
 
-static int run_experiment(struct run *r)
+static void describe_source(struct generic *g, struct st_table *t)
 {
-	struct exp ex = { .r = r, .matrix = r->matrix, .out = stdout };
-	struct exp *e = &ex;
-	size_t nplace = 0, ngov = 0;
-	int status = 0;
-	bool json = r->format == FMT_JSON;
-	setlocale(LC_NUMERIC, "C");
-	e->ncpu = affinity_ncpu();
-	if (e->ncpu < 1)
-		e->ncpu = 1;
-	status = prepare(e, &nplace, &ngov);
+	struct stat st;
+	if (g->src && stat(g->src, &st) == 0)
+		st_note(t, "source: %s, %.1f MiB, made once for every step; %s", g->src, (double)st.st_size / MIB,
+		        g->e.cache_how);
+	else
+		st_note(t, "%s", g->e.cache_how);
+}
+
+static int run_generic(struct run *r)
+{
+	struct generic gen = { 0 };
+	struct generic *g = &gen;
+	struct st_table t;
+	struct gcols k;
+	int status = generic_prepare(g, r);
 	if (!status) {
-		e->t0 = clock_mono();
-		if (e->rec)
-			start_record(e, e->rec);
-		if (json)
-			start_record(e, e->out);
-		else
-			text_header(e);
-		for (size_t i = 0; i < e->n; i++) {
-			run_step(e, i);
-			if (e->rec)
-				item_json(e, e->rec, i, true);
-			if (json)
-				item_json(e, e->out, i, true);
-			else
-				text_row(e, i);
-			if (e->res[i].status > status)
-				status = e->res[i].status;
-			if (e->res[i].status >= 2 || e->stop) {
-				if (e->stop && i + 1 < e->n)
-					fprintf(stderr, "benchtop: stopped by %s after %zu of %zu %s\n", strsignal(e->stop),
-					        i + 1, e->n, e->matrix ? "cells" : "steps");
-				e->n = i + 1;   /* the machine refused: later steps would too */
-				break;
+		generic_table(g, &t, &k);
+		for (size_t i = 0; i < g->ncells; i++) {
+			struct run c;
+			char name[200], extra[200];
+			generic_run(g, i, &c);
+			evict_reads(g, &c);
+			if (r->matrix) {
+				snprintf(name, sizeof name, "%s placement=%s governor=%s", cli_kind_name(r->wl[0].kind),
+				         place_words[g->cells[i].place], g->cells[i].gov ? g->cells[i].gov : "as-is");
+				snprintf(extra, sizeof extra, "\"placement\":\"%s\",\"governor\":\"%s\"",
+				         place_words[g->cells[i].place], g->cells[i].gov ? g->cells[i].gov : "as-is");
+			} else {
+				snprintf(name, sizeof name, "%s bs=%llu", cli_kind_name(r->wl[0].kind),
+				         (unsigned long long)g->cells[i].bs);
+				snprintf(extra, sizeof extra, "\"bs\":%llu", (unsigned long long)g->cells[i].bs);
 			}
+			struct step_res *s = exp_step(&g->e, &c, name, extra);
+			generic_row(g, &t, &k, i, s);
+			if (s->status > status)
+				status = s->status;
+			if (s->status >= 2 || g->e.stop)
+				break;   /* the machine refused: later steps would too */
 		}
-		if (e->matrix && !json && r->format == FMT_TEXT && e->n == nplace * ngov)
-			pivot(e, nplace, ngov);
-		if (e->rec)
-			end_record(e, e->rec);
-		if (json)
-			end_record(e, e->out);
+		if (!r->matrix)
+			fit_note(&t, &k);
+		describe_source(g, &t);
+		exp_end(&g->e, &t);
+		st_free(&t);
 	}
-	if (e->rec)
-		fclose(e->rec);
-	remove_source(e);
-	free(e->wl);
-	free(e->reuse);
-	free(e->res);
-	free(e->govbuf);
+	exp_close(&g->e);
+	free(g->src);
+	free(g->wl);
+	free(g->reuse);
+	free(g->cells);
+	free(g->govbuf);
 	return status;
 }
 
 /* ---- presets ------------------------------------------------------------- */
 
 /* A preset run that is neither sweep nor matrix: --cell sets its length. */
-static int run_plain(struct run *m)
+static void apply_cell(struct run *m)
 {
 	if (m->cell_sec > 0 && m->duration <= 0)
 		m->duration = m->cell_sec;
 	for (size_t k = 0; m->cell_bytes && k < m->nwl; k++)
 		if (!m->wl[k].size)
 			m->wl[k].size = m->cell_bytes;
-	return app_main(m);
 }
 
 /* A preset with no workload (nor one from the user) runs the default one,
@@ -726,74 +464,176 @@ static int default_workload(struct run *m)
 	return 0;
 }
 
-/* With several runs, run k records to FILE.k. */
-static int number_record(struct run *m, int k)
+static void announce(const struct preset *p, const char *name, const struct run *m)
 {
-	char *name;
-	if (!m->record)
-		return 0;
-	if (asprintf(&name, "%s.%d", m->record, k + 1) < 0)
-		return -ENOMEM;
-	free(m->record);
-	m->record = name;
+	FILE *fp = m->format != FMT_TEXT ? stderr : stdout;
+	if (p->description)
+		fprintf(fp, "preset %s: %s\n\n", name, p->description);
+	fflush(fp);
+}
+
+/* Every run of preset p merged with the user's command line; 0 or 2. */
+static int merge_all(const struct preset *p, const char *name, int argc, char **argv, struct run *m)
+{
+	char err[CLI_ERR_MAX + 1024];
+	int n = p->nruns ? p->nruns : 1;
+	for (int k = 0; k < n; k++) {
+		if (preset_merge(p, k, name, argc, argv, &m[k], err, sizeof err)) {
+			fprintf(stderr, "benchtop: preset %s: %s\n", name, err);
+			while (k-- > 0)
+				cli_free(&m[k]);
+			return 2;
+		}
+		if (p->nruns > 1 && (m[k].sweep || m[k].matrix)) {
+			fprintf(stderr, "benchtop: preset %s: run %d has %s: a preset with several args lines runs each "
+			        "as one step of its table; give the %s a preset of its own\n", name, k + 1,
+			        m[k].sweep ? "--sweep" : "--matrix", m[k].sweep ? "sweep" : "matrix");
+			for (; k >= 0; k--)
+				cli_free(&m[k]);
+			return 2;
+		}
+	}
 	return 0;
 }
 
-static void announce(const struct preset *p, const char *name, int k, const struct run *m)
+/* The run's workloads, as the table's test column names them. */
+static void run_name(const struct run *m, char *buf, size_t len)
 {
-	FILE *fp = m->batch && m->format != FMT_TEXT ? stderr : stdout;
-	if (k == 0 && p->description)
-		fprintf(fp, "preset %s: %s\n", name, p->description);
-	if (p->nruns > 1) {
-		fprintf(fp, "%s== preset %s, run %d of %d:", k ? "\n" : "", name, k + 1, p->nruns);
-		for (int i = 0; i < p->argc[k]; i++)
-			fprintf(fp, " %s", p->argv[k][i]);
-		fprintf(fp, "\n");
+	size_t used = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < m->nwl && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " + " : "",
+		                         m->wl[i].text ? m->wl[i].text : cli_kind_name(m->wl[i].kind));
+}
+
+/* Several args lines: each one step, one row of the SPEC section 5 table
+ * with from disk. */
+static int run_sequence(struct run *user, const char *name, struct run *m, int n)
+{
+	struct exp ex;
+	struct st_table t;
+	char title[300], test[160];
+	int status = exp_begin(&ex, user, "preset", NULL);
+	if (status)
+		return status;
+	snprintf(title, sizeof title, "preset %s: %d runs", name, n);
+	st_init(&t, "preset", title);
+	int cu = st_col(&t, NULL, "user", 2), cs = st_col(&t, NULL, "sys", 2), ce = st_col(&t, NULL, "elaps", 2);
+	int ch = st_col(&t, NULL, "hog", 0), cr = st_col(&t, NULL, units_rate_label(user->units), 1);
+	int cd = st_col(&t, NULL, "from disk", 0), ct = st_col(&t, NULL, "test", 0);
+	t.col[ch].share = t.col[cd].share = t.col[ct].left = true;
+	snprintf(t.chart.kind, sizeof t.chart.kind, "bars");
+	t.chart.x = ct, t.chart.y[0] = cr, t.chart.ny = 1;
+	for (int k = 0; k < n && !ex.stop; k++) {
+		if (m[k].nwl == 0 && default_workload(&m[k])) {
+			status = 1;
+			break;
+		}
+		apply_cell(&m[k]);
+		struct run c = m[k];
+		c.batch = true;
+		c.record = NULL;
+		c.preset = NULL;
+		run_name(&m[k], test, sizeof test);
+		struct step_res *s = exp_step(&ex, &c, test, NULL);
+		struct st_row *row = st_row(&t);
+		if (row) {
+			st_num(row, cu, s->user);
+			st_num(row, cs, s->sys);
+			st_num(row, ce, s->elapsed);
+			st_num(row, ch, exp_hog(s));
+			st_num(row, cr, units_rate_value(user->units, exp_rate(s, s->bytes)));
+			exp_disk_cell(row, cd, exp_from_disk(&ex, s, step_read(&m[k], s)));
+			st_word(row, ct, "%s", test);
+			if (s->status)
+				snprintf(row->note, sizeof row->note, s->status == 1 ? "failed" : "refused");
+		}
+		if (s->status > status)
+			status = s->status;
 	}
-	fflush(fp);
+	exp_end(&ex, &t);
+	st_free(&t);
+	exp_close(&ex);
+	return status;
+}
+
+static int run_study(struct run *m, const char *name, const char *study)
+{
+	struct exp ex;
+	struct st_table t;
+	const char *dir = NULL;
+	char buf[PATH_MAX];
+	/* -w ...:path=DIR (or a file in it) names the disk under test */
+	for (size_t i = 0; i < m->nwl && !dir; i++) {
+		const char *p = m->wl[i].path ? m->wl[i].path : m->wl[i].dst;
+		if (p && is_dir(p))
+			dir = p;
+		else if (p && strrchr(p, '/')) {
+			snprintf(buf, sizeof buf, "%.*s", (int)(strrchr(p, '/') - p), p);
+			dir = buf[0] ? buf : "/";
+		}
+	}
+	int status = exp_begin(&ex, m, study, dir);
+	if (status)
+		return status;
+	(void)name;
+	memset(&t, 0, sizeof t);
+	status = study_run(&ex, study, &t);
+	if (status < 2 || t.nrows)
+		exp_end(&ex, &t);
+	st_free(&t);
+	exp_close(&ex);
+	return status;
 }
 
 static int run_preset(struct run *r, int argc, char **argv)
 {
 	struct preset p;
+	struct run m[PRESET_MAX_RUNS];
 	char err[CLI_ERR_MAX + 1024];
-	int rc = preset_load(r->preset, &p, err, sizeof err), status = 0;
-	if (rc) {
+	int status;
+	if (preset_load(r->preset, &p, err, sizeof err)) {
 		fprintf(stderr, "benchtop: %s\n", err);
 		return 2;
 	}
-	for (int k = 0; k < p.nruns && status < 2; k++) {
-		struct run m;
-		if (preset_merge(&p, k, r->preset, argc, argv, &m, err, sizeof err)) {
-			fprintf(stderr, "benchtop: preset %s: %s\n", r->preset, err);
-			status = 2;
-			break;
-		}
-		int st;
-		if (m.nwl == 0 && default_workload(&m)) {
-			st = 1;
-		} else if (p.nruns > 1 && number_record(&m, k)) {
-			st = 1;
-		} else {
-			/* a sequence runs unattended: one batch run after another */
-			if (p.nruns > 1)
-				m.batch = true;
-			announce(&p, r->preset, k, &m);
-			st = m.sweep || m.matrix ? run_experiment(&m) : run_plain(&m);
-		}
-		cli_free(&m);
-		if (st > status)
-			status = st;
+	if (p.study && !study_known(p.study)) {
+		fprintf(stderr, "benchtop: preset %s: unknown study \"%s\": use copytools, rsync-demo, bonnie, aligntest "
+		        "or blocksize\n", r->preset, p.study);
+		preset_free(&p);
+		return 2;
 	}
+	int n = p.nruns ? p.nruns : 1;
+	if ((status = merge_all(&p, r->preset, argc, argv, m))) {
+		preset_free(&p);
+		return status;
+	}
+	announce(&p, r->preset, &m[0]);
+	if (p.study)
+		status = run_study(&m[0], r->preset, p.study);
+	else if (n > 1)
+		status = run_sequence(r, r->preset, m, n);
+	else if (m[0].sweep || m[0].matrix)
+		status = run_generic(&m[0]);
+	else if (m[0].nwl == 0 && default_workload(&m[0]))
+		status = 1;
+	else {
+		apply_cell(&m[0]);
+		status = app_main(&m[0]);
+	}
+	for (int k = 0; k < n; k++)
+		cli_free(&m[k]);
 	preset_free(&p);
 	return status;
 }
 
 int experiment_main(struct run *r, int argc, char **argv)
 {
+	setlocale(LC_NUMERIC, "C");
+	if (r->preset && !strcmp(r->preset, "list"))
+		return preset_list(stdout) > 0 ? 0 : 3;
 	if (r->preset)
 		return run_preset(r, argc, argv);
 	if (r->sweep || r->matrix)
-		return run_experiment(r);
+		return run_generic(r);
 	return app_main(r);
 }

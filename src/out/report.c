@@ -57,6 +57,11 @@ static void esc(FILE *fp, const char *s, size_t max)
 	}
 }
 
+void report_escape(FILE *fp, const char *s, size_t max)
+{
+	esc(fp, s, max);
+}
+
 static double num(const struct json *o, const char *key, double def)
 {
 	return json_num(json_get(o, key), def);
@@ -538,6 +543,9 @@ static void header_text(FILE *fp, const struct recording *rec)
 /* The picture; tables: the summary as text inside it (the SVG report). */
 static void svg(FILE *fp, const struct recording *rec, enum units_mode u, bool tables, bool standalone)
 {
+	const struct json *study = json_get(recording_end(rec), "experiment");
+	if (json_type(study) != JSON_OBJECT)
+		study = NULL;
 	/* Draw into memory first: the height is known only at the end. */
 	char *body = NULL;
 	size_t len = 0;
@@ -550,6 +558,8 @@ static void svg(FILE *fp, const struct recording *rec, enum units_mode u, bool t
 	y = residency(m, rec, y + 6);
 	if (tables)
 		y = text_tables(m, rec, y + 4, u);
+	if (study && tables)   /* the SVG report: the experiment's chart too */
+		y = report_study_chart(m, study, y + 10);
 	fclose(m);
 	if (standalone)
 		fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -644,6 +654,9 @@ static void html(FILE *fp, const struct recording *rec, enum units_mode u, const
 	        "</head>\n<body>\n<h1>benchtop report: ");
 	esc(fp, source, 0);
 	fprintf(fp, "</h1>\n");
+	const struct json *study = json_get(recording_end(rec), "experiment");
+	if (json_type(study) == JSON_OBJECT)   /* an experiment: its own table first */
+		report_study_html(fp, study);
 	svg(fp, rec, u, false, false);
 	html_summary(fp, rec, u);
 	html_events(fp, rec);

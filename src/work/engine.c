@@ -586,7 +586,23 @@ static int check_spec(const struct wl_spec *w, char *msg, size_t len)
 		snprintf(msg, len, "jobs=%d: at most 1024", w->jobs);
 		return -EINVAL;
 	}
+	if (w->update > 0 && w->unit_char) {
+		snprintf(msg, len, "update=%d with unit=char: write-backs are per block; use unit=block", w->update);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/* update=PCT writes into the file it reads: only into one benchtop makes
+ * (a directory or no path), or with --force. */
+static int check_update(const struct wl_spec *w, bool force, char *msg, size_t len)
+{
+	struct stat st;
+	if (w->update <= 0 || force || !w->path || (stat(w->path, &st) == 0 && S_ISDIR(st.st_mode)))
+		return 0;
+	snprintf(msg, len, "update=%d writes into %s, a file benchtop did not make: add --force to allow it, "
+	         "or give a directory", w->update, w->path);
+	return -EEXIST;
 }
 
 static int plan_files(const struct wl_spec *w, const char *scratch, bool force,
@@ -645,6 +661,8 @@ int engine_prepare(const struct wl_spec *w, const char *scratch, bool force,
 	rc = plan_roles(w, plan, msg, len);
 	if (rc == 0)
 		rc = check_spec(w, msg, len);
+	if (rc == 0)
+		rc = check_update(w, force, msg, len);
 	if (rc == 0)
 		rc = plan_files(w, scratch, force, &f, msg, len);
 	if (rc == 0)

@@ -4,7 +4,7 @@
 # matrix on a fake sysfs tree (governors back after), preset refusals.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$ROOT/tests/e2e/lib.sh"
-cd "$ROOT" || exit 1   # ./presets is one of the preset directories
+cd "$E2E_TMP" || exit 1   # shipped presets are built in: found from any directory
 
 export XDG_RUNTIME_DIR=$E2E_TMP/run XDG_CONFIG_HOME=$E2E_TMP/config TMPDIR=$E2E_TMP
 mkdir -p "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME"
@@ -35,8 +35,11 @@ rc=$?
 check "sweep json: exit 0" [ $rc = 0 ]
 check "sweep json: every line parses" jqs 'length == 7'
 check "sweep json: start, 5 steps, end" jqs '[.[].type] == ["start","step","step","step","step","step","end"]'
-check "sweep json: end has the sweep and the summary" \
-	jqs '.[-1] | (.sweep | length) == 5 and (.summary | length) == 5 and .sweep[0].bs == 4096 and .sweep[0].calls > .sweep[4].calls'
+check "sweep json: end has the table and the summary" \
+	jqs '.[-1].experiment as $x | ($x.rows | length) == 5 and (.[-1].summary | length) == 5 and $x.rows[0].bs == 4096 and $x.rows[0].calls > $x.rows[4].calls'
+check "sweep json: every row has every column and a from disk share" \
+	jqs '.[-1].experiment as $x | [$x.rows[] as $r | $x.columns[] | .key as $k | $r | has($k)] | all and ($x.rows[0] | has("from disk"))'
+check "sweep json: the fitted cost per call and per KiB" jqs '.[-1].experiment.notes | any(test("fit \\(least squares"))'
 check "sweep json: every step read the whole file" jqs '[.[] | select(.type == "step") | .bytes == 8388608] | all'
 check "sweep record: the same records, with each step's samples" \
 	jqs '[.[] | select(.type != "sample" and .type != "event") | .type] == ["start","step","step","step","step","step","end"] and ([.[] | select(.type == "sample")] | length >= 5) and ([.[] | select(.type == "sample") | .cell] | unique == [1,2,3,4,5])' "$E2E_TMP/sweep.jsonl"
@@ -49,7 +52,7 @@ out=$("$BENCHTOP" --matrix placement=pack,spread --cell 1 -- sh -c "M=matrix$$; 
 rc=$?
 check "matrix: exit 0 (rc $rc)" [ $rc = 0 ]
 check "matrix: a pack row and a spread row" bash -c '[ "$(grep -Ec "^(pack|spread) +as-is +[0-9]" <<<"$1")" = 2 ]' _ "$out"
-check "matrix: the placement x governor table" grep -Eq '^MiB/s +as-is' <<<"$out"
+check "matrix: one table, placement and governor columns" grep -Eq '^placement +governor +calls +MiB/s' <<<"$out"
 check "matrix: no busy loop left" bash -c "! pgrep -f 'M=matri[x]$$' >/dev/null"
 
 # 4. a governor matrix on a fake tree: each cell runs under its governor,
@@ -61,7 +64,8 @@ out=$("$BENCHTOP" --sysfs "$T" --matrix governor=performance,powersave --cell 0.
 	-- sh -c "cat $G0 >>$E2E_TMP/seen; sleep 5" 2>"$E2E_TMP/gov.err")
 rc=$?
 check "governor matrix: exit 0 (rc $rc)" [ $rc = 0 ]
-check "governor matrix: 2 cells" jqs '[.[] | select(.type == "cell") | .governor] == ["performance","powersave"]'
+check "governor matrix: 2 cells" jqs '[.[] | select(.type == "step") | .governor] == ["performance","powersave"]'
+check "governor matrix: a heat map of placement x governor" jqs '.[-1].experiment.chart.kind == "heatmap"'
 check "governor matrix: each cell ran under its governor" [ "$(tr '\n' ' ' <"$E2E_TMP/seen")" = "performance powersave " ]
 check "governor matrix: governors back to ondemand" \
 	bash -c 'for f in "$1"/devices/system/cpu/cpufreq/policy*/scaling_governor; do [ "$(cat "$f")" = ondemand ] || exit 1; done' _ "$T"
@@ -75,6 +79,12 @@ check "governor matrix without cpufreq: exit 3 (rc $rc)" [ $rc = 3 ]
 check "governor matrix without cpufreq: says so" grep -q "no governors here" "$E2E_TMP/none.err"
 
 # 5. presets.
+out=$("$BENCHTOP" --preset list 2>&1)
+rc=$?
+check "preset list from another directory: exit 0 (rc $rc)" [ $rc = 0 ]
+for p in aligntest blocksize bonnie rsync-demo; do
+	check "preset list: $p with its description" grep -Eq "^$p +[a-z]" <<<"$out"
+done
 "$BENCHTOP" --preset no-such-thing >/dev/null 2>"$E2E_TMP/preset.err"
 rc=$?
 check "unknown preset: exit 2 (rc $rc)" [ $rc = 2 ]
@@ -87,17 +97,21 @@ printf 'args = -w read:path="unterminated\n' >"$XDG_CONFIG_HOME/benchtop/presets
 "$BENCHTOP" --preset broken >/dev/null 2>"$E2E_TMP/broken.err"
 rc=$?
 check "broken preset: exit 2 naming file:line (rc $rc)" bash -c '[ $1 = 2 ] && grep -q "broken.preset:1:" "$2"' _ $rc "$E2E_TMP/broken.err"
-before=$(ls -d /var/tmp/benchtop-exp.* 2>/dev/null | wc -l)
 out=$("$BENCHTOP" --preset blocksize --cell 0.2 2>"$E2E_TMP/bs.err")
 rc=$?
 check "blocksize preset with a short cell: exit 0 (rc $rc)" [ $rc = 0 ]
 check "blocksize preset: 13 steps from 16 B to 64 KiB" \
-	bash -c '[ "$(awk '"'"'$1 ~ /^[0-9]+$/ && NF >= 8 {print $1}'"'"' <<<"$1" | sed -n "1p;\$p" | tr "\n" " ")" = "16 65536 " ] &&
-	         [ "$(awk '"'"'$1 ~ /^[0-9]+$/ && NF >= 8'"'"' <<<"$1" | wc -l)" = 13 ]' _ "$out"
-check "blocksize preset: its source is removed" [ "$(ls -d /var/tmp/benchtop-exp.* 2>/dev/null | wc -l)" = "$before" ]
-out=$("$BENCHTOP" --preset rsync-demo --sysfs "$E2E_TMP/nosys" 2>&1)
-rc=$?
-check "rsync-demo without cpufreq: exit 3, says so (rc $rc)" bash -c '[ $1 = 3 ] && grep -q "no governors here" <<<"$2"' _ $rc "$out"
+	bash -c '[ "$(awk '"'"'$1 ~ /^[0-9]+$/ && NF >= 6 {print $1}'"'"' <<<"$1" | sed -n "1p;\$p" | tr "\n" " ")" = "16 65536 " ] &&
+	         [ "$(awk '"'"'$1 ~ /^[0-9]+$/ && NF >= 6'"'"' <<<"$1" | wc -l)" = 13 ]' _ "$out"
+check "blocksize preset: its source is removed" [ "$(ls -d "$TMPDIR"/benchtop-exp.* 2>/dev/null | wc -l)" = 0 ]
+# a preset of several runs ends with one table, one row per run
+printf 'description = two reads\nargs = -w read:path=%s,bs=64k\nargs = -w read:path=%s,bs=1m\n' "$F" "$F" \
+	>"$XDG_CONFIG_HOME/benchtop/presets/two.preset"
+out=$("$BENCHTOP" --preset two --format json 2>/dev/null)
+check "a two-run preset: one end record with a two-row table" \
+	jqs '[.[] | select(.type == "end")] | length == 1 and (.[0].experiment.rows | length) == 2'
+check "a two-run preset: from disk and test columns" \
+	jqs '[.[] | select(.type == "end")][0].experiment.rows | all(has("from disk") and has("test") and has("MiB/s"))'
 
 # 6. SIGINT ends the whole experiment, not only the cell that is running.
 "$BENCHTOP" --matrix placement=pack,free,spread --cell 5 -- sleep 31 >"$E2E_TMP/int.out" 2>&1 &

@@ -195,8 +195,8 @@ static void test_messages_list_choices(void **state)
 	(void)state;
 	assert_int_equal(parse("-w|copy:src=a,bogus=1", &r, err), -1);
 	assert_non_null(strstr(err, "src, dst, bs, engine, procs, sync, direct, jobs"));
-	assert_int_equal(parse("-w|seek:path=a,bs=1k", &r, err), -1);
-	assert_non_null(strstr(err, "path, seekers, count"));
+	assert_int_equal(parse("-w|seek:path=a,unit=char", &r, err), -1);
+	assert_non_null(strstr(err, "path, bs, seekers, count, update"));
 	assert_int_equal(parse("--format|xml", &r, err), -1);
 	assert_non_null(strstr(err, "text, csv or json"));
 	assert_int_equal(parse("-w|copy:src=a,bs=12x", &r, err), -1);

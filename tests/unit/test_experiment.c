@@ -1,6 +1,9 @@
-/* test_experiment.c - sweep steps, preset files (comments, quotes, bad
- * lines), finding presets, and a preset merged with the user's options. */
+/* test_experiment.c - sweep steps, the least-squares fit, study tables
+ * (text, CSV, JSON), preset files (comments, quotes, bad lines, study),
+ * finding presets (built-in ones too), and a preset merged with the
+ * user's options. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +16,8 @@
 #include <cmocka.h>
 
 #include "benchtop/experiment.h"
+#include "benchtop/json.h"
+#include "benchtop/studytable.h"
 
 static void steps_are(uint64_t from, uint64_t to, size_t n, const uint64_t *want)
 {
@@ -252,6 +257,79 @@ static void test_merge(void **state)
 	preset_free(&p);
 }
 
+static void test_fit(void **state)
+{
+	(void)state;
+	double x[] = { 0.5, 1, 2, 4, NAN }, y[] = { 3.5, 4, 5, 7, 1 }, a, b;
+	assert_int_equal(experiment_fit(x, y, 5, &a, &b), 0);   /* y = 3 + x, the NaN point left out */
+	assert_true(fabs(a - 3) < 1e-9 && fabs(b - 1) < 1e-9);
+	assert_int_equal(experiment_fit(x, y, 1, &a, &b), -EDOM);
+	double same[] = { 2, 2, 2 };
+	assert_int_equal(experiment_fit(same, y, 3, &a, &b), -EDOM);
+}
+
+/* A two-level table: text, CSV and JSON agree and mark the cached cell. */
+static void test_table(void **state)
+{
+	(void)state;
+	struct st_table t;
+	char *buf = NULL;
+	size_t len = 0;
+	st_init(&t, "bonnie", "bonnie: a test");
+	int m = st_col(&t, NULL, "MiB", 0), k = st_col(&t, "block read", "K/sec", 0);
+	int d = st_col(&t, "block read", "from disk", 0);
+	t.col[d].share = true;
+	struct st_row *r = st_row(&t);
+	st_num(r, m, 16);
+	st_word(r, k, "too short");
+	st_num(r, d, 0.25);
+	r->cell[d].cached = true;
+	FILE *fp = open_memstream(&buf, &len);
+	st_print_text(&t, fp);
+	fclose(fp);
+	assert_non_null(strstr(buf, "--block read---"));
+	assert_non_null(strstr(buf, "too short"));
+	assert_non_null(strstr(buf, "25%*"));
+	assert_non_null(strstr(buf, "* mostly from the page cache"));
+	free(buf);
+	fp = open_memstream(&buf, &len);
+	st_print_csv(&t, fp);
+	fclose(fp);
+	assert_string_equal(buf, "MiB,block read K/sec,block read from disk,note\n16,too short,0.250,mostly from the page cache\n");
+	free(buf);
+	fp = open_memstream(&buf, &len);
+	st_json(&t, fp);
+	fclose(fp);
+	struct json_error err;
+	struct json *j = json_parse(buf, len, &err);
+	assert_non_null(j);
+	const struct json *row = json_at(json_get(j, "rows"), 0);
+	assert_true(json_num(json_get(row, "MiB"), 0) == 16);
+	assert_string_equal(json_str(json_get(row, "block read K/sec"), ""), "too short");
+	assert_string_equal(json_str(json_at(json_get(row, "from_cache"), 0), ""), "block read from disk");
+	assert_string_equal(json_str(json_get(j, "study"), ""), "bonnie");
+	json_free(j);
+	free(buf);
+	st_free(&t);
+}
+
+static void test_builtin_presets(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "aligntest", "blocksize", "bonnie", "copytools", "rsync-demo" };
+	char path[256], err[1024], list[1024];
+	for (size_t i = 0; i < 5; i++) {
+		struct preset p;
+		assert_int_equal(preset_find(names[i], path, sizeof path), 0);
+		assert_int_equal(preset_load(names[i], &p, err, sizeof err), 0);
+		assert_non_null(p.description);
+		assert_string_equal(p.study, names[i]);
+		preset_free(&p);
+	}
+	preset_names(list, sizeof list);
+	assert_non_null(strstr(list, "copytools"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +339,9 @@ int main(void)
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_find_and_load),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_fit),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_builtin_presets),
 	};
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

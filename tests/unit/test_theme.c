@@ -91,7 +91,9 @@ static void test_search_order(void **state)
 	snprintf(p, sizeof(p), "%s/xdg/benchtop/themes/zz.theme", tmp);
 	write_file(p, "title = red\n");
 	snprintf(p, sizeof(p), "%s/work/themes/zz.theme", tmp);
-	write_file(p, "title = green\n");
+	write_file(p, "title = green\n");   /* ./themes is not searched */
+	snprintf(p, sizeof(p), "%s/xdg/benchtop/themes/mono.theme", tmp);
+	write_file(p, "title = red\n");     /* overrides the built-in mono */
 	snprintf(p, sizeof(p), "%s/xdg", tmp);
 	setenv("XDG_CONFIG_HOME", p, 1);
 	snprintf(p, sizeof(p), "%s/work", tmp);
@@ -104,8 +106,15 @@ static void test_search_order(void **state)
 	assert_string_equal(t.name, "zz");
 	snprintf(p, sizeof(p), "%s/xdg/benchtop/themes/zz.theme", tmp);
 	unlink(p);
-	assert_int_equal(theme_load("zz", &t, err, sizeof(err)), 0);
-	assert_int_equal(t.fg[ROLE_TITLE], 2);          /* then ./themes */
+	assert_int_equal(theme_load("zz", &t, err, sizeof(err)), -ENOENT);
+	assert_int_equal(theme_load("mono", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.fg[ROLE_TITLE], 1);          /* the file wins over the built-in */
+	snprintf(p, sizeof(p), "%s/xdg/benchtop/themes/mono.theme", tmp);
+	unlink(p);
+	assert_int_equal(theme_find("mono", found, sizeof(found)), 0);
+	assert_string_equal(found, "built-in:mono");    /* from any directory */
+	assert_int_equal(theme_load("mono", &t, err, sizeof(err)), 0);
+	assert_int_not_equal(t.fg[ROLE_TITLE], 1);
 	assert_int_equal(theme_find("nope", found, sizeof(found)), -ENOENT);
 	assert_int_equal(theme_load("nope", &t, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "'nope'"));
@@ -117,8 +126,9 @@ static void test_search_order(void **state)
 	assert_non_null(strstr(err, "./bad.theme:2"));
 	assert_non_null(strstr(err, "'purple'"));
 	char names[8][THEME_NAME_LEN];
-	assert_int_equal(theme_list(names, 8), 1);
-	assert_string_equal(names[0], "zz");
+	assert_int_equal(theme_list(names, 8), 4);      /* the built-in four */
+	assert_string_equal(names[0], "default");
+	assert_string_equal(names[3], "mono");
 	assert_int_equal(chdir(cwd), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 	assert_int_equal(system(cmd), 0);

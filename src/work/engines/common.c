@@ -110,7 +110,8 @@ void *eng_buffer(size_t n)
 
 int eng_open_src(struct eng_ctx *x, int *fd)
 {
-	int flags = O_RDONLY | O_CLOEXEC | (x->oflags_extra & O_DIRECT);
+	/* update=PCT writes blocks back into the file it reads */
+	int flags = (x->w->update > 0 ? O_RDWR : O_RDONLY) | O_CLOEXEC | (x->oflags_extra & O_DIRECT);
 
 	*fd = open(x->job->src, flags);
 	if (*fd < 0)

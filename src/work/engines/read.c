@@ -1,7 +1,10 @@
 /* read.c - read workloads: a file read sequentially bs at a time, or a byte
  * at a time through stdio (bonnie's getc).  For read, bytes and rbytes
- * both count what was read. */
+ * both count what was read.  update=PCT (bonnie's rewrite: 100) dirties
+ * that share of the blocks read and writes each back in place, then
+ * fsyncs the file at the end, so the flush is timed. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -10,6 +13,26 @@
 
 #define CHAR_BATCH 4096
 
+/* Block k of the file is one of the update=PCT share written back (spread
+ * evenly: PCT of every 100 blocks). */
+static bool updated(int pct, uint64_t k)
+{
+	return pct > 0 && (k * (uint64_t)pct) % 100 < (uint64_t)pct;
+}
+
+/* bonnie's rewrite step for one block: dirty it, seek back, write it. */
+static int write_back(struct eng_ctx *x, int fd, char *buf, size_t n)
+{
+	buf[0]++;
+	if (lseek(fd, -(off_t)n, SEEK_CUR) < 0)
+		return eng_fail(x->c, errno, "seeking in", x->job->src);
+	ssize_t w = write(fd, buf, n);
+	eng_count(x, 0, 0, 1);
+	if (w != (ssize_t)n)
+		return eng_fail(x->c, w < 0 ? errno : EIO, "writing back into", x->job->src);
+	return 0;
+}
+
 static int block_read(struct eng_ctx *x, int fd)
 {
 	char *buf = eng_buffer(x->bs);
@@ -17,7 +40,7 @@ static int block_read(struct eng_ctx *x, int fd)
 
 	if (!buf)
 		return eng_fail(x->c, ENOMEM, "allocating a buffer for", x->job->src);
-	for (;;) {
+	for (uint64_t k = 0;; k++) {
 		ssize_t n = read(fd, buf, x->bs);
 		uint64_t got = n > 0 ? (uint64_t)n : 0;
 
@@ -28,6 +51,13 @@ static int block_read(struct eng_ctx *x, int fd)
 			rc = eng_fail(x->c, errno, "reading", x->job->src);
 		if (n <= 0)
 			break;
+		if (updated(x->w->update, k) && (rc = write_back(x, fd, buf, (size_t)n)))
+			break;
+	}
+	if (rc == 0 && x->w->update > 0) {
+		eng_phase(x->c, 2);
+		if (fsync(fd) != 0)
+			rc = eng_fail(x->c, errno, "syncing", x->job->src);
 	}
 	free(buf);
 	return rc;

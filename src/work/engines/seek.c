@@ -1,6 +1,8 @@
 /* seek.c - bonnie's seeker: each seeker process reads `count` blocks of bs
- * at random block-aligned offsets of the file (count 0: until stopped).
- * The seekers of one job share its counter block. */
+ * at random block-aligned offsets of the file (count 0: until stopped);
+ * with update=PCT (bonnie: 10) that share of the blocks read is dirtied
+ * and written back.  A seek is one call; a write-back is not counted as
+ * one.  The seekers of one job share its counter block. */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -34,6 +36,11 @@ static int seek_loop(struct eng_ctx *x, int fd, char *buf, uint64_t nblocks)
 		if (n < 0)
 			return eng_fail(x->c, errno, "reading", x->job->src);
 		eng_count(x, (uint64_t)n, (uint64_t)n, 0);
+		if (x->w->update > 0 && n > 0 && next_rand(&s) % 100 < (uint64_t)x->w->update) {
+			buf[0]++;
+			if (pwrite(fd, buf, (size_t)n, off) != n)
+				return eng_fail(x->c, errno ? errno : EIO, "writing back into", x->job->src);
+		}
 	}
 	return 0;
 }

@@ -1,0 +1,85 @@
+/* studytable.h - one experiment's table in its study's own layout: columns
+ * named as the study names them (units in the names, optionally under a
+ * group heading, as bonnie's "Block read" over "K/sec %CPU"), rows of
+ * numbers or words, notes under the table, and a chart hint for reports.
+ *
+ * The same table prints as aligned text, as CSV, and as the "experiment"
+ * object of the end record (JSON): rows are objects keyed by column key
+ * ("GROUP NAME", or NAME without a group), plus "note" and "from_cache". */
+#ifndef BENCHTOP_STUDYTABLE_H
+#define BENCHTOP_STUDYTABLE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define ST_MAX_COLS 24
+#define ST_MAX_NOTES 8
+#define ST_TEXT 200
+
+enum st_type { ST_NONE, ST_NUM, ST_WORD };
+
+struct st_cell {
+	enum st_type type;   /* ST_NONE prints "-" and null */
+	double v;
+	char text[ST_TEXT];
+	bool cached;         /* a read figure mostly from the page cache */
+};
+
+struct st_col {
+	char group[32];      /* "" or a heading over several columns */
+	char name[32];       /* as in the study, with its unit: "MiB/s", "%CPU" */
+	int prec;            /* decimals in text and CSV */
+	bool share;          /* a 0..1 fraction printed as a percentage */
+	bool left;           /* words: left-aligned */
+};
+
+struct st_row {
+	struct st_cell cell[ST_MAX_COLS];
+	char note[ST_TEXT];  /* "" or what the reader must know about the row */
+};
+
+/* Chart hint: "bars" (x: a label column, y: up to 4 value columns),
+ * "heatmap" (x and y label columns, z the value column) or "logx" (x a
+ * numeric column on a log axis, y a value column). */
+struct st_chart {
+	char kind[16];
+	int x, z;
+	int y[4], ny;
+};
+
+struct st_table {
+	char study[32];
+	char title[320];
+	char notes[ST_MAX_NOTES][400];
+	int nnotes;
+	int ncols;
+	struct st_col col[ST_MAX_COLS];
+	int nrows, cap;
+	struct st_row *rows;
+	struct st_chart chart;
+};
+
+void st_init(struct st_table *t, const char *study, const char *title);
+void st_free(struct st_table *t);
+/* Add a column; returns its index (or -1 when full). */
+int st_col(struct st_table *t, const char *group, const char *name, int prec);
+/* A note printed under the table (and kept in the JSON). */
+void st_note(struct st_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A new empty row (every cell ST_NONE); NULL when out of memory. */
+struct st_row *st_row(struct st_table *t);
+void st_num(struct st_row *r, int col, double v);
+void st_word(struct st_row *r, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The column's key: "GROUP NAME" or NAME. */
+void st_key(const struct st_table *t, int col, char *buf, size_t len);
+/* True when any cell of row r is marked cached. */
+bool st_row_cached(const struct st_row *r);
+
+/* Outputs: aligned text with the title, group headings, a "note" column
+ * when any row has one, cached figures followed by '*', and the notes;
+ * CSV with a header row of keys and a final "note" column; the JSON
+ * object (no trailing newline). */
+void st_print_text(const struct st_table *t, FILE *fp);
+void st_print_csv(const struct st_table *t, FILE *fp);
+void st_json(const struct st_table *t, FILE *fp);
+
+#endif

@@ -1,0 +1,453 @@
+/* exp_run.c - running an experiment's steps: each a quiet batch run in a
+ * process of its own (a stop signal ends the whole experiment), with the
+ * device's reads measured around it, files evicted from the page cache
+ * before reads, and the one table written at the end. */
+#include "exp_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchtop/affinity.h"
+#include "benchtop/clock.h"
+#include "benchtop/cpufreq.h"
+#include "benchtop/engine.h"
+#include "benchtop/json.h"
+#include "benchtop/num.h"
+#include "benchtop/pagecache.h"
+#include "benchtop/units.h"
+#include "benchtop/xalloc.h"
+
+/* ---- the start ----------------------------------------------------------- */
+
+static int open_record(struct exp *e)
+{
+	const char *path = e->r->record;
+	if (!path)
+		return 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (e->r->force ? O_TRUNC : O_EXCL), 0644);
+	if (fd < 0 || !(e->rec = fdopen(fd, "w"))) {
+		int err = errno;
+		fprintf(stderr, "benchtop: -o %s: %s%s\n", path, strerror(err),
+		        err == EEXIST ? " (choose a new file, or add --force to overwrite it)" : "");
+		if (fd >= 0)
+			close(fd);
+		return 3;
+	}
+	return 0;
+}
+
+static void jstr_or_null(FILE *fp, const char *s)
+{
+	if (s)
+		json_string(fp, s);
+	else
+		fputs("null", fp);
+}
+
+static void start_record(struct exp *e, FILE *fp)
+{
+	const struct run *r = e->r;
+	struct cpufreq *cf = cpufreq_open(r->sysfs, e->ncpu);
+	record_start_head(fp, e->ncpu, r->interval);
+	fprintf(fp, ",\"cpufreq\":");
+	json_string(fp, cf ? cpufreq_residency_kind(cf) : "none");
+	if (cf)
+		cpufreq_close(cf);
+	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(r->units));
+	for (size_t i = 0; i < r->nwl; i++) {
+		fprintf(fp, "%s{\"id\":%zu,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, cli_kind_name(r->wl[i].kind));
+		json_string(fp, r->wl[i].text ? r->wl[i].text : cli_kind_name(r->wl[i].kind));
+		fputc('}', fp);
+	}
+	fprintf(fp, "],\"experiment\":");
+	json_string(fp, e->kind);
+	fprintf(fp, ",\"sweep\":");
+	jstr_or_null(fp, r->sweep);
+	fprintf(fp, ",\"matrix\":{\"placement\":");
+	jstr_or_null(fp, r->matrix_placement);
+	fprintf(fp, ",\"governor\":");
+	jstr_or_null(fp, r->matrix_governor);
+	fprintf(fp, "},\"cell\":");
+	jstr_or_null(fp, r->cell);
+	fprintf(fp, ",\"preset\":");
+	jstr_or_null(fp, r->preset);
+	fprintf(fp, ",\"dir\":");
+	json_string(fp, e->dir);
+	fprintf(fp, ",\"disk\":");
+	jstr_or_null(fp, e->disk[0] ? e->disk : NULL);
+	fprintf(fp, ",\"cache\":");
+	json_string(fp, e->cache_how);
+	fprintf(fp, "}\n");
+	fflush(fp);
+}
+
+int exp_begin(struct exp *e, struct run *r, const char *kind, const char *dir)
+{
+	const char *tmp = getenv("TMPDIR");
+	memset(e, 0, sizeof *e);
+	e->r = r;
+	e->kind = kind;
+	e->out = stdout;
+	e->json = r->format == FMT_JSON;
+	e->ncpu = affinity_ncpu();
+	if (e->ncpu < 1)
+		e->ncpu = 1;
+	snprintf(e->dir, sizeof e->dir, "%s", dir && *dir ? dir : tmp && *tmp ? tmp : "/var/tmp");
+	int rc = pagecache_disk_of(e->dir, e->disk, sizeof e->disk, e->nodisk, sizeof e->nodisk);
+	if (rc) {
+		e->disk[0] = 0;
+		if (!e->nodisk[0])
+			snprintf(e->nodisk, sizeof e->nodisk, "%s", strerror(-rc));
+	}
+	e->drop = r->drop_caches && pagecache_can_drop();
+	if (r->drop_caches && !e->drop) {
+		fprintf(stderr, "benchtop: --drop-caches: cannot write /proc/sys/vm/drop_caches (run as root)\n");
+		return 3;
+	}
+	snprintf(e->cache_how, sizeof e->cache_how, "%s",
+	         e->drop ? "sync + drop_caches before each read"
+	                 : "the file evicted before each read (fsync + posix_fadvise DONTNEED)");
+	if ((rc = open_record(e)))
+		return rc;
+	e->t0 = clock_mono();
+	if (e->rec)
+		start_record(e, e->rec);
+	if (e->json)
+		start_record(e, e->out);
+	return 0;
+}
+
+int exp_scratch(struct exp *e)
+{
+	if (e->scratch)
+		return 0;
+	e->scratch = xmalloc(strlen(e->dir) + 32);
+	sprintf(e->scratch, "%s/benchtop-exp.XXXXXX", e->dir);
+	if (!mkdtemp(e->scratch)) {
+		fprintf(stderr, "benchtop: making a scratch directory %s: %s (set TMPDIR to a writable directory)\n",
+		        e->scratch, strerror(errno));
+		free(e->scratch);
+		e->scratch = NULL;
+		return 3;
+	}
+	return 0;
+}
+
+int exp_source(struct exp *e, uint64_t size, char **path)
+{
+	char msg[512];
+	*path = NULL;
+	if (exp_scratch(e))
+		return 3;
+	if (engine_make_source(e->scratch, size, path, msg, sizeof msg)) {
+		fprintf(stderr, "benchtop: %s\n", msg);
+		return 3;
+	}
+	return 0;
+}
+
+void exp_evict(struct exp *e, const char *path)
+{
+	if (e->drop)
+		pagecache_drop_all();
+	else if (path)
+		pagecache_evict(path);
+}
+
+/* ---- one step ------------------------------------------------------------ */
+
+void exp_child_run(const struct exp *e, const struct wl_spec *w, struct run *c)
+{
+	*c = *e->r;
+	c->wl = (struct wl_spec *)w;
+	c->nwl = 1;
+	c->batch = true;
+	c->record = NULL;
+	c->sweep = NULL;
+	c->matrix = false;
+	c->matrix_placement = c->matrix_governor = NULL;
+	c->cell = NULL;
+	c->cell_sec = 0;
+	c->cell_bytes = 0;
+	c->preset = NULL;
+	c->drop_caches = false;   /* the experiment prepares its reads itself */
+	c->loop = false;
+}
+
+/* What a step's process hands back through its pipe. */
+struct step_msg {
+	int status;
+	struct app_result res;
+};
+
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGCHLD);
+}
+
+/* Waits for the step's process; SIGINT, SIGTERM and SIGHUP are passed on
+ * to it (it stops its workloads and restores governors) and end the
+ * experiment after it.  The pipe is drained meanwhile, so a result larger
+ * than the pipe's buffer never blocks the child. */
+static int wait_step(struct exp *e, pid_t pid, int fd, struct step_msg *msg, size_t *got)
+{
+	sigset_t set;
+	siginfo_t si;
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	int ws = 0;
+	stop_signals(&set);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	for (;;) {
+		ssize_t n;
+		while (*got < sizeof *msg && (n = read(fd, (char *)msg + *got, sizeof *msg - *got)) > 0)
+			*got += (size_t)n;
+		if (waitpid(pid, &ws, WNOHANG) != 0)
+			break;
+		int sig = sigtimedwait(&set, &si, &tick);
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			e->stop = sig;
+			kill(pid, sig);
+		}
+	}
+	ssize_t n;
+	while (*got < sizeof *msg && (n = read(fd, (char *)msg + *got, sizeof *msg - *got)) > 0)
+		*got += (size_t)n;
+	return ws;
+}
+
+static int step_process(struct exp *e, struct run *c, struct app_result *res)
+{
+	struct step_msg *msg = xcalloc(1, sizeof *msg);
+	sigset_t set, old;
+	int fd[2];
+	size_t got = 0;
+	stop_signals(&set);
+	if (pipe2(fd, O_CLOEXEC)) {
+		free(msg);
+		return app_run(c, res);
+	}
+	fflush(NULL);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		msg->res = *res; /* the record stream and offsets go in */
+		msg->status = app_run(c, &msg->res);
+		fflush(NULL);
+		const char *p = (const char *)msg;
+		size_t left = sizeof *msg;
+		while (left > 0) {
+			ssize_t n = write(fd[1], p, left);
+			if (n <= 0)
+				_exit(1);
+			p += n, left -= (size_t)n;
+		}
+		_exit(msg->status);
+	}
+	close(fd[1]);
+	if (pid < 0) {
+		close(fd[0]);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		free(msg);
+		return app_run(c, res);
+	}
+	int ws = wait_step(e, pid, fd[0], msg, &got);
+	if (got != sizeof *msg) {
+		memset(msg, 0, sizeof *msg);
+		msg->status = 1;
+		fprintf(stderr, "benchtop: a step ended without its totals (%s %d)\n",
+		        WIFSIGNALED(ws) ? "signal" : "exit status", WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
+	}
+	close(fd[0]);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	*res = msg->res;
+	int status = msg->status;
+	free(msg);
+	return status;
+}
+
+static void totals_json(FILE *fp, const struct step_res *s)
+{
+	fprintf(fp, "\"user\":");
+	json_number(fp, s->user);
+	fprintf(fp, ",\"sys\":");
+	json_number(fp, s->sys);
+	fprintf(fp, ",\"elapsed\":");
+	json_number(fp, s->elapsed);
+	fprintf(fp, ",\"hog\":");
+	json_number(fp, exp_hog(s));
+	fprintf(fp, ",\"bytes\":%llu,\"bps\":", (unsigned long long)s->bytes);
+	json_number(fp, exp_rate(s, s->bytes));
+}
+
+static void step_json(struct exp *e, FILE *fp, const struct step_res *s, const char *extra)
+{
+	fprintf(fp, "{\"type\":\"step\",\"t\":");
+	json_number(fp, clock_mono() - e->t0);
+	fprintf(fp, ",\"step\":%zu,\"test\":", e->nsteps);
+	json_string(fp, s->name);
+	fputc(',', fp);
+	totals_json(fp, s);
+	fprintf(fp, ",\"calls\":%llu,\"disk_read\":", (unsigned long long)s->calls);
+	if (s->disk_known)
+		fprintf(fp, "%llu", (unsigned long long)s->disk_read);
+	else
+		fputs("null", fp);
+	fprintf(fp, ",\"status\":%d%s%s}\n", s->status, extra ? "," : "", extra ? extra : "");
+	fflush(fp);
+}
+
+struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const char *extra_json)
+{
+	if (e->nsteps == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 16;
+		e->steps = xrealloc(e->steps, e->cap * sizeof *e->steps);
+	}
+	struct step_res *s = &e->steps[e->nsteps++];
+	uint64_t d0 = 0, d1 = 0;
+	memset(s, 0, sizeof *s);
+	snprintf(s->name, sizeof s->name, "%s", name);
+	if (isatty(2) && !e->json)
+		fprintf(stderr, "benchtop: %s: step %zu: %s\n", e->kind, e->nsteps, name);
+	bool known = e->disk[0] && pagecache_disk_read(e->disk, &d0) == 0;
+	/* the step's samples and events go into the experiment's record */
+	s->res.rec = e->rec;
+	s->res.t_offset = clock_mono() - e->t0;
+	s->res.cell = (int)e->nsteps;
+	s->status = step_process(e, c, &s->res);
+	s->disk_known = known && pagecache_disk_read(e->disk, &d1) == 0 && d1 >= d0;
+	s->disk_read = s->disk_known ? d1 - d0 : 0;
+	for (int k = 0; k < s->res.nwl && k < APP_RESULT_MAX; k++) {
+		s->user += s->res.wl[k].user;
+		s->sys += s->res.wl[k].sys;
+		s->bytes += s->res.wl[k].bytes;
+		s->calls += s->res.wl[k].calls;
+		if (s->res.wl[k].elapsed > s->elapsed)
+			s->elapsed = s->res.wl[k].elapsed;
+	}
+	if (e->rec)
+		step_json(e, e->rec, s, extra_json);
+	if (e->json)
+		step_json(e, e->out, s, extra_json);
+	return s;
+}
+
+/* ---- figures ------------------------------------------------------------- */
+
+double exp_hog(const struct step_res *s)
+{
+	return num_div(s->user + s->sys, s->elapsed);
+}
+
+double exp_rate(const struct step_res *s, uint64_t bytes)
+{
+	return num_div((double)bytes, s->elapsed);
+}
+
+double exp_from_disk(const struct exp *e, const struct step_res *s, uint64_t test_read)
+{
+	(void)e;
+	if (!s->disk_known || test_read == 0)
+		return NAN;
+	/* the device's count holds every process's reads: never above all */
+	double share = (double)s->disk_read / (double)test_read;
+	return share > 1 ? 1 : share;
+}
+
+void exp_disk_cell(struct st_row *r, int col, double share)
+{
+	st_num(r, col, share);
+	if (col >= 0 && isfinite(share) && share < 0.5)
+		r->cell[col].cached = true;
+}
+
+bool exp_which(const char *prog, char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+	char *copy = xstrdup(path && *path ? path : "/usr/bin:/bin"), *save = NULL;
+	bool found = false;
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, len, "%s/%s", *d ? d : ".", prog);
+		found = access(buf, X_OK) == 0;
+	}
+	free(copy);
+	return found;
+}
+
+/* ---- the end ------------------------------------------------------------- */
+
+static void end_record(struct exp *e, FILE *fp, const struct st_table *t)
+{
+	fprintf(fp, "{\"type\":\"end\",\"t\":");
+	json_number(fp, clock_mono() - e->t0);
+	fprintf(fp, ",\"summary\":[");
+	for (size_t i = 0; i < e->nsteps; i++) {
+		fprintf(fp, "%s{\"test\":", i ? "," : "");
+		json_string(fp, e->steps[i].name);
+		fputc(',', fp);
+		totals_json(fp, &e->steps[i]);
+		fputc('}', fp);
+	}
+	fprintf(fp, "],\"phases\":[],\"experiment\":");
+	st_json(t, fp);
+	fprintf(fp, "}\n");
+	fflush(fp);
+}
+
+void exp_end(struct exp *e, struct st_table *t)
+{
+	if (!e->disk[0])
+		st_note(t, "from disk unknown: no block device under %s (%s)", e->dir, e->nodisk);
+	else
+		st_note(t, "from disk: what %s read during the test (/proc/diskstats) over the bytes the test read, "
+		        "at most 100%% (other processes' reads on %s count too)", e->disk, e->disk);
+	if (e->stop)
+		st_note(t, "stopped by %s after %zu steps", strsignal(e->stop), e->nsteps);
+	if (e->rec)
+		end_record(e, e->rec, t);
+	if (e->json)
+		end_record(e, e->out, t);
+	else if (e->r->format == FMT_CSV)
+		st_print_csv(t, e->out);
+	else
+		st_print_text(t, e->out);
+	if (e->stop)
+		fprintf(stderr, "benchtop: stopped by %s after %zu steps\n", strsignal(e->stop), e->nsteps);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+void exp_close(struct exp *e)
+{
+	if (e->rec)
+		fclose(e->rec);
+	e->rec = NULL;
+	if (e->scratch) {
+		if (e->r->keep)
+			fprintf(stderr, "benchtop: kept the experiment's files in %s\n", e->scratch);
+		else   /* only benchtop's own directory, made with mkdtemp */
+			nftw(e->scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		free(e->scratch);
+		e->scratch = NULL;
+	}
+	free(e->steps);
+	e->steps = NULL;
+}

@@ -1,0 +1,327 @@
+/* studies_io.c - the file-system studies: bonnie's one-line table,
+ * aligntest (write, then rewrite in place with aligned and misaligned
+ * blocks) and blocksize (the cost of one read(2) per block size). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "benchtop/experiment.h"
+#include "benchtop/pagecache.h"
+#include "benchtop/units.h"
+#include "studies.h"
+
+/* ---- bonnie ------------------------------------------------------------ */
+
+#define BONNIE_BS 8192
+#define BONNIE_SEEKERS 3
+#define BONNIE_SEEKS 1000          /* per seeker and run */
+#define BONNIE_MIN_SEC 1.0         /* bonnie++ does not report shorter tests */
+#define BONNIE_MAX_RUNS 16
+
+enum btest { B_PUTC, B_WRITE, B_REWRITE, B_GETC, B_READ, B_SEEK, B_N };
+
+static const struct {
+	const char *group;
+	bool reads;                 /* read from the source: evicted before, from disk shown */
+} btests[B_N] = {
+	{ "per-char write", false }, { "block write", false }, { "rewrite", true },
+	{ "per-char read", true }, { "block read", true }, { "seeks", true },
+};
+
+/* One test's runs added up. */
+struct acc {
+	double user, sys, elapsed;
+	uint64_t bytes, calls, disk;
+	bool disk_known;
+	int runs, status;
+};
+
+static int bonnie_spec(struct exp *e, enum btest b, const char *src, uint64_t size, struct wl_spec *w)
+{
+	unsigned long long sz = (unsigned long long)size;
+	switch (b) {
+	case B_PUTC: return study_workload(w, "write:path=%s,size=%llu,unit=char", e->scratch, sz);
+	case B_WRITE: return study_workload(w, "write:path=%s,size=%llu,bs=%d", e->scratch, sz, BONNIE_BS);
+	case B_REWRITE: return study_workload(w, "read:path=%s,bs=%d,update=100", src, BONNIE_BS);
+	case B_GETC: return study_workload(w, "read:path=%s,unit=char", src);
+	case B_READ: return study_workload(w, "read:path=%s,bs=%d", src, BONNIE_BS);
+	default:
+		return study_workload(w, "seek:path=%s,bs=%d,seekers=%d,count=%d,update=10", src, BONNIE_BS,
+		                      BONNIE_SEEKERS, BONNIE_SEEKS);
+	}
+}
+
+/* Runs test b until it has lasted a second in all, or BONNIE_MAX_RUNS
+ * times; a read test starts from a cold file each time. */
+static int bonnie_test(struct exp *e, enum btest b, const char *src, uint64_t size, struct acc *a)
+{
+	struct wl_spec w;
+	char name[64];
+	memset(a, 0, sizeof *a);
+	a->disk_known = true;
+	if (bonnie_spec(e, b, src, size, &w))
+		return 2;
+	while (a->elapsed < BONNIE_MIN_SEC && a->runs < BONNIE_MAX_RUNS && !e->stop && a->status == 0) {
+		struct run c;
+		if (btests[b].reads)
+			exp_evict(e, src);
+		exp_child_run(e, &w, &c);
+		c.force = true;   /* the rewrite and the seekers write into benchtop's own source */
+		snprintf(name, sizeof name, "bonnie %s, run %d", btests[b].group, a->runs + 1);
+		struct step_res *s = exp_step(e, &c, name, NULL);
+		a->user += s->user, a->sys += s->sys, a->elapsed += s->elapsed;
+		a->bytes += s->bytes, a->calls += s->calls, a->disk += s->disk_read;
+		a->disk_known = a->disk_known && s->disk_known;
+		a->status = s->status;
+		a->runs++;
+	}
+	cli_free_workload(&w);
+	return a->status > 1 ? a->status : 0;
+}
+
+struct bcols {
+	int size, rate[B_N], cpu[B_N], disk[B_N];
+};
+
+static void bonnie_table(struct exp *e, struct st_table *t, struct bcols *k, uint64_t size)
+{
+	char sz[32], title[400];
+	study_size_text(size, sz, sizeof sz);
+	snprintf(title, sizeof title, "bonnie: a %s file in %s%s%s, %d KiB blocks; K/sec = 1024 bytes a second, "
+	         "%%CPU = (user + sys) / elapsed", sz, e->dir, e->disk[0] ? " on " : "", e->disk, BONNIE_BS / 1024);
+	st_init(t, "bonnie", title);
+	k->size = st_col(t, NULL, "MiB", 0);
+	for (int b = 0; b < B_N; b++) {
+		k->rate[b] = st_col(t, btests[b].group, b == B_SEEK ? "/sec" : "K/sec", 0);
+		k->cpu[b] = st_col(t, btests[b].group, "%CPU", 1);
+		k->disk[b] = btests[b].reads ? st_col(t, btests[b].group, "from disk", 0) : -1;
+		if (k->disk[b] >= 0)
+			t->col[k->disk[b]].share = true;
+	}
+	snprintf(t->chart.kind, sizeof t->chart.kind, "bars");
+	t->chart.ny = 0;
+	for (int b = 0; b < B_N && b < 4; b++)
+		t->chart.y[t->chart.ny++] = k->rate[b == 3 ? B_READ : b];
+}
+
+static void bonnie_cells(struct exp *e, struct st_row *row, const struct bcols *k, enum btest b,
+                         const struct acc *a, uint64_t size)
+{
+	if (a->runs == 0)
+		return;
+	if (a->status) {
+		st_word(row, k->rate[b], "failed");
+		return;
+	}
+	if (a->elapsed < BONNIE_MIN_SEC) {
+		st_word(row, k->rate[b], "too short");
+		return;
+	}
+	double per = b == B_SEEK ? (double)a->calls / a->elapsed : (double)a->bytes / a->elapsed / 1024;
+	st_num(row, k->rate[b], per);
+	st_num(row, k->cpu[b], 100 * (a->user + a->sys) / a->elapsed);
+	if (k->disk[b] >= 0) {
+		uint64_t read = b == B_SEEK ? a->bytes : (uint64_t)a->runs * size;
+		exp_disk_cell(row, k->disk[b], a->disk_known && read ? (double)a->disk / (double)read : NAN);
+	}
+	(void)e;
+}
+
+int study_bonnie(struct exp *e, struct st_table *t)
+{
+	uint64_t size;
+	char *src;
+	struct bcols k;
+	struct acc a[B_N];
+	int status = study_size(e, "bonnie", 1ULL << 30, &size);
+	if (status || (status = exp_source(e, size, &src)))
+		return status;
+	bonnie_table(e, t, &k, size);
+	struct st_row *row = st_row(t);
+	st_num(row, k.size, (double)size / MIB);
+	char shortlist[160] = "";
+	for (int b = 0; b < B_N && !status && !e->stop; b++) {
+		status = bonnie_test(e, (enum btest)b, src, size, &a[b]);
+		bonnie_cells(e, row, &k, (enum btest)b, &a[b], size);
+		if (a[b].runs > 1)
+			snprintf(shortlist + strlen(shortlist), sizeof shortlist - strlen(shortlist), "%s%s x%d",
+			         shortlist[0] ? ", " : "", btests[b].group, a[b].runs);
+	}
+	if (st_row_cached(row))
+		snprintf(row->note, sizeof row->note, "mostly from cache");
+	st_note(t, "per-char tests call stdio's locking putc and getc once per byte, as the original bonnie did; "
+	        "bonnie++ does its byte I/O its own way (its getc_putc tool shows how far locking putc/getc, the "
+	        "unlocked ones and 1-byte read/write differ), so compare per-char figures only with bonnie's");
+	st_note(t, "rewrite reads each block, dirties it and writes it back; seeks: %d seekers, %d random %d KiB "
+	        "reads each per run, 10%% of the blocks dirtied and written back", BONNIE_SEEKERS, BONNIE_SEEKS,
+	        BONNIE_BS / 1024);
+	st_note(t, "%s; a test under %.0f s is run again (up to %d runs, figures over all runs) or shown as "
+	        "too short%s%s", e->cache_how, BONNIE_MIN_SEC, BONNIE_MAX_RUNS, shortlist[0] ? "; repeated: " : "",
+	        shortlist);
+	free(src);
+	return status;
+}
+
+/* ---- aligntest --------------------------------------------------------- */
+
+struct acols {
+	int bs, copies, size, wsec, rsec, wrate, rrate, factor, disk, test;
+};
+
+static void align_table(struct exp *e, struct st_table *t, struct acols *k, uint64_t size)
+{
+	char sz[32], title[400];
+	study_size_text(size, sz, sizeof sz);
+	snprintf(title, sizeof title, "aligntest: write a %s file, then rewrite it in place, in %s%s%s; one copy and "
+	         "five at once", sz, e->dir, e->disk[0] ? " on " : "", e->disk);
+	st_init(t, "aligntest", title);
+	char r[40];
+	k->bs = st_col(t, NULL, "bs", 0);
+	k->copies = st_col(t, NULL, "copies", 0);
+	k->size = st_col(t, NULL, "MiB each", 0);
+	k->wsec = st_col(t, NULL, "write s", 2);
+	k->rsec = st_col(t, NULL, "rewrite s", 2);
+	snprintf(r, sizeof r, "write %s", units_rate_label(e->r->units));
+	k->wrate = st_col(t, NULL, r, 1);
+	snprintf(r, sizeof r, "rewrite %s", units_rate_label(e->r->units));
+	k->rrate = st_col(t, NULL, r, 1);
+	k->factor = st_col(t, NULL, "factor", 2);
+	k->disk = st_col(t, NULL, "from disk", 0);
+	k->test = st_col(t, NULL, "test", 0);
+	t->col[k->disk].share = t->col[k->test].left = true;
+	snprintf(t->chart.kind, sizeof t->chart.kind, "bars");
+	t->chart.x = k->test, t->chart.y[0] = k->factor, t->chart.ny = 1;
+}
+
+static int align_case(struct exp *e, struct st_table *t, const struct acols *k, uint64_t size, int bs, int jobs)
+{
+	struct wl_spec w;
+	struct run c;
+	char name[80];
+	if (study_workload(&w, "write:path=%s,pattern=rewrite,bs=%d,size=%llu,jobs=%d", e->scratch, bs,
+	                   (unsigned long long)size, jobs))
+		return 2;
+	exp_child_run(e, &w, &c);
+	snprintf(name, sizeof name, "aligntest bs=%d copies=%d", bs, jobs);
+	struct step_res *s = exp_step(e, &c, name, NULL);
+	struct st_row *row = st_row(t);
+	cli_free_workload(&w);
+	if (!row)
+		return 1;
+	const struct workload_totals *wr = &s->res.phase[0][0], *rw = &s->res.phase[0][1];
+	st_num(row, k->bs, bs);
+	st_num(row, k->copies, jobs);
+	st_num(row, k->size, (double)size / MIB);
+	st_word(row, k->test, "bs=%d x%d", bs, jobs);
+	if (s->status || s->res.nphase[0] != 2) {
+		snprintf(row->note, sizeof row->note, "failed (exit %d)", s->status);
+		return s->status > 1 ? s->status : 0;
+	}
+	st_num(row, k->wsec, wr->elapsed);
+	st_num(row, k->rsec, rw->elapsed);
+	st_num(row, k->wrate, units_rate_value(e->r->units, wr->elapsed > 0 ? (double)wr->bytes / wr->elapsed : NAN));
+	st_num(row, k->rrate, units_rate_value(e->r->units, rw->elapsed > 0 ? (double)rw->bytes / rw->elapsed : NAN));
+	st_num(row, k->factor, wr->elapsed > 0 ? rw->elapsed / wr->elapsed : NAN);
+	/* what the rewrite made the disk read, per byte rewritten (the write
+	 * reads nothing): a read-modify-write shows here */
+	st_num(row, k->disk, s->disk_known && rw->bytes ? (double)s->disk_read / (double)rw->bytes : NAN);
+	return 0;
+}
+
+int study_aligntest(struct exp *e, struct st_table *t)
+{
+	uint64_t size;
+	struct acols k;
+	static const int bss[] = { 8192, 5000 }, jobs[] = { 1, 5 };
+	int status = study_size(e, "aligntest", 128 * MIB, &size);
+	if (status || (status = exp_scratch(e)))
+		return status;
+	align_table(e, t, &k, size);
+	for (int j = 0; j < 2 && !status && !e->stop; j++)
+		for (int b = 0; b < 2 && !status && !e->stop; b++)
+			status = align_case(e, t, &k, size, bss[b], jobs[j]);
+	st_note(t, "factor = rewrite s / write s; both include the flush (fdatasync, then fsync at the end); before "
+	        "the rewrite each file is flushed and evicted from the cache (fdatasync + posix_fadvise DONTNEED), "
+	        "so with a bs that is not a multiple of the page size every rewrite reads its page first");
+	st_note(t, "from disk: bytes the disk read during the run per byte rewritten");
+	return status;
+}
+
+/* ---- blocksize --------------------------------------------------------- */
+
+/* Read the whole file once, so every step reads it from the page cache. */
+static void warm(const char *path)
+{
+	static char buf[1 << 20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	while (fd >= 0 && read(fd, buf, sizeof buf) > 0)
+		;
+	if (fd >= 0)
+		close(fd);
+}
+
+int study_blocksize(struct exp *e, struct st_table *t)
+{
+	uint64_t size = e->r->cell_bytes ? e->r->cell_bytes : 32 * MIB, bs[EXP_MAX_STEPS];
+	char *src, sz[32], title[400], step[40];
+	int status = exp_source(e, size, &src);
+	if (status)
+		return status;
+	size_t n = experiment_steps(16, 64 * 1024, bs, EXP_MAX_STEPS);
+	study_size_text(size, sz, sizeof sz);
+	if (e->r->cell_sec > 0)
+		snprintf(step, sizeof step, ", each step for at most %g s", e->r->cell_sec);
+	else
+		step[0] = 0;
+	snprintf(title, sizeof title, "blocksize: read(2) of a %s file (%s) at each bs from 16 B to 64 KiB, "
+	         "doubling%s", sz, src, step);
+	st_init(t, "blocksize", title);
+	int cb = st_col(t, NULL, "bs", 0), cc = st_col(t, NULL, "calls", 0), cm = st_col(t, NULL, "MiB read", 1);
+	int cr = st_col(t, NULL, units_rate_label(e->r->units), 1), cu = st_col(t, NULL, "us/call", 3);
+	int cd = st_col(t, NULL, "from disk", 0);
+	t->col[cd].share = true;
+	snprintf(t->chart.kind, sizeof t->chart.kind, "logx");
+	t->chart.x = cb, t->chart.y[0] = cu, t->chart.ny = 1;
+	double x[EXP_MAX_STEPS], y[EXP_MAX_STEPS], a, b;
+	for (size_t i = 0; i < n && !status && !e->stop; i++) {
+		struct wl_spec w;
+		struct run c;
+		char name[64];
+		if ((status = study_workload(&w, "read:path=%s,bs=%llu", src, (unsigned long long)bs[i])))
+			break;
+		warm(src);
+		exp_child_run(e, &w, &c);
+		if (e->r->cell_sec > 0)
+			c.duration = e->r->cell_sec;
+		snprintf(name, sizeof name, "read bs=%llu", (unsigned long long)bs[i]);
+		struct step_res *s = exp_step(e, &c, name, NULL);
+		struct st_row *row = st_row(t);
+		cli_free_workload(&w);
+		double us = s->calls ? s->elapsed * 1e6 / (double)s->calls : NAN;
+		x[i] = (double)bs[i] / 1024, y[i] = us;
+		if (!row)
+			continue;
+		st_num(row, cb, (double)bs[i]);
+		st_num(row, cc, (double)s->calls);
+		st_num(row, cm, (double)s->bytes / MIB);
+		st_num(row, cr, units_rate_value(e->r->units, exp_rate(s, s->bytes)));
+		st_num(row, cu, us);
+		exp_disk_cell(row, cd, exp_from_disk(e, s, s->bytes));
+		if (s->status)
+			snprintf(row->note, sizeof row->note, "failed (exit %d)", s->status);
+		else if (st_row_cached(row))
+			snprintf(row->note, sizeof row->note, "from cache, on purpose");
+		status = s->status > 1 ? s->status : 0;
+	}
+	if (experiment_fit(x, y, (size_t)t->nrows, &a, &b) == 0)
+		st_note(t, "fit (least squares over %d steps): us/call = %.3f + %.4f x KiB: a fixed cost of %.3f us per "
+		        "call and %.4f us per KiB", t->nrows, a, b, a, b);
+	st_note(t, "the file is read from the page cache on purpose (read once before each step): us/call is the cost "
+	        "of the call and the copy, not of the disk");
+	free(src);
+	return status;
+}
