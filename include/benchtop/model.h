@@ -57,6 +57,8 @@ struct wl_sample {
 	int id;
 	double read_bps, write_bps;   /* destination-side rates */
 	uint64_t bytes;               /* total bytes done (written, or read for read/seek) */
+	char counted;                 /* commands: 'w' bytes are written, 'r' read, 0 none yet */
+	uint64_t wbytes, rbytes;      /* commands: written to / read from regular files */
 	uint64_t calls;               /* engine calls, 0 for commands */
 	double us_per_call;           /* wall time per call over the interval, -1 unknown */
 	double utime, stime;          /* cumulative, including exited descendants */

@@ -95,24 +95,6 @@ static struct workload *owner_of(struct app *a, pid_t pid)
 	return NULL;
 }
 
-static uint64_t zombie_write_bytes(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	uint64_t rc, wc, rb, wb;
-	if (sample_parse_io(buf, &rc, &wc, &rb, &wb))
-		return 0;
-	return wb;
-}
-
 /* A descendant whose parent died was handed to benchtop (its subreaper):
  * its CPU time still belongs to the workload whose tree it was in. */
 static void adopt_orphan(struct app *a, pid_t pid, const struct rusage *ru)
@@ -136,8 +118,10 @@ static void reap_children(struct app *a)
 			return;
 		pid_t pid = si.si_pid;
 		struct workload *w = owner_of(a, pid);
+		/* the zombie's io (libproc2, in the sampler) settles what a
+		 * command read after the sampler last looked */
 		if (w && !strcmp(workload_kind(w), "cmd"))
-			workload_note_exit_io(w, zombie_write_bytes(pid));
+			sampler_note_exit(a->sp, pid);
 		int st;
 		struct rusage ru;
 		if (wait4(pid, &st, WNOHANG, &ru) <= 0)
@@ -269,9 +253,10 @@ static void tick_body(struct app *a)
 	s->dt = now - a->last_tick;
 	a->last_tick = now;
 	reap_children(a);
-	double dt = s->dt;
 	sampler_tick(a->sp, s, now);
-	s->dt = dt; /* the loop's interval, also on the first tick */
+	/* s->dt: the measured time between this read of the processes and
+	 * the previous one (every rate is over it), wider than the interval
+	 * when a tick could not finish in time */
 	if (a->cf)
 		cpufreq_sample(a->cf, s, s->dt);
 	for (int i = 0; i < a->nwl; i++)

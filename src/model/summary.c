@@ -75,7 +75,8 @@ void summary_print(struct app *a, FILE *fp)
 		workload_totals(a->wl[i], &t);
 		char name[256];
 		const char *err = workload_state(a->wl[i]) == WLS_FAILED ? " (failed)" : "";
-		snprintf(name, sizeof name, "%s%s", workload_name(a->wl[i]), err);
+		snprintf(name, sizeof name, "%s%s%s%s%s", workload_name(a->wl[i]), err,
+		         t.counted ? " (" : "", t.counted ? t.counted : "", t.counted ? ")" : "");
 		row(fp, u, &t, name);
 	}
 	if (a->nattached) {
@@ -106,10 +107,13 @@ static void json_totals(FILE *fp, const struct workload_totals *t, const char *n
 	fprintf(fp, "{\"test\":");
 	json_string(fp, name);
 	fprintf(fp, ",\"workload\":%d,\"user\":%.3f,\"sys\":%.3f,\"elapsed\":%.3f,\"hog\":%.4f,"
-	        "\"bytes\":%llu,\"bps\":%.1f,\"calls\":%llu,\"runs\":%d}",
+	        "\"bytes\":%llu,\"bps\":%.1f,\"calls\":%llu,\"runs\":%d",
 	        id, t->user, t->sys, t->elapsed, safe_div(t->user + t->sys, t->elapsed),
 	        (unsigned long long)t->bytes, safe_div((double)t->bytes, t->elapsed),
 	        (unsigned long long)t->calls, t->runs);
+	if (t->counted)
+		fprintf(fp, ",\"counted\":\"%s\"", t->counted);
+	fputc('}', fp);
 }
 
 void summary_json(struct app *a, FILE *fp)

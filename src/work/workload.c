@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,7 +60,9 @@ struct workload {
 	uint64_t bytes_done_runs, rbytes_done_runs, calls_done_runs; /* of finished runs */
 	uint64_t bytes_seen;                        /* the latest total shown */
 	uint64_t rbytes_last, bytes_last, calls_last;
-	uint64_t zombie_io;                         /* write_bytes of exited command roots */
+	char counted;                               /* commands: 'w' written, 'r' read */
+	double t_read;                              /* CLOCK_MONOTONIC of the last poll */
+	bool both;                                  /* commands: wrote and read regular files */
 	int runs;
 	unsigned char *mask;         /* own copy of the placement for new processes, or NULL */
 	int ncpu;
@@ -271,6 +274,9 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 		close(ep[0]);
 		child_setup(0, w->mask, w->ncpu);
 		quiet_output(w->run);
+		/* benchtop's own descriptors (libproc2's /proc files, records)
+		 * are not the command's: none is inherited */
+		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 		execvp(w->spec->argv[0], w->spec->argv);
 		int e = errno;
 		if (write(ep[1], &e, sizeof e) < 0)
@@ -601,15 +607,6 @@ void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *r
 	finish_run(w, now);
 }
 
-/* The zombie of a command's root still holds the I/O of its whole tree
- * (the kernel adds reaped children's counts to their parent), so its
- * write_bytes are read before it is reaped: a copy that ended between two
- * ticks is still counted. */
-void workload_note_exit_io(struct workload *w, uint64_t write_bytes)
-{
-	w->zombie_io += write_bytes;
-}
-
 static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 {
 	uint64_t b = 0, rb = 0, calls = 0;
@@ -641,7 +638,13 @@ static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 
 void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt)
 {
+	/* counters read now: their rates are over the time since their own
+	 * last read, not the loop's */
+	double t_read = mono_now();
 	(void)now;
+	if (w->t_read > 0)
+		dt = t_read - w->t_read;
+	w->t_read = t_read;
 	ws->id = w->id;
 	ws->us_per_call = -1;
 	if (w->src_ctr && !w->src_ready) {
@@ -651,19 +654,14 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 		w->src_last = b;
 	} else if (w->ctr) {
 		poll_engine(w, ws, dt);
-	} else if (ws->bytes < w->zombie_io) {
-		/* a command that ended between two samples: what its tree
-		 * wrote since the last sample is this interval's rate too */
-		uint64_t seen = ws->bytes > w->bytes_seen ? ws->bytes : w->bytes_seen;
-		/* when no progress was ever seen, the bytes were made over the
-		 * whole run, not only the last (perhaps short) interval */
-		double span = dt;
-		if (seen == 0 && w->t_end > w->t_start && w->t_end - w->t_start > span)
-			span = w->t_end - w->t_start;
-		if (span > 0 && w->zombie_io > seen)
-			ws->write_bps += (double)(w->zombie_io - seen) / span;
-		ws->bytes = w->zombie_io;
+	} else if (ws->counted && ws->counted != w->counted) {
+		/* a command that read and now writes regular files: its bytes
+		 * are the written ones from here on */
+		w->counted = ws->counted;
+		w->bytes_seen = 0;
 	}
+	if (!w->ctr && !w->src_ctr)
+		w->both |= ws->wbytes > 0 && ws->rbytes > 0;
 	if (ws->bytes < w->bytes_seen)
 		ws->bytes = w->bytes_seen; /* totals never go backwards */
 	w->bytes_seen = ws->bytes;
@@ -802,6 +800,8 @@ void workload_totals(const struct workload *w, struct workload_totals *t)
 	t->bytes = w->bytes_seen;
 	t->calls = w->calls_done_runs;
 	t->runs = w->runs;
+	t->counted = w->spec->kind != WL_CMD ? NULL : w->counted == 'r' ? "read" :
+	             w->counted == 'w' && w->both ? "written" : NULL;
 }
 
 int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],
