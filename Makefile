@@ -30,7 +30,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/tests/%)
 
 # Debian packages the build and the tests need.
 BUILD_DEBS = gcc make pkg-config libncurses-dev libproc2-dev
-TEST_DEBS  = libcmocka-dev tmux rsync jq man-db bsdutils coreutils procps util-linux
+TEST_DEBS  = libcmocka-dev tmux rsync jq man-db bsdutils coreutils procps util-linux cpio gzip
 FUZZ_DEBS  = clang libclang-rt-dev
 BENCH_DEBS = valgrind
 

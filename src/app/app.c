@@ -26,6 +26,7 @@
 #include "benchtop/affinity.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/membw.h"
 #include "benchtop/sample.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -552,7 +553,7 @@ static void fill_result(struct app *a, struct app_result *res)
 
 int app_run(struct run *run, struct app_result *res)
 {
-	struct app app = { .run = run, .tfd = -1, .sfd = -1, .selected = 0 };
+	struct app app = { .run = run, .tfd = -1, .sfd = -1, .selected = 0, .prep_sync = -1, .prep_drop = -1 };
 	struct app *a = &app;
 	char msg[512] = "";
 	a->out = res ? NULL : stdout;
@@ -597,6 +598,21 @@ int app_run(struct run *run, struct app_result *res)
 	 * lines stay in the C locale ("1.5", never "1,5"). */
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
+	a->membw = membw_measure();
+	rc = app_prepare(a, msg, sizeof msg);
+	if (rc) {
+		if (a->dashboard)
+			ui_close();
+		fprintf(stderr, "benchtop: %s\n", msg);
+		free(m);
+		return app_abandon(a, 3);
+	}
+	if (a->prep_sync >= 0) {
+		snprintf(a->status, sizeof a->status,
+		         "preparation before the run: sync %.3f s, drop caches %.3f s", a->prep_sync, a->prep_drop);
+		if (a->run->batch)
+			fprintf(stderr, "benchtop: %s\n", a->status);
+	}
 	a->t0 = a->last_tick = app_mono();
 	a->self_cpu_last = cpu_self();
 	if (run->governor) {

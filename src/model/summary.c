@@ -98,6 +98,9 @@ void summary_print(struct app *a, FILE *fp)
 		        rate < 100 ? 1 : 0, rate, safe_div(p->cpu_s, len) * 100,
 		        (unsigned long long)p->migrations, mhzs, p->label);
 	}
+	if (a->prep_sync >= 0)
+		fprintf(fp, "\npreparation before the run (not in any row): sync %.3f s, drop caches %.3f s\n",
+		        a->prep_sync, a->prep_drop);
 	print_policies(a, fp);
 	fflush(fp);
 }
