@@ -1,19 +1,13 @@
 /* membw.c - memcpy bandwidth, measured at start (see membw.h). */
 #include "benchtop/membw.h"
 
+#include "benchtop/clock.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MEMBW_BUF (32u << 20)
 #define MEMBW_ROUNDS 3
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 double membw_measure(void)
 {
@@ -24,9 +18,9 @@ double membw_measure(void)
 		memset(a, 1, MEMBW_BUF);
 		memset(b, 2, MEMBW_BUF);  /* pages faulted in before timing */
 		for (int r = 0; r < MEMBW_ROUNDS; r++) {
-			double t0 = mono();
+			double t0 = clock_mono();
 			memcpy(r & 1 ? a : b, r & 1 ? b : a, MEMBW_BUF);
-			double dt = mono() - t0;
+			double dt = clock_mono() - t0;
 			/* keep the copy from being optimised away */
 			__asm__ volatile("" : : "r"(a), "r"(b) : "memory");
 			if (dt > 0 && MEMBW_BUF / dt > best)

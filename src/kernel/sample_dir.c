@@ -14,6 +14,8 @@
  * open descriptors (sample_fd.c). */
 #include "sample_priv.h"
 
+#include "benchtop/xalloc.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -43,7 +45,7 @@ struct sdirs {
 
 struct sdirs *sdirs_new(void)
 {
-	return calloc(1, sizeof(struct sdirs));
+	return xcalloc(1, sizeof(struct sdirs));
 }
 
 static void sdir_free(struct sdir *d)
@@ -93,7 +95,7 @@ static struct sdir *sdir_get(struct sdirs *d, const struct sproc *p, const char 
 			return &d->v[i];
 	if (sample_grow((void **)&d->v, &d->cap, d->n + 1, sizeof *d->v))
 		return NULL;
-	char *copy = strdup(path);
+	char *copy = xstrdup(path);
 	if (!copy)
 		return NULL;
 	struct sdir *e = &d->v[d->n++];
@@ -127,7 +129,7 @@ static void add_kid(struct sdir *e, const char *name)
 	for (int i = 0; i < e->nkids; i++)
 		if (strcmp(e->kids[i], name) == 0)
 			return;
-	if (e->nkids < 2 && (e->kids[e->nkids] = strdup(name)))
+	if (e->nkids < 2 && (e->kids[e->nkids] = xstrdup(name)))
 		e->nkids++;
 }
 

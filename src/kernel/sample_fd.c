@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "benchtop/sample.h"
+#include "benchtop/xalloc.h"
 
 #define TICK_POS 4
 
@@ -67,7 +68,7 @@ struct sfiles {
 
 struct sfiles *sfiles_new(void)
 {
-	struct sfiles *f = calloc(1, sizeof(struct sfiles));
+	struct sfiles *f = xcalloc(1, sizeof(struct sfiles));
 	if (f && !(f->dirs = sdirs_new())) {
 		free(f);
 		return NULL;
@@ -109,7 +110,7 @@ int sample_grow(void **p, int *cap, int want, size_t elem)
 	int n = *cap ? *cap * 2 : 8;
 	while (n < want)
 		n *= 2;
-	void *q = realloc(*p, (size_t)n * elem);
+	void *q = xrealloc(*p, (size_t)n * elem);
 	if (!q)
 		return -ENOMEM;
 	*p = q;
@@ -141,7 +142,7 @@ static int hash_rebuild(struct sfiles *f)
 	while (want < f->cap * 2)
 		want *= 2;
 	if (want != f->hcap) {
-		int *h = calloc((size_t)want, sizeof *h);
+		int *h = xcalloc((size_t)want, sizeof *h);
 		if (!h)
 			return -ENOMEM;
 		free(f->hash);
