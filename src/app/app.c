@@ -124,6 +124,7 @@ static void reap_children(struct app *a)
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			return;
 		pid_t pid = si.si_pid;
+		double t_exit = app_now(a);  /* before the look at its zombie */
 		struct workload *w = owner_of(a, pid);
 		/* the zombie's io (libproc2, in the sampler) settles what a
 		 * command read after the sampler last looked */
@@ -134,7 +135,7 @@ static void reap_children(struct app *a)
 		if (wait4(pid, &st, WNOHANG, &ru) <= 0)
 			return;
 		if (w)
-			workload_reap(w, pid, st, &ru, app_now(a));
+			workload_reap(w, pid, st, &ru, t_exit);
 		else
 			adopt_orphan(a, pid, &ru);
 	}

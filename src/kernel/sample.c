@@ -98,6 +98,7 @@ struct sampler {
 };
 
 static int src_procs(struct sampler *sp, double dt);
+static void root_reconcile(struct swl *w);
 static int src_cpu(struct sampler *sp, double dt);
 static int src_disk(struct sampler *sp, double dt);
 static int src_mem(struct sampler *sp, double dt);
@@ -492,6 +493,8 @@ static int src_procs(struct sampler *sp, double dt)
 		if (sp->procs[i].gone)
 			sfiles_forget(sp->files, &sp->procs[i]);
 	sfiles_settle(sp->files, sp->procs, sp->n, sp->wl, sp->nwl);
+	for (int w = 0; w <= sp->nwl; w++)
+		root_reconcile(&sp->wl[w]);
 	wl_sums(sp);
 	/* Over the time since the _prev values were read: on the first read
 	 * that is since the workload was first tracked (its processes from
@@ -629,11 +632,63 @@ int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, b
 		return -ENOMEM;
 	p->wl = workload;
 	p->measure_io = measure_io;
+	p->root = true;
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	sp->wl[workload].measure_io |= measure_io;
+	sp->wl[workload].root_wbytes = sp->wl[workload].wbytes;
+	sp->wl[workload].root_nwfiles = sp->wl[workload].nwfiles;
 	if (sp->wl[workload].t_prev <= 0)
 		sp->wl[workload].t_prev = (clock_mono() * 1e3) / 1e3;  /* its bytes count from here */
 	return 0;
+}
+
+/* A workload's root has exited: its zombie's io holds the whole tree's
+ * (every descendant reaped inside the tree).  What reached files through
+ * processes that started and ended between two ticks, never seen, shows
+ * there: at most its wchar, at most its write_bytes (page-rounded: a page
+ * per file counted, and one for the tree's output, may be rounding).
+ * Whatever of that the files counted do not explain is added, after the
+ * next look at the files (files closed since the last tick are counted
+ * there first). */
+static void root_reconcile(struct swl *w)
+{
+	w->rbytes += w->pend_rbytes;
+	w->pend_rbytes = 0;
+	if (!w->rec_pending)
+		return;
+	w->rec_pending = false;
+	uint64_t bound = w->rec_wchar < w->rec_wb ? w->rec_wchar : w->rec_wb;
+	uint64_t counted = w->wbytes - w->root_wbytes;
+	uint64_t slack = 4096 * (w->nwfiles - w->root_nwfiles + 1);
+	if (bound > counted + slack)
+		w->wbytes += bound - counted - slack;
+}
+
+/* The root's zombie rchar holds every read of the tree: beyond what the
+ * processes tracked at the last tick had read then (and children already
+ * handed to a parent), what readers of regular files read after their
+ * last scan, at most what their files had left. */
+static void root_reads(struct sampler *sp, struct sproc *root, uint64_t rchar, uint64_t wb)
+{
+	uint64_t seen = 0, cap = 0;
+
+	for (int i = 0; i < sp->n; i++) {
+		struct sproc *c = &sp->procs[i];
+		if (c->wl != root->wl || !c->io_known)
+			continue;
+		seen += c->rchar + c->pend_seen;
+		cap += c->pend_cap + (c->reads_files ? c->rd_left : 0);
+		c->pend_seen = c->pend_cap = c->rd_left = 0;
+	}
+	/* a tree never seen reading or writing any file (it started and
+	 * ended between two ticks) that wrote no file (write_bytes within
+	 * the page its own output may have dirtied) is taken at its rchar */
+	struct swl *w = &sp->wl[root->wl];
+	if (!cap && !w->wbytes && !w->rbytes && wb <= 4096)
+		cap = UINT64_MAX;
+	if (rchar > seen)
+		w->pend_rbytes += rchar - seen < cap ? rchar - seen : cap;
+	root->rchar = rchar;
 }
 
 uint64_t sampler_note_exit(struct sampler *sp, pid_t pid)
@@ -646,21 +701,16 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid)
 		return 0;
 	struct pids_result *h = f->stacks[0]->head;
 	uint64_t rchar = h[PI_RCHAR].result.ul_int, wb = h[PI_WBYTES].result.ul_int;
-	if (!p || !p->measure_io || p->exit_noted)
+	uint64_t wchar = h[PI_WCHAR].result.ul_int;
+	if (!p || !p->measure_io || p->exit_noted || !p->root)
 		return wb;
-	/* its children that ended since the last tick were reaped by it */
-	for (int i = 0; i < sp->n; i++) {
-		struct sproc *c = &sp->procs[i];
-		if (c->ppid == pid && c != p && !c->gone && kill(c->pid, 0) != 0 && errno == ESRCH)
-			proc_gone_reads(sp, c);
-	}
-	proc_children_gone(sp, p, rchar);
-	if (p->reads_files && p->io_known && rchar > p->rchar) {
-		uint64_t rem = rchar - p->rchar;
-		sp->wl[p->wl].rbytes += rem < p->rd_left ? rem : p->rd_left;
-	}
-	p->rchar = rchar;
+	root_reads(sp, p, rchar, wb);
 	p->exit_noted = true;
+	if (p->root) {
+		sp->wl[p->wl].rec_pending = true;
+		sp->wl[p->wl].rec_wchar = wchar;
+		sp->wl[p->wl].rec_wb = wb;
+	}
 	return wb;
 }
 

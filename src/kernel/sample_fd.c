@@ -454,6 +454,8 @@ static void settle_one(struct sfile *s, struct sproc *procs, int nprocs, struct 
 	uint64_t grown = s->pgrowth > sgrow ? s->pgrowth : sgrow;
 	if (grown > s->counted && s->wl >= 0 && s->wl <= nwl) {
 		uint64_t inc = grown - s->counted;
+		if (s->write && !s->counted)
+			wls[s->wl].nwfiles++;
 		if (s->write)
 			wls[s->wl].wbytes += inc;
 		else

@@ -56,6 +56,7 @@ struct sproc {
 	bool io_known;                     /* rchar.. were read at least once */
 	bool io_moved;                     /* rchar or wchar moved at the last read */
 	bool exit_noted;                   /* its zombie's io was read (sampler_note_exit) */
+	bool root;                         /* added by sampler_add (not found as a child) */
 	pid_t ppid;
 	uint64_t rchar0;                   /* rchar at its first read */
 	uint64_t rd_dpos;                  /* read positions it moved, all its life */
@@ -82,6 +83,11 @@ struct swl {
 	                                    * (its bytes count from 0 there); 0 unknown */
 	double wbps, rbps;
 	double ut, st;
+	uint64_t nwfiles;                  /* written files counted */
+	uint64_t root_wbytes, root_nwfiles;/* wbytes and nwfiles when its root was added */
+	bool rec_pending;                  /* its root exited: reconcile at the next settle */
+	uint64_t rec_wchar, rec_wb;        /* the root zombie's wchar and write_bytes */
+	uint64_t pend_rbytes;              /* reads recovered between ticks, counted at the next */
 };
 
 /* Make room for want elements of elem bytes in the array *p of capacity

@@ -3,7 +3,8 @@
  * every descendant (orphans too), then prints to standard error
  *   truth wall=SECONDS user=SECONDS sys=SECONDS
  * wall from just before the fork to the last wait4 (CLOCK_MONOTONIC),
- * CPU from wait4's resource use of the whole tree (RUSAGE_CHILDREN).
+ * CPU from wait4's resource use of the whole tree (RUSAGE_CHILDREN) plus
+ * truthrun's own (RUSAGE_SELF): what its parent's wait4 will see.
  *
  *   cc -o truthrun tests/helpers/truthrun.c
  *   truthrun sh -c 'cp big out' */
@@ -49,8 +50,10 @@ int main(int argc, char **argv)
 		if (p == pid)
 			rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	double wall = mono() - t0;
-	struct rusage ru;
+	struct rusage ru, self;
 	getrusage(RUSAGE_CHILDREN, &ru);
-	fprintf(stderr, "truth wall=%.6f user=%.6f sys=%.6f\n", wall, secs(ru.ru_utime), secs(ru.ru_stime));
+	getrusage(RUSAGE_SELF, &self);
+	fprintf(stderr, "truth wall=%.6f user=%.6f sys=%.6f\n", wall,
+	        secs(ru.ru_utime) + secs(self.ru_utime), secs(ru.ru_stime) + secs(self.ru_stime));
 	return rc;
 }
