@@ -1,6 +1,7 @@
 /* app.h - one run of benchtop: the state the poll loop, the actions, the
- * outputs and the summary share.  Internal to app.c, action.c, record.c
- * and summary.c; main.c only calls app_main(). */
+ * run's outputs and its summary share.  Internal to src/app/ (app.c,
+ * app_setup.c, action.c, record.c, summary.c); out/ uses only
+ * record_start_head, main.c only app_run. */
 #ifndef BENCHTOP_APP_H
 #define BENCHTOP_APP_H
 
@@ -16,6 +17,7 @@
 struct workload;
 struct sampler;
 struct cpufreq;
+struct app_metrics;
 
 /* A placement rule for one process: re-applied each tick to its threads. */
 struct pin_rule {
@@ -80,6 +82,7 @@ struct app {
 	pid_t *attached;
 	size_t nattached;
 	char *governors[32];         /* for the G menu (NULL-terminated) */
+	struct app_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
 };
 
 /* Run everything the command line asked for; returns the exit status. */
