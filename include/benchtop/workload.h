@@ -87,6 +87,7 @@ struct workload_totals {
 	 * what it read from them, "written" when it did both and the bytes
 	 * are the written ones; NULL otherwise */
 	const char *counted;
+	double paused;           /* seconds of elapsed it spent paused */
 };
 /* Its totals over every run so far (bytes, calls, CPU, time) into *t. */
 void workload_totals(const struct workload *w, struct workload_totals *t);

@@ -23,12 +23,18 @@ static void attached_totals(struct app *a, struct workload_totals *t)
 	t->elapsed = a->ended;
 }
 
+/* Paused time is a column of its own when any workload was paused (the
+ * elapsed time includes it). */
+static bool show_paused;
+
 static void row(FILE *fp, enum units_mode u, const struct workload_totals *t, const char *name)
 {
 	double hog = num_div(t->user + t->sys, t->elapsed) * 100;
 	double rate = units_rate_value(u, num_div((double)t->bytes, t->elapsed));
-	fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s\n", t->user, t->sys, t->elapsed, hog,
-	        rate < 100 ? 1 : 0, rate, name);
+	fprintf(fp, "%6.2f  %6.2f  %6.2f  ", t->user, t->sys, t->elapsed);
+	if (show_paused)
+		fprintf(fp, "%6.2f  ", t->paused);
+	fprintf(fp, "%3.0f%%  %7.*f  %s\n", hog, rate < 100 ? 1 : 0, rate, name);
 }
 
 static double phase_mean_mhz(const struct phase *p)
@@ -57,8 +63,16 @@ static void print_policies(struct app *a, FILE *fp)
 void summary_print(struct app *a, FILE *fp)
 {
 	enum units_mode u = a->units;
-	fprintf(fp, "\n%6s  %6s  %6s  %4s  %7s  %s\n", "user", "sys", "elaps", "hog",
-	        units_rate_label(u), "test");
+	show_paused = false;
+	for (int i = 0; i < a->nwl; i++) {
+		struct workload_totals pt;
+		workload_totals(a->wl[i], &pt);
+		show_paused |= pt.paused > 0;
+	}
+	fprintf(fp, "\n%6s  %6s  %6s  ", "user", "sys", "elaps");
+	if (show_paused)
+		fprintf(fp, "%6s  ", "paused");
+	fprintf(fp, "%4s  %7s  %s\n", "hog", units_rate_label(u), "test");
 	struct workload_totals t;
 	for (int i = 0; i < a->nwl; i++) {
 		struct workload_totals rows[2];
@@ -106,10 +120,10 @@ static void json_totals(FILE *fp, const struct workload_totals *t, const char *n
 	fprintf(fp, "{\"test\":");
 	json_string(fp, name);
 	fprintf(fp, ",\"workload\":%d,\"user\":%.3f,\"sys\":%.3f,\"elapsed\":%.3f,\"hog\":%.4f,"
-	        "\"bytes\":%llu,\"bps\":%.1f,\"calls\":%llu,\"runs\":%d",
+	        "\"bytes\":%llu,\"bps\":%.1f,\"calls\":%llu,\"runs\":%d,\"paused\":%.3f",
 	        id, t->user, t->sys, t->elapsed, num_div(t->user + t->sys, t->elapsed),
 	        (unsigned long long)t->bytes, num_div((double)t->bytes, t->elapsed),
-	        (unsigned long long)t->calls, t->runs);
+	        (unsigned long long)t->calls, t->runs, t->paused);
 	if (t->counted)
 		fprintf(fp, ",\"counted\":\"%s\"", t->counted);
 	fputc('}', fp);

@@ -67,6 +67,7 @@ struct workload {
 	double t_read;                              /* CLOCK_MONOTONIC of the last poll */
 	bool both;                                  /* commands: wrote and read regular files */
 	double t_called;                            /* CLOCK_MONOTONIC when workload_start began */
+	double t_paused, paused_s;                  /* when the pause began; seconds paused */
 	int runs;
 	unsigned char *mask;         /* own copy of the placement for new processes, or NULL */
 	int ncpu;
@@ -490,8 +491,8 @@ static void start_sync(struct workload *w)
  * rewrite cut short counts up to now. */
 static void add_rewrite_rows(struct workload *w)
 {
-	double now = clock_mono(), t0 = 0, t1 = 0, t3 = 0, u0 = 0, s0 = 0;
-	uint64_t b0 = 0, b1 = 0;
+	double now = clock_mono(), t0 = 0, t1 = 0, t1first = 0, t3 = 0, u0 = 0, s0 = 0;
+	uint64_t b0 = 0, b1 = 0, c0 = 0, c1 = 0;
 	bool rewrote = false;
 	for (int j = 0; j < w->nctr; j++) {
 		const struct engine_counters *c = &w->ctr[j];
@@ -504,8 +505,13 @@ static void add_rewrite_rows(struct workload *w)
 		if (end0 > t1)
 			t1 = end0;
 		b0 += (r ? c->phase_bytes[1] : c->bytes) - c->phase_bytes[0];
+		c0 += (r ? c->phase_calls[1] : c->calls) - c->phase_calls[0];
 		if (r) {
 			rewrote = true;
+			/* the rewrite begins with the first job's own switch */
+			if (t1first == 0 || c->phase_t[1] < t1first)
+				t1first = c->phase_t[1];
+			c1 += c->calls - c->phase_calls[1];
 			u0 += c->phase_user[1] - c->phase_user[0];
 			s0 += c->phase_sys[1] - c->phase_sys[0];
 			double end = c->phase_t[3] > 0 ? c->phase_t[3] : now;
@@ -520,7 +526,9 @@ static void add_rewrite_rows(struct workload *w)
 		s0 = ru_s;
 	}
 	w->rows[0].elapsed += t1 > t0 ? t1 - t0 : 0;
-	w->rows[1].elapsed += rewrote && t3 > t1 ? t3 - t1 : 0;
+	w->rows[1].elapsed += rewrote && t3 > t1first ? t3 - t1first : 0;
+	w->rows[0].calls += c0;
+	w->rows[1].calls += c1;
 	w->rows[0].bytes += b0;
 	w->rows[1].bytes += b1;
 	w->rows[0].user += u0;
@@ -672,10 +680,11 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 	ws->id = w->id;
 	ws->us_per_call = -1;
 	if (w->src_ctr && !w->src_ready) {
-		uint64_t b = __atomic_load_n(&w->src_ctr->bytes, __ATOMIC_RELAXED);
-		ws->write_bps = dt > 0 && b >= w->src_last ? (double)(b - w->src_last) / dt : 0;
+		/* filling the source is preparation, not the copy: the
+		 * source process shows its own rate, the copy none yet */
+		w->src_last = __atomic_load_n(&w->src_ctr->bytes, __ATOMIC_RELAXED);
+		ws->write_bps = 0;
 		ws->read_bps = 0;
-		w->src_last = b;
 	} else if (w->ctr) {
 		poll_engine(w, ws, dt);
 	} else if (ws->counted && ws->counted != w->counted) {
@@ -727,6 +736,10 @@ void workload_pause(struct workload *w, bool pause)
 {
 	if (!any_alive(w))
 		return;
+	if (pause && !w->paused)
+		w->t_paused = clock_mono();
+	else if (!pause && w->paused && w->t_paused > 0)
+		w->paused_s += clock_mono() - w->t_paused;
 	workload_signal(w, pause ? SIGSTOP : SIGCONT);
 	w->paused = pause;
 	w->state = pause ? WLS_PAUSED : WLS_RUNNING;
@@ -741,6 +754,8 @@ void workload_stop(struct workload *w)
 	workload_signal(w, SIGCONT);
 	if (w->state == WLS_PAUSED)
 		w->state = WLS_RUNNING;
+	if (w->paused && w->t_paused > 0)
+		w->paused_s += clock_mono() - w->t_paused;
 	w->paused = false;
 }
 
@@ -828,6 +843,7 @@ void workload_totals(const struct workload *w, struct workload_totals *t)
 	t->user = reaped || w->ru_user > w->seen_user ? w->ru_user : w->seen_user;
 	t->sys = reaped || w->ru_sys > w->seen_sys ? w->ru_sys : w->seen_sys;
 	t->elapsed = w->elapsed_done;
+	t->paused = w->paused_s + (w->paused && w->t_paused > 0 ? clock_mono() - w->t_paused : 0);
 	t->bytes = w->bytes_seen;
 	t->calls = w->calls_done_runs;
 	t->runs = w->runs;
