@@ -7,15 +7,17 @@ set -eu
 cd "$(dirname "$0")/.."
 mkdir -p build/bench
 CFLAGS="-std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Iinclude $(pkg-config --cflags libproc2)"
-OBJS="build/src/kernel/sample.o build/src/kernel/sample_fd.o build/src/kernel/sample_sys.o build/src/kernel/sample_parse.o build/src/model/model.o $(ls src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')"
+OBJS="$(ls src/kernel/sample*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ') build/src/model/model.o $(ls src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')"
 make -s $OBJS
 cc $CFLAGS -o build/bench/tick bench/tick.c $OBJS $(pkg-config --libs libproc2) -lm
 T=build/bench/tick
 
 echo "== sampler tick cost (sleeping children, measure_io on)"
 declare -A US
-for n in 1 16 128; do
-	line=$($T cost $n 2000)
+for n in 1 16 128 1000; do
+	ticks=2000
+	[ "$n" = 1000 ] && ticks=100
+	line=$($T cost $n $ticks)
 	echo "$line"
 	US[$n]=$(echo "$line" | sed -n 's/.*cpu_us_per_tick=\([0-9.]*\).*/\1/p')
 done
@@ -45,6 +47,16 @@ awk -v t="${US[16]}" -v top="$top_us" 'BEGIN {
 	printf "ratio tick(16 procs) / top refresh = %.3f (target <= 0.125: %s)\n", r, r <= 0.125 ? "met" : "NOT met"
 }'
 awk -v a="${US[16]}" -v b="${US[128]}" 'BEGIN { if (a > 0) printf "growth: tick(128) / tick(16) = %.1fx for 8x the processes\n", b / a }'
+
+echo "== 1000 tracked processes, every one read every tick, against one top -b -n 1 of the same machine"
+line=$($T top1 1000)
+echo "$line"
+awk -v t="${US[1000]}" -v top="$(echo "$line" | sed -n 's/.*cpu_us_top_n1=\([0-9.]*\).*/\1/p')" 'BEGIN {
+	printf "tick(1000 procs) = %.0f us, top -b -n 1 = %.0f us: %s\n", t, top, t <= top ? "met (at or under)" : "NOT met"
+}'
+awk -v a="${US[16]}" -v b="${US[1000]}" 'BEGIN { if (a > 0) printf "growth: tick(1000) / tick(16) = %.1fx for 62.5x the processes\n", b / a }'
+echo "== memcpy bandwidth (benchtop measures it at start; no sample rate may pass twice it)"
+$T membw
 
 echo "== tick schedule: absolute CLOCK_MONOTONIC timerfd at 0.1 s for 10 s"
 $T schedule 10

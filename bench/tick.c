@@ -6,6 +6,8 @@
  *                         valgrind --tool=callgrind --toggle-collect=sampler_tick
  *   tick top REFRESHES    CPU us per refresh of `top -b -d 0.1`
  *   tick schedule SECONDS ticks on an absolute 0.1 s timerfd; samples/s
+ *   tick top1 N           CPU us of one `top -b -n 1` while N sleepers live
+ *   tick membw            memcpy bandwidth as benchtop measures it at start
  */
 #include <errno.h>
 #include <signal.h>
@@ -19,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/membw.h"
 #include "benchtop/model.h"
 #include "benchtop/sample.h"
 
@@ -129,6 +132,30 @@ static int top(int refreshes)
 	return 0;
 }
 
+/* One whole `top -b -n 1` (start-up included) while n sleepers live: the
+ * machine's processes, these n among them, read once. */
+static int top1(int n)
+{
+	pid_t *pids = spawn_sleepers(n);
+	if (!pids)
+		return 1;
+	usleep(100000);
+	pid_t p = fork();
+	if (p == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execlp("top", "top", "-b", "-n", "1", (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	struct rusage ru;
+	int rc = wait4(p, &st, 0, &ru) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+	printf("top -b -n 1 with %d sleepers: cpu_us_top_n1=%.1f\n", n,
+	       (tv_s(ru.ru_utime) + tv_s(ru.ru_stime)) * 1e6);
+	reap(pids, n);
+	return rc;
+}
+
 /* Absolute deadlines: a late tick does not push the next ones back. */
 static int schedule(int seconds)
 {
@@ -170,6 +197,13 @@ int main(int argc, char **argv)
 		return top(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "schedule"))
 		return schedule(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "top1"))
+		return top1(atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "membw")) {
+		double bw = membw_measure();
+		printf("memcpy_bps=%.0f (%.1f GiB/s)\n", bw, bw / (1 << 30));
+		return 0;
+	}
 	fprintf(stderr, "usage: tick cost|callgrind N TICKS | top REFRESHES | schedule SECONDS\n");
 	return 2;
 }

@@ -69,6 +69,8 @@ struct app {
 	bool in_tick;                /* events from inside a tick follow its sample */              /* stopping everything at the end of the run */               /* every workload ended (dashboard waits for q) */
 	double self_cpu_last;
 	double ended;                /* t of the end record */
+	double prep_sync, prep_drop; /* --drop-caches: seconds of the sync and the drop before t = 0, -1 none */
+	double membw;                /* memcpy bytes/s measured at start: no honest rate passes twice it */
 	pid_t *attached;
 	size_t nattached;
 	char *governors[32];         /* for the G menu (NULL-terminated) */

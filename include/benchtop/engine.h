@@ -29,6 +29,7 @@ struct engine_counters {
 	char msg[160];       /* failure text for the user, "" while fine */
 	double phase_user[4];    /* the marking process's user and sys CPU seconds */
 	double phase_sys[4];     /* when each phase began */
+	uint64_t phase_calls[4]; /* value of calls when each phase began */
 	uint64_t phase_bytes[4]; /* value of bytes when each phase began (rewrite: the
 	                          * write row is phase_bytes[1] - phase_bytes[0] over
 	                          * phase_t[1] - phase_t[0], the rewrite row the rest) */

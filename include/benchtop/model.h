@@ -66,6 +66,8 @@ struct wl_sample {
 	int id;
 	double read_bps, write_bps;   /* destination-side rates */
 	uint64_t bytes;               /* total bytes done (written, or read for read/seek) */
+	char counted;                 /* commands: 'w' bytes are written, 'r' read, 0 none yet */
+	uint64_t wbytes, rbytes;      /* commands: written to / read from regular files */
 	uint64_t calls;               /* engine calls, 0 for commands */
 	double us_per_call;           /* wall time per call over the interval, -1 unknown */
 	uint64_t passes;              /* complete passes over its files (engines loop inside

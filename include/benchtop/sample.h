@@ -26,9 +26,9 @@ void sampler_free(struct sampler *sp);
  * through /proc/PID/task/TID/children, so cost grows with the tracked
  * processes, not with the machine's).  role is shown for pid itself;
  * descendants inherit the root's role unless added explicitly.
- * measure_io: count this tree's destination-side bytes for workload
- * (growth of file positions of regular files open for writing in fdinfo,
- * plus the growth of those files' sizes; falling back to write_bytes);
+ * measure_io: count the bytes this tree moves to and from regular files
+ * (sizes and fdinfo positions of the files it holds open, new files in
+ * the directories it writes into; see sample_fd.c and sample_dir.c);
  * false for built-in engines, whose counters the caller supplies. */
 int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, bool measure_io);
 /* sampler_add naming the process's slot in its workload ("writer",
@@ -38,6 +38,10 @@ int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, b
  * (sample_role_evidence), starting from role. */
 int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *role,
                      const char *slot, bool measure_io);
+/* pid, a tracked process, has exited and is not reaped yet: its zombie's
+ * io (which holds its reaped children's too) settles what it read after
+ * its last scan.  Returns its write_bytes (0 when unreadable). */
+uint64_t sampler_note_exit(struct sampler *sp, pid_t pid);
 /* Stop following pid's tree (its totals stay in the workload's sums). */
 void sampler_forget_workload(struct sampler *sp, int workload);
 /* A file whose block device should be watched (dev from st_dev). */
@@ -50,13 +54,16 @@ int sampler_pids(const struct sampler *sp, int workload, pid_t *pids, int max);
 
 /* Take a snapshot: s->cpus[].user..idle, s->procs (grown as needed),
  * s->disk, and for each workload in s->wls[]: utime/stime (including exited
- * descendants, never going backwards) and, for measure_io trees, bytes and
- * read_bps/write_bps.  now is CLOCK_MONOTONIC seconds.  Returns 0 or -errno. */
+ * descendants, never going backwards) and, for measure_io trees, bytes
+ * (written to regular files, or read from them when it wrote none:
+ * counted says which) and read_bps/write_bps.  s->dt is the time between
+ * this read of the processes and the previous one, which every rate is
+ * over.  now is CLOCK_MONOTONIC seconds.  Returns 0 or -errno. */
 int sampler_tick(struct sampler *sp, struct snapshot *s, double now);
 
 /* How long source `name` ("processes", "cpu", "diskstats", "meminfo") took
  * at its last read, in ms (-1 unknown); *every (if given) gets how many
- * ticks apart it is read now (1, or more once it proved slow). */
+ * ticks apart it is read: always 1, every source is read every tick. */
 double sampler_source_ms(const struct sampler *sp, const char *name, int *every);
 
 /* Roles of command processes.  What one interval shows a process did:

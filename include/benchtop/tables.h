@@ -10,11 +10,14 @@
 #include "benchtop/cli.h"
 
 /* One workload (or the attached processes): CPU seconds, wall time and
- * bytes per second over it; test is its name, failed adds " (failed)". */
+ * bytes per second over it; test is its name, failed adds " (failed)";
+ * paused (seconds, inside elapsed) is printed when show_paused. */
 struct sum_row {
 	const char *test;
 	double user, sys, elapsed, bps;
 	bool failed;
+	double paused;
+	bool show_paused;
 };
 
 /* One phase: the stretch from..to (run seconds), its rate, the CPU share
@@ -32,8 +35,9 @@ struct policy_row {
 	long min_khz, max_khz;
 };
 
-/* The heading line of the summary (a blank line first), rates in u. */
-void tables_summary_head(FILE *fp, enum units_mode u);
+/* The heading line of the summary (a blank line first), rates in u; a
+ * "paused" column when show_paused (any workload was paused). */
+void tables_summary_head(FILE *fp, enum units_mode u, bool show_paused);
 /* One summary row: user sys elaps hog rate test. */
 void tables_summary_row(FILE *fp, enum units_mode u, const struct sum_row *r);
 /* The heading line of the phase table (a blank line first). */

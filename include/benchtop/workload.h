@@ -89,6 +89,11 @@ struct workload_totals {
 	double user, sys, elapsed;
 	uint64_t bytes, calls;
 	int runs;
+	/* commands: "read" when it wrote no regular file and its bytes are
+	 * what it read from them, "written" when it did both and the bytes
+	 * are the written ones; NULL otherwise */
+	const char *counted;
+	double paused;           /* seconds of elapsed it spent paused */
 };
 /* Its totals over every run so far (bytes, calls, CPU, time) into *t. */
 void workload_totals(const struct workload *w, struct workload_totals *t);
@@ -96,8 +101,6 @@ void workload_totals(const struct workload *w, struct workload_totals *t);
 int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],
                         const char *names[2]);
 
-/* A command root's write_bytes read from its zombie before reaping. */
-void workload_note_exit_io(struct workload *w, uint64_t write_bytes);
 /* Allow a restart after a stop (r key, --loop). */
 void workload_rearm(struct workload *w);
 bool workload_stop_requested(const struct workload *w);

@@ -28,6 +28,7 @@
 #include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/membw.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
 #include "benchtop/sample.h"
@@ -104,14 +105,6 @@ static struct workload *owner_of(struct app *a, pid_t pid)
 	return NULL;
 }
 
-/* What a process that just ended wrote (0 when it cannot be read). */
-static uint64_t zombie_write_bytes(pid_t pid)
-{
-	uint64_t wb = 0;
-
-	return proc_write_bytes(pid, &wb) == 0 ? wb : 0;
-}
-
 /* A descendant whose parent died was handed to benchtop (its subreaper):
  * its CPU time still belongs to the workload whose tree it was in. */
 static void adopt_orphan(struct app *a, pid_t pid, const struct rusage *ru)
@@ -134,15 +127,18 @@ static void reap_children(struct app *a)
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			return;
 		pid_t pid = si.si_pid;
+		double t_exit = app_now(a);  /* before the look at its zombie */
 		struct workload *w = owner_of(a, pid);
+		/* the zombie's io (libproc2, in the sampler) settles what a
+		 * command read after the sampler last looked */
 		if (w && !strcmp(workload_kind(w), "cmd"))
-			workload_note_exit_io(w, zombie_write_bytes(pid));
+			sampler_note_exit(a->sp, pid);
 		int st;
 		struct rusage ru;
 		if (wait4(pid, &st, WNOHANG, &ru) <= 0)
 			return;
 		if (w)
-			workload_reap(w, pid, st, &ru, app_now(a));
+			workload_reap(w, pid, st, &ru, t_exit);
 		else
 			adopt_orphan(a, pid, &ru);
 	}
@@ -269,9 +265,10 @@ static void tick_body(struct app *a)
 	s->dt = now - a->last_tick;
 	a->last_tick = now;
 	reap_children(a);
-	double dt = s->dt;
 	sampler_tick(a->sp, s, now);
-	s->dt = dt; /* the loop's interval, also on the first tick */
+	/* s->dt: the measured time between this read of the processes and
+	 * the previous one (every rate is over it), wider than the interval
+	 * when a tick could not finish in time */
 	if (a->cf)
 		cpufreq_sample(a->cf, s, s->dt);
 	for (int i = 0; i < a->nwl; i++)
@@ -640,6 +637,21 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	 * lines stay in the C locale ("1.5", never "1,5"). */
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
+	a->membw = membw_measure();
+	rc = app_prepare(a, msg, sizeof msg);
+	if (rc) {
+		if (a->dashboard)
+			ui_close();
+		fprintf(stderr, "benchtop: %s\n", msg);
+		free(m);
+		return app_abandon(a, 3);
+	}
+	if (a->prep_sync >= 0) {
+		snprintf(a->status, sizeof a->status,
+		         "preparation before the run: sync %.3f s, drop caches %.3f s", a->prep_sync, a->prep_drop);
+		if (a->run->batch)
+			fprintf(stderr, "benchtop: %s\n", a->status);
+	}
 	a->t0 = a->last_tick = app_mono();
 	a->self_cpu_last = cpu_self();
 	if (run->governor) {
@@ -694,7 +706,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 
 int app_run(struct run *run, struct app_result *res)
 {
-	struct app app = { .run = run, .selected = 0 };
+	struct app app = { .run = run, .selected = 0, .prep_sync = -1, .prep_drop = -1 };
 	struct app *a = &app;
 	char msg[512] = "";
 	a->out = res ? NULL : stdout;

@@ -23,6 +23,8 @@ int app_start_mask(struct app *a, unsigned char **out, char *msg, size_t len);
  * on this machine before anything runs: -EINVAL exit 2, else exit 3. */
 int app_check_start(struct app *a, char *msg, size_t len);
 int app_start_workloads(struct app *a, char *msg, size_t len);
+/* Steps before the run's clock starts (--drop-caches), timed. */
+int app_prepare(struct app *a, char *msg, size_t len);
 int app_open_record(struct app *a, char *msg, size_t len);
 /* Give up before the run started: remove the new record file, tear down,
  * return status. */

@@ -37,6 +37,10 @@ void record_start(struct app *a, FILE *fp)
 		fprintf(fp, ",\"policies\":");
 		cpufreq_policies_json(a->cf, fp);
 	}
+	fprintf(fp, ",\"memcpy_bps\":");
+	json_number(fp, a->membw > 0 ? a->membw : NAN);
+	if (a->prep_sync >= 0)
+		fprintf(fp, ",\"preparation\":{\"sync_s\":%.6f,\"drop_caches_s\":%.6f}", a->prep_sync, a->prep_drop);
 	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(a->units));
 	for (int i = 0; i < a->nwl; i++) {
 		const struct wl_spec *s = workload_spec(a->wl[i]);
@@ -113,6 +117,10 @@ void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 	json_number(fp, s->t + (fp == a->rec ? a->t_offset : 0));
 	if (a->cell > 0 && fp == a->rec)
 		fprintf(fp, ",\"cell\":%d", a->cell);
+	/* the measured interval every rate of this sample is over (wider
+	 * than the asked one when a tick could not finish in time) */
+	fprintf(fp, ",\"interval\":");
+	json_number(fp, s->dt > 0 ? s->dt : NAN);
 	fputc(',', fp);
 	record_cpus(fp, s);
 	record_procs(fp, s);
@@ -120,8 +128,8 @@ void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 	for (int i = 0; i < s->nwl; i++) {
 		const struct wl_sample *w = &s->wls[i];
 		fprintf(fp, "%s{\"id\":%d,\"read_bps\":", i ? "," : "", w->id);
-		json_number(fp, w->read_bps);
-		json_member_number(fp, "write_bps", w->write_bps);
+		json_number(fp, w->read_bps >= 0 ? w->read_bps : NAN);  /* unread: null */
+		json_member_number(fp, "write_bps", w->write_bps >= 0 ? w->write_bps : NAN);
 		fprintf(fp, ",\"us_per_call\":");
 		if (w->us_per_call >= 0)
 			json_number(fp, w->us_per_call);
@@ -129,9 +137,12 @@ void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 			fputs("null", fp);
 		json_member_number(fp, "utime", w->utime);
 		json_member_number(fp, "stime", w->stime);
-		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"passes\":%llu,\"state\":\"%s\"}",
+		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"passes\":%llu,\"state\":\"%s\"",
 		        (unsigned long long)w->bytes, (unsigned long long)w->calls,
 		        (unsigned long long)w->passes, model_wl_state_name(w->state));
+		if (w->counted)
+			fprintf(fp, ",\"counted\":\"%s\"", w->counted == 'r' ? "read" : "written");
+		fputc('}', fp);
 	}
 	fprintf(fp, "],\"disk\":{\"device\":");
 	json_string(fp, s->disk.device);

@@ -24,11 +24,13 @@ static void attached_totals(struct app *a, struct workload_totals *t)
 	t->elapsed = a->ended;
 }
 
+/* One summary row; paused time (inside elapsed) is its own column when
+ * any workload was paused. */
 static void row(FILE *fp, enum units_mode u, const struct workload_totals *t, const char *name,
-                bool failed)
+                bool failed, bool show_paused)
 {
 	struct sum_row r = { name, t->user, t->sys, t->elapsed,
-	                     num_div((double)t->bytes, t->elapsed), failed };
+	                     num_div((double)t->bytes, t->elapsed), failed, t->paused, show_paused };
 	tables_summary_row(fp, u, &r);
 }
 
@@ -58,22 +60,31 @@ static void print_policies(struct app *a, FILE *fp)
 void summary_print(struct app *a, FILE *fp)
 {
 	enum units_mode u = a->units;
-	tables_summary_head(fp, u);
+	bool show_paused = false;
+	for (int i = 0; i < a->nwl; i++) {
+		struct workload_totals pt;
+		workload_totals(a->wl[i], &pt);
+		show_paused |= pt.paused > 0;
+	}
+	tables_summary_head(fp, u, show_paused);
 	struct workload_totals t;
 	for (int i = 0; i < a->nwl; i++) {
 		struct workload_totals rows[2];
 		const char *names[2];
 		int nr = workload_phase_rows(a->wl[i], rows, names);
 		for (int k = 0; k < nr; k++)
-			row(fp, u, &rows[k], names[k], false);
+			row(fp, u, &rows[k], names[k], false, show_paused);
 		if (nr)
 			continue;
 		workload_totals(a->wl[i], &t);
-		row(fp, u, &t, workload_name(a->wl[i]), workload_state(a->wl[i]) == WLS_FAILED);
+		char name[256];
+		snprintf(name, sizeof name, "%s%s%s%s", workload_name(a->wl[i]),
+		         t.counted ? " (" : "", t.counted ? t.counted : "", t.counted ? ")" : "");
+		row(fp, u, &t, name, workload_state(a->wl[i]) == WLS_FAILED, show_paused);
 	}
 	if (a->nattached) {
 		attached_totals(a, &t);
-		row(fp, u, &t, "attached", false);
+		row(fp, u, &t, "attached", false, show_paused);
 	}
 	size_t n = history_nphases(a->hist);
 	tables_phase_head(fp, u);
@@ -85,6 +96,9 @@ void summary_print(struct app *a, FILE *fp)
 		                       phase_mean_mhz(p), p->label };
 		tables_phase_row(fp, u, &r);
 	}
+	if (a->prep_sync >= 0)
+		fprintf(fp, "\npreparation before the run (not in any row): sync %.3f s, drop caches %.3f s\n",
+		        a->prep_sync, a->prep_drop);
 	print_policies(a, fp);
 	fflush(fp);
 }
@@ -94,10 +108,13 @@ static void json_totals(FILE *fp, const struct workload_totals *t, const char *n
 	fprintf(fp, "{\"test\":");
 	json_string(fp, name);
 	fprintf(fp, ",\"workload\":%d,\"user\":%.3f,\"sys\":%.3f,\"elapsed\":%.3f,\"hog\":%.4f,"
-	        "\"bytes\":%llu,\"bps\":%.1f,\"calls\":%llu,\"runs\":%d}",
+	        "\"bytes\":%llu,\"bps\":%.1f,\"calls\":%llu,\"runs\":%d,\"paused\":%.3f",
 	        id, t->user, t->sys, t->elapsed, num_div(t->user + t->sys, t->elapsed),
 	        (unsigned long long)t->bytes, num_div((double)t->bytes, t->elapsed),
-	        (unsigned long long)t->calls, t->runs);
+	        (unsigned long long)t->calls, t->runs, t->paused);
+	if (t->counted)
+		fprintf(fp, ",\"counted\":\"%s\"", t->counted);
+	fputc('}', fp);
 }
 
 void summary_json(struct app *a, FILE *fp)

@@ -317,7 +317,7 @@ const struct cli_option cli_options[] = {
 	{ 0, "cpus", "LIST", "initial affinity of all workloads, e.g. 0 or 0,2-3", O_CPUS, false, o_cpus },
 	{ 0, "placement", "PLACE", "initial placement: pack, free or spread", O_PLACEMENT, false, o_placement },
 	{ 0, "governor", "NAME", "set this governor on all CPUs at start (restored at exit)", O_GOVERNOR, false, o_governor },
-	{ 0, "drop-caches", NULL, "sync and drop the page cache before each workload (root)", O_DROP_CACHES, false, o_drop_caches },
+	{ 0, "drop-caches", NULL, "sync and drop the page cache before the run, a timed step of its own (root)", O_DROP_CACHES, false, o_drop_caches },
 	{ 0, "sweep", "bs=FROM:TO", "run the workload once per block size, doubling from FROM to TO", O_SWEEP, false, o_sweep },
 	{ 0, "matrix", "[placement=a,b] [governor=x,y]", "run the workload once per placement x governor cell (repeatable)", O_MATRIX, true, o_matrix },
 	{ 0, "cell", "SEC|SIZE", "length of one sweep step or matrix cell", O_CELL, false, o_cell },

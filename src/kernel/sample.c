@@ -1,12 +1,18 @@
 /* sample.c - the sampler: tracked process trees, one snapshot per tick.
  *
- * Cost grows with the tracked processes, never with the machine's: each
- * tick reads /proc/PID/task/TID/schedstat of every tracked thread through
- * a descriptor held open (pread at offset 0 regenerates the file), and
- * only a process whose run time moved since the last tick can have
- * changed its counters, children, files or migrations, so only those are
- * read again (libproc2 for stat and io, then children, sched and fds).
- * Every FULL_EVERY ticks everything is read regardless. */
+ * Every tick reads every tracked process and thread; nothing is skipped
+ * and no figure is repeated.  Cost grows with the tracked processes, never
+ * with the machine's: each tick reads /proc/PID/task/TID/schedstat of
+ * every tracked thread through a descriptor held open (pread at offset 0
+ * regenerates the file).  What else is read follows what the kernel shows
+ * can have changed: a process whose run time did not move since the last
+ * tick has not run, so its CPU times, I/O counters, children, migrations
+ * and file positions are exactly what they were (carried over, rate 0);
+ * a process that ran is read again (libproc2 for stat and io, then
+ * children and sched), and its descriptors are scanned when its I/O
+ * counters moved or it holds a file open for writing.  Each source
+ * timestamps its own read, and every rate is what a counter moved between
+ * two reads over the time between those two reads. */
 #include "benchtop/sample.h"
 #include "sample_priv.h"
 
@@ -14,6 +20,7 @@
 #include <fcntl.h>
 #include <libproc2/pids.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +31,7 @@
 #include "benchtop/cpulist.h"
 #include "benchtop/xalloc.h"
 
-#define FULL_EVERY 20
 #define SELECT_CHUNK 64       /* libproc2 refuses long pid lists */
-#define SLOW_MS 20.0          /* a source slower than this is sampled less often */
-#define MAX_EVERY 32
 
 /* One list makes both the libproc2 item array and the enum indexing it. */
 #define PROC_ITEMS(X) \
@@ -60,11 +64,10 @@ _Static_assert(sizeof thr_items / sizeof *thr_items == TI_COUNT, "thread items")
 struct sampler;
 typedef int (*source_fn)(struct sampler *sp, double dt);
 
-/* A data source with a time budget: a slow one is read every Nth tick. */
+/* A data source, read every tick, timestamped at its own read. */
 struct source {
 	const char *name;
 	source_fn fn;
-	int every, skip;
 	double last_t;        /* monotonic time of its last read, < 0 never */
 	double ms;            /* how long its last read took */
 };
@@ -86,15 +89,16 @@ struct sampler {
 	size_t csize;
 	unsigned char *mask;
 	uint64_t ticks;
-	bool full;
 	double last_now, cpu_prev;
 	double now;                    /* the current tick's CLOCK_MONOTONIC time */
+	double t_procs, dt_procs;      /* when the processes were last read, and since the read before */
 	int held;                      /* /proc files held open */
 	struct source src[4];
 	char buf[SAMPLE_BUF];
 };
 
 static int src_procs(struct sampler *sp, double dt);
+static void root_reconcile(struct swl *w);
 static int src_cpu(struct sampler *sp, double dt);
 static int src_disk(struct sampler *sp, double dt);
 static int src_mem(struct sampler *sp, double dt);
@@ -197,7 +201,7 @@ static void proc_poll(struct sampler *sp, struct sproc *p, double dt)
 	p->nthr = k;
 	if (p->nthr == 0)
 		p->gone = true;
-	p->ran = p->fresh || sp->full || drun > 0;
+	p->ran = p->fresh || drun > 0;
 	p->cpu_pct = dt > 0 ? 100.0 * (double)drun / (dt * 1e9) : 0;
 	p->wait_pct = dt > 0 ? 100.0 * (double)dwait / (dt * 1e9) : 0;
 }
@@ -251,6 +255,44 @@ static void proc_children(struct sampler *sp, int i)
 	}
 }
 
+/* ---- reads recovered after the fact --------------------------------- */
+
+/* A process whose reads all came from its regular files (reads_files)
+ * and that ended between two ticks read on past its last scan.  The
+ * kernel adds a reaped child's I/O to its parent's, so the parent's next
+ * rchar shows it: what the parent's rchar moved beyond the child's last
+ * seen rchar, at most what the child had left unread in its files. */
+static void proc_children_gone(struct sampler *sp, struct sproc *p, uint64_t rchar)
+{
+	if (!p->pend_cap)
+		return;
+	uint64_t d = p->io_known && rchar > p->rchar ? rchar - p->rchar : 0;
+	if (p->io_known && d < p->pend_seen)
+		return;  /* not reaped yet */
+	uint64_t rem = d - (p->io_known ? p->pend_seen : d);
+	if (rem > p->pend_cap)
+		rem = p->pend_cap;
+	sp->wl[p->wl].rbytes += rem;
+	p->pend_seen = p->pend_cap = 0;
+}
+
+/* p is gone: hand what it may have read since its last scan to its parent. */
+static void proc_gone_reads(struct sampler *sp, struct sproc *p)
+{
+	struct sproc *parent = NULL;
+
+	if (!p->reads_files || !p->rd_left || p->exit_noted)
+		return;
+	for (int i = 0; i < sp->n && !parent; i++)
+		if (sp->procs[i].pid == p->ppid && !sp->procs[i].gone)
+			parent = &sp->procs[i];
+	if (!parent || parent->wl != p->wl)
+		return;
+	parent->pend_seen += p->rchar;
+	parent->pend_cap += p->rd_left;
+	p->rd_left = 0;
+}
+
 /* ---- libproc2: stat and io of the processes that ran ---------------- */
 
 static void proc_apply(struct sampler *sp, struct sproc *p, struct pids_result *h, double dt)
@@ -265,13 +307,18 @@ static void proc_apply(struct sampler *sp, struct sproc *p, struct pids_result *
 	p->cpu = h[PI_CPU].result.s_int;
 	p->nthreads = h[PI_NLWP].result.s_int;
 	p->start = h[PI_START].result.real;
+	p->ppid = h[PI_PPID].result.s_int;
 	p->read_bps = p->fresh ? 0 : sample_rate(p->rchar, rchar, dt);
 	p->write_bps = p->fresh ? 0 : sample_rate(p->wchar, wchar, dt);
+	p->io_moved = !p->io_known || rchar != p->rchar || wchar != p->wchar;
+	if (!p->io_known)
+		p->rchar0 = rchar;
+	p->io_known = true;
+	proc_children_gone(sp, p, rchar);
 	p->rchar = rchar;
 	p->wchar = wchar;
 	p->rbytes = h[PI_RBYTES].result.ul_int;
 	p->wbytes = h[PI_WBYTES].result.ul_int;
-	(void)sp;
 }
 
 /* The processes with an entry in sel[0..n) were asked for; one missing
@@ -350,7 +397,7 @@ static void proc_migrations(struct sampler *sp, struct sproc *p)
 
 	for (int i = 0; i < p->nthr; i++) {
 		struct sthr *t = &p->thr[i];
-		if ((t->drun || p->fresh || sp->full) &&
+		if ((t->drun || p->fresh) &&
 		    pf_read(sp, &t->fd_sched, p->pid, t->tid, "sched", sp->buf, sizeof sp->buf) > 0 &&
 		    sample_parse_sched_migrations(sp->buf, &m) == 0)
 			t->migr = m;
@@ -414,6 +461,9 @@ static void procs_read(struct sampler *sp, double dt)
 		if (sp->procs[i].ran && !sp->procs[i].gone)
 			proc_children(sp, i);
 	}
+	for (int i = 0; i < sp->n; i++)
+		if (sp->procs[i].gone && sp->procs[i].measure_io)
+			proc_gone_reads(sp, &sp->procs[i]);
 	select_ran(sp, dt);
 	for (int i = 0; i < sp->n; i++) {
 		struct sproc *p = &sp->procs[i];
@@ -425,8 +475,10 @@ static void procs_read(struct sampler *sp, double dt)
 			proc_migrations(sp, p);
 		if (!p->zombie)
 			proc_affinity(sp, p);
+		/* positions move only with the I/O counters, sizes of files
+		 * open for writing also with copy_file_range or mmap in flight */
 		p->frd = p->fwr = 0;
-		if (p->ran && p->measure_io)
+		if (p->ran && p->measure_io && (p->io_moved || p->fresh || sfiles_holds_write(p)))
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
 	}
 }
@@ -506,16 +558,19 @@ static int src_procs(struct sampler *sp, double dt)
 		if (sp->procs[i].gone)
 			sfiles_forget(sp->files, &sp->procs[i]);
 	sfiles_settle(sp->files, sp->procs, sp->n, sp->wl, sp->nwl);
+	for (int w = 0; w <= sp->nwl; w++)
+		root_reconcile(&sp->wl[w]);
 	wl_sums(sp);
-	/* Over the time since the _prev values: on the first read that is since
-	 * the workload was first tracked (its processes from their spawn, their
-	 * bytes from 0), so a first interval's bytes have a rate too. */
+	/* Over the time since the _prev values were read: on the first read
+	 * that is since the workload was first tracked (its processes from
+	 * their spawn, their bytes from 0), so a first interval's bytes have a
+	 * rate too. */
 	for (int w = 0; w <= sp->nwl; w++) {
 		struct swl *l = &sp->wl[w];
-		double dtw = l->t_prev > 0 ? sp->now - l->t_prev : dt;
+		double dtw = l->t_prev > 0 ? sp->t_procs - l->t_prev : dt;
 		l->wbps = sample_rate(l->wbytes_prev, l->wbytes, dtw);
 		l->rbps = sample_rate(l->rbytes_prev, l->rbytes, dtw);
-		l->t_prev = sp->now;
+		l->t_prev = sp->t_procs;
 	}
 	for (int i = 0; i < sp->n; i++)
 		sp->procs[i].fresh = false;
@@ -547,23 +602,18 @@ static int src_mem(struct sampler *sp, double dt)
 	return rc;
 }
 
-/* Run a source unless it is resting; time it and adapt how often it runs. */
-static void source_run(struct sampler *sp, struct source *src, double now)
+/* Run a source: its rates are over the time since its own last read. */
+static void source_run(struct sampler *sp, struct source *src)
 {
-	if (src->skip > 1) {
-		src->skip--;
-		return;
-	}
-	double dt = src->last_t < 0 ? 0 : now - src->last_t;
 	double t0 = (clock_mono() * 1e3);
+	double dt = src->last_t < 0 ? 0 : t0 / 1e3 - src->last_t;
+	if (src->fn == src_procs) {
+		sp->t_procs = t0 / 1e3;
+		sp->dt_procs = dt;
+	}
 	src->fn(sp, dt);
 	src->ms = (clock_mono() * 1e3) - t0;
-	src->last_t = now;
-	if (src->ms > SLOW_MS && src->every < MAX_EVERY)
-		src->every *= 2;
-	else if (src->ms < SLOW_MS / 4 && src->every > 1)
-		src->every /= 2;
-	src->skip = src->every;
+	src->last_t = t0 / 1e3;
 }
 
 /* ---- public --------------------------------------------------------- */
@@ -578,8 +628,8 @@ static int sampler_init(struct sampler *sp, const char *proc_root, int ncpu, int
 	sp->nconf = conf > ncpu ? (int)conf : ncpu;
 	sp->last_now = -1;
 	struct source src[] = {
-		{ "processes", src_procs, 1, 0, -1, 0 }, { "cpu", src_cpu, 1, 0, -1, 0 },
-		{ "diskstats", src_disk, 1, 0, -1, 0 }, { "meminfo", src_mem, 1, 0, -1, 0 },
+		{ "processes", src_procs, -1, 0 }, { "cpu", src_cpu, -1, 0 },
+		{ "diskstats", src_disk, -1, 0 }, { "meminfo", src_mem, -1, 0 },
 	};
 	_Static_assert(sizeof src == sizeof sp->src, "one entry per source");
 	memcpy(sp->src, src, sizeof src);
@@ -654,12 +704,87 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	p->wl = workload;
 	p->measure_io = measure_io;
 	p->infer = measure_io;
+	p->root = true;
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	snprintf(p->slot, sizeof p->slot, "%s", slot ? slot : "");
 	sp->wl[workload].measure_io |= measure_io;
+	sp->wl[workload].root_wbytes = sp->wl[workload].wbytes;
+	sp->wl[workload].root_nwfiles = sp->wl[workload].nwfiles;
 	if (sp->wl[workload].t_prev <= 0)
 		sp->wl[workload].t_prev = (clock_mono() * 1e3) / 1e3;  /* its bytes count from here */
 	return 0;
+}
+
+/* A workload's root has exited: its zombie's io holds the whole tree's
+ * (every descendant reaped inside the tree).  What reached files through
+ * processes that started and ended between two ticks, never seen, shows
+ * there: at most its wchar, at most its write_bytes (page-rounded: a page
+ * per file counted, and one for the tree's output, may be rounding).
+ * Whatever of that the files counted do not explain is added, after the
+ * next look at the files (files closed since the last tick are counted
+ * there first). */
+static void root_reconcile(struct swl *w)
+{
+	w->rbytes += w->pend_rbytes;
+	w->pend_rbytes = 0;
+	if (!w->rec_pending)
+		return;
+	w->rec_pending = false;
+	uint64_t bound = w->rec_wchar < w->rec_wb ? w->rec_wchar : w->rec_wb;
+	uint64_t counted = w->wbytes - w->root_wbytes;
+	uint64_t slack = 4096 * (w->nwfiles - w->root_nwfiles + 1);
+	if (bound > counted + slack)
+		w->wbytes += bound - counted - slack;
+}
+
+/* The root's zombie rchar holds every read of the tree: beyond what the
+ * processes tracked at the last tick had read then (and children already
+ * handed to a parent), what readers of regular files read after their
+ * last scan, at most what their files had left. */
+static void root_reads(struct sampler *sp, struct sproc *root, uint64_t rchar, uint64_t wb)
+{
+	uint64_t seen = 0, cap = 0;
+
+	for (int i = 0; i < sp->n; i++) {
+		struct sproc *c = &sp->procs[i];
+		if (c->wl != root->wl || !c->io_known)
+			continue;
+		seen += c->rchar + c->pend_seen;
+		cap += c->pend_cap + (c->reads_files ? c->rd_left : 0);
+		c->pend_seen = c->pend_cap = c->rd_left = 0;
+	}
+	/* a tree never seen reading or writing any file (it started and
+	 * ended between two ticks) that wrote no file (write_bytes within
+	 * the page its own output may have dirtied) is taken at its rchar */
+	struct swl *w = &sp->wl[root->wl];
+	if (!cap && !w->wbytes && !w->rbytes && wb <= 4096)
+		cap = UINT64_MAX;
+	if (rchar > seen)
+		w->pend_rbytes += rchar - seen < cap ? rchar - seen : cap;
+	root->rchar = rchar;
+}
+
+uint64_t sampler_note_exit(struct sampler *sp, pid_t pid)
+{
+	struct sproc *p = proc_find(sp, pid);
+	unsigned id = (unsigned)pid;
+	struct pids_fetch *f = procps_pids_select(sp->pinfo, &id, 1, PIDS_SELECT_PID);
+
+	if (!f || f->counts->total < 1)
+		return 0;
+	struct pids_result *h = f->stacks[0]->head;
+	uint64_t rchar = h[PI_RCHAR].result.ul_int, wb = h[PI_WBYTES].result.ul_int;
+	uint64_t wchar = h[PI_WCHAR].result.ul_int;
+	if (!p || !p->measure_io || p->exit_noted || !p->root)
+		return wb;
+	root_reads(sp, p, rchar, wb);
+	p->exit_noted = true;
+	if (p->root) {
+		sp->wl[p->wl].rec_pending = true;
+		sp->wl[p->wl].rec_wchar = wchar;
+		sp->wl[p->wl].rec_wb = wb;
+	}
+	return wb;
 }
 
 void sampler_forget_workload(struct sampler *sp, int workload)
@@ -667,6 +792,7 @@ void sampler_forget_workload(struct sampler *sp, int workload)
 	for (int i = sp->n - 1; i >= 0; i--)
 		if (sp->procs[i].wl == workload)
 			proc_drop(sp, i);
+	sfiles_forget_workload(sp->files, workload);
 }
 
 void sampler_watch_path(struct sampler *sp, const char *path)
@@ -700,7 +826,7 @@ double sampler_source_ms(const struct sampler *sp, const char *name, int *every)
 	for (size_t i = 0; i < sizeof sp->src / sizeof *sp->src; i++)
 		if (strcmp(sp->src[i].name, name) == 0) {
 			if (every)
-				*every = sp->src[i].every;
+				*every = 1;  /* every source is read every tick */
 			return sp->src[i].ms;
 		}
 	return -1;
@@ -788,8 +914,12 @@ static void fill_wls(struct sampler *sp, struct snapshot *s)
 		o->stime = w->st;
 		if (!w->measure_io)
 			continue;  /* engine workloads: the caller has exact counters */
-		/* the larger side only ever grows, so bytes never go backwards */
-		o->bytes = w->wbytes > w->rbytes ? w->wbytes : w->rbytes;
+		/* the bytes that reached regular files; a command that wrote
+		 * none is measured by what it read from them */
+		o->counted = w->wbytes > 0 ? 'w' : w->rbytes > 0 ? 'r' : 0;
+		o->bytes = o->counted == 'r' ? w->rbytes : w->wbytes;
+		o->wbytes = w->wbytes;
+		o->rbytes = w->rbytes;
 		o->write_bps = w->wbps;
 		o->read_bps = w->rbps;
 	}
@@ -808,10 +938,9 @@ int sampler_tick(struct sampler *sp, struct snapshot *s, double now)
 	double dt = sp->last_now < 0 ? 0 : now - sp->last_now;
 
 	sp->ticks++;
-	sp->full = sp->ticks % FULL_EVERY == 0;
 	sp->now = now;
 	for (size_t i = 0; i < sizeof sp->src / sizeof *sp->src; i++)
-		source_run(sp, &sp->src[i], now);
+		source_run(sp, &sp->src[i]);
 	int rc = fill_procs(sp, s);
 	for (int i = sp->n - 1; i >= 0; i--)
 		if (sp->procs[i].gone)
@@ -819,7 +948,8 @@ int sampler_tick(struct sampler *sp, struct snapshot *s, double now)
 	fill_cpus(sp, s);
 	fill_wls(sp, s);
 	s->disk = sp->disk;
-	s->dt = dt;
+	/* the interval the rates are over: between the two reads of the processes */
+	s->dt = sp->dt_procs > 0 ? sp->dt_procs : dt;
 	double proc_cpu = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
 	s->self_cpu_pct = dt > 0 ? 100.0 * (proc_cpu - sp->cpu_prev) / dt : 0;
 	sp->cpu_prev = proc_cpu;

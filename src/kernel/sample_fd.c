@@ -1,13 +1,24 @@
-/* sample_fd.c - destination-side bytes of command workloads, from the
- * regular files their processes hold open.
+/* sample_fd.c - the bytes command workloads move to and from regular
+ * files, from the files their processes hold open and the directories
+ * they write into.
  *
- * Per workload and file (dev, inode, direction) the bytes moved are
- * max(growth of the file positions, growth of the file size): cp copies a
- * whole file in one copy_file_range call and its position moves only when
- * the call returns, while the size grows all along; taking the larger of
- * the two never counts the same byte twice.  Pipes are never looked at, so
- * a pipeline is not counted once per stage.  A process without such a
- * file falls back to its write_bytes / read_bytes. */
+ * Per workload and file (dev, inode, direction):
+ *  - written bytes are the larger of the growth of the file's size (seen
+ *    through fstat of /proc/PID/fd, an O_PATH descriptor held while the
+ *    file is open for a last look after it is closed, and the directory
+ *    scans below) and the growth of the write positions of its open file
+ *    descriptions (fdinfo "pos:"), which is what an overwrite in place
+ *    moves.  A position only counts above the highest one any holder of
+ *    the file reported, so a shell and the command it started, sharing one
+ *    description, count it once.
+ *  - read bytes are the growth of read positions.
+ * Files are never counted by page-rounded write_bytes.  A file first seen
+ * part-way through is counted from its creation when it was born after
+ * the tree was first tracked (statx btime), from its old end for O_APPEND
+ * (what the process's wchar says it appended), and from 0 when it was
+ * truncated and rewritten since (mtime after the start).
+ * Directories: see sample_dir.c.  Pipes are never looked at, so a pipeline
+ * is not counted once per stage. */
 #include "sample_priv.h"
 
 #include <dirent.h>
@@ -30,25 +41,53 @@ struct sfile {
 	dev_t dev;
 	ino_t ino;
 	bool write;
-	int path_fd;            /* O_PATH: the final size after the last close */
+	bool dirseen;           /* found by a directory scan: kept while the workload is */
+	int path_fd;            /* O_PATH while held: the final size after the last close */
 	int refs;               /* sofiles pointing here */
-	uint64_t size0, size;   /* size when first seen (less what pos explains), now */
+	uint64_t size0, size;   /* size it is counted from, size now */
+	uint64_t sgrow_acc;     /* size growth before a truncation */
+	uint64_t pos_hi;        /* write: the highest position any holder reported */
 	uint64_t pgrowth;       /* position growth of distinct open descriptions */
 	uint64_t counted;       /* max(pgrowth, size growth) already credited */
 	pid_t credit;           /* who gets this tick's growth */
 	uint64_t best_dpos;
-	uint64_t tick_pos[TICK_POS];  /* positions counted this tick */
+	uint64_t tick_pos[TICK_POS];  /* read positions counted this tick */
 	int ntick_pos;
 };
 
 struct sfiles {
 	struct sfile *v;
 	int n, cap;
+	int *hash;              /* open addressing: index + 1, 0 empty */
+	int hcap;
+	struct sdirs *dirs;
+	dev_t own_dev[3];       /* benchtop's own standard files: never the workload's */
+	ino_t own_ino[3];
+	dev_t proc_dev, sys_dev;
 };
 
 struct sfiles *sfiles_new(void)
 {
-	return xcalloc(1, sizeof(struct sfiles));
+	struct sfiles *f = xcalloc(1, sizeof(struct sfiles));
+	if (f && !(f->dirs = sdirs_new())) {
+		free(f);
+		return NULL;
+	}
+	/* a command's output that goes where benchtop's own goes (batch mode
+	 * joins it to standard error) is the user's log, not its work */
+	struct stat ps;
+	if (f && stat("/proc/self/stat", &ps) == 0)
+		f->proc_dev = ps.st_dev;
+	if (f && stat("/sys/kernel", &ps) == 0)
+		f->sys_dev = ps.st_dev;
+	for (int i = 0; f && i < 3; i++) {
+		struct stat st;
+		if (fstat(i, &st) == 0 && S_ISREG(st.st_mode)) {
+			f->own_dev[i] = st.st_dev;
+			f->own_ino[i] = st.st_ino;
+		}
+	}
+	return f;
 }
 
 void sfiles_free(struct sfiles *f)
@@ -58,6 +97,8 @@ void sfiles_free(struct sfiles *f)
 	for (int i = 0; i < f->n; i++)
 		if (f->v[i].path_fd >= 0)
 			close(f->v[i].path_fd);
+	sdirs_free(f->dirs);
+	free(f->hash);
 	free(f->v);
 	free(f);
 }
@@ -77,41 +118,125 @@ int sample_grow(void **p, int *cap, int want, size_t elem)
 	return 0;
 }
 
+/* ---- the file table ------------------------------------------------- */
+
+static unsigned key_hash(int wl, dev_t dev, ino_t ino, bool write)
+{
+	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev * 31 ^ (uint64_t)wl * 7 ^ write;
+	return (unsigned)(h ^ h >> 29);
+}
+
+static void hash_put(struct sfiles *f, int i)
+{
+	const struct sfile *s = &f->v[i];
+	unsigned m = (unsigned)f->hcap - 1, k = key_hash(s->wl, s->dev, s->ino, s->write) & m;
+	while (f->hash[k])
+		k = (k + 1) & m;
+	f->hash[k] = i + 1;
+}
+
+/* Rebuild the index (after growth or compaction); at most half full. */
+static int hash_rebuild(struct sfiles *f)
+{
+	int want = 64;
+	while (want < f->cap * 2)
+		want *= 2;
+	if (want != f->hcap) {
+		int *h = xcalloc((size_t)want, sizeof *h);
+		if (!h)
+			return -ENOMEM;
+		free(f->hash);
+		f->hash = h;
+		f->hcap = want;
+	} else {
+		memset(f->hash, 0, (size_t)f->hcap * sizeof *f->hash);
+	}
+	for (int i = 0; i < f->n; i++)
+		hash_put(f, i);
+	return 0;
+}
+
 static struct sfile *sfile_find(struct sfiles *f, int wl, dev_t dev, ino_t ino, bool write)
 {
-	for (int i = 0; i < f->n; i++) {
-		struct sfile *s = &f->v[i];
+	if (!f->hcap)
+		return NULL;
+	unsigned m = (unsigned)f->hcap - 1, k = key_hash(wl, dev, ino, write) & m;
+	for (; f->hash[k]; k = (k + 1) & m) {
+		struct sfile *s = &f->v[f->hash[k] - 1];
 		if (s->ino == ino && s->dev == dev && s->wl == wl && s->write == write)
 			return s;
 	}
 	return NULL;
 }
 
-static struct sfile *sfile_add(struct sfiles *f, int wl, const struct stat *st, bool write)
+static struct sfile *sfile_add(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t size, bool write)
 {
+	int cap = f->cap;
 	if (sample_grow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v))
 		return NULL;
 	struct sfile *s = &f->v[f->n++];
-	*s = (struct sfile){ .wl = wl, .dev = st->st_dev, .ino = st->st_ino, .write = write,
-	                     .path_fd = -1, .size0 = (uint64_t)st->st_size,
-	                     .size = (uint64_t)st->st_size };
+	*s = (struct sfile){ .wl = wl, .dev = dev, .ino = ino, .write = write,
+	                     .path_fd = -1, .size0 = size, .size = size };
+	if (cap != f->cap || !f->hcap) {
+		if (hash_rebuild(f)) {
+			f->n--;
+			return NULL;
+		}
+	} else {
+		hash_put(f, f->n - 1);
+	}
 	return s;
 }
 
-/* A position that moved by dpos: counted unless another holder of the same
- * open description (a shell and the command it started share fd 1) already
- * reported this very position in this tick. */
-static void sfile_pos(struct sfile *s, pid_t pid, uint64_t pos, uint64_t dpos)
+/* A new size for a written file; a shrink is a truncation, after which
+ * growth is counted again from the new size. */
+static void sfile_size(struct sfile *s, uint64_t size)
 {
+	if (size < s->size) {
+		if (s->size > s->size0)
+			s->sgrow_acc += s->size - s->size0;
+		s->size0 = size;
+		s->pos_hi = 0;
+	}
+	s->size = size;
+}
+
+void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t size, pid_t credit)
+{
+	struct sfile *s = sfile_find(f, wl, dev, ino, true);
+	if (!s && !(s = sfile_add(f, wl, dev, ino, 0, true)))
+		return;
+	s->dirseen = true;
+	sfile_size(s, size);
+	if (!s->credit)
+		s->credit = credit;
+}
+
+/* A position that moved from prev to pos on one holder's description. */
+static void sfile_pos(struct sfile *s, pid_t pid, uint64_t prev, uint64_t pos)
+{
+	uint64_t dpos;
+
 	if (!s->credit)
 		s->credit = pid;
+	if (s->write) {
+		/* a shared description shows the same position to every holder */
+		uint64_t from = prev > s->pos_hi ? prev : s->pos_hi;
+		if (pos < prev)
+			from = s->pos_hi > pos ? s->pos_hi : 0;  /* closed and reopened */
+		dpos = pos > from ? pos - from : 0;
+		if (pos > s->pos_hi)
+			s->pos_hi = pos;
+	} else {
+		dpos = pos >= prev ? pos - prev : pos;
+		for (int i = 0; i < s->ntick_pos && dpos; i++)
+			if (s->tick_pos[i] == pos)
+				dpos = 0;
+		if (dpos && s->ntick_pos < TICK_POS)
+			s->tick_pos[s->ntick_pos++] = pos;
+	}
 	if (!dpos)
 		return;
-	for (int i = 0; i < s->ntick_pos; i++)
-		if (s->tick_pos[i] == pos)
-			return;
-	if (s->ntick_pos < TICK_POS)
-		s->tick_pos[s->ntick_pos++] = pos;
 	s->pgrowth += dpos;
 	if (dpos >= s->best_dpos) {
 		s->best_dpos = dpos;
@@ -126,22 +251,45 @@ static void sofile_release(struct sfiles *f, struct sofile *o, int wl)
 		s->refs--;
 }
 
-/* A file created after its writer's tree was first tracked is all new:
- * cp may be half-way through one copy_file_range when first seen. */
-static bool born_after(int dirfd, const char *name, const struct timespec *since)
+bool sample_time_after(const struct statx_timestamp *t, const struct timespec *since)
+{
+	/* file times are coarse (a clock tick behind): allow 20 ms */
+	int64_t ns = (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+	int64_t s = (int64_t)since->tv_sec * 1000000000 + since->tv_nsec - 20000000;
+	return ns >= s;
+}
+
+bool sample_born_after(int dirfd, const char *name, const struct timespec *since)
 {
 	struct statx sx;
 
-	if (statx(dirfd, name, 0, STATX_BTIME, &sx) != 0 || !(sx.stx_mask & STATX_BTIME))
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &sx) != 0 || !(sx.stx_mask & STATX_BTIME))
 		return false;
-	return sx.stx_btime.tv_sec > since->tv_sec ||
-	       (sx.stx_btime.tv_sec == since->tv_sec && sx.stx_btime.tv_nsec >= (unsigned)since->tv_nsec);
+	return sample_time_after(&sx.stx_btime, since);
 }
 
-/* First sight of fd in p.  The position is counted from 0 (the process
- * wrote what it has written since it opened the file) unless the file was
- * already known to the workload (an inherited or second descriptor) or is
- * O_APPEND (its position is the old end of file). */
+/* How much of a written file first seen with size `size` at position pos
+ * the tree had already written. */
+static uint64_t already_written(const struct sproc *p, int dirfd, const char *name,
+                                uint64_t size, uint64_t pos, unsigned flags)
+{
+	struct statx sx;
+
+	if (statx(dirfd, name, 0, STATX_BTIME | STATX_MTIME, &sx) != 0)
+		return pos;
+	if ((sx.stx_mask & STATX_BTIME) && sample_time_after(&sx.stx_btime, &p->since))
+		return size;  /* created by the tree: all of it */
+	if (flags & O_APPEND)
+		return p->wchar < size ? p->wchar : size;
+	if (!sample_time_after(&sx.stx_mtime, &p->since))
+		return pos;
+	/* modified since the start: truncated and rewritten (cp moves the
+	 * position only when its one copy_file_range returns) */
+	return pos > 0 ? pos : size;
+}
+
+/* First sight of fd in p.  Positions count from where p's first look
+ * found them, except what the file itself shows was already written. */
 static struct sofile *sofile_new(struct sfiles *f, struct sproc *p, int dirfd, const char *name,
                                  int fd, const struct stat *st, bool write, uint64_t pos, unsigned flags)
 {
@@ -149,17 +297,24 @@ static struct sofile *sofile_new(struct sfiles *f, struct sproc *p, int dirfd, c
 		return NULL;
 	struct sfile *s = sfile_find(f, p->wl, st->st_dev, st->st_ino, write);
 	bool known = s != NULL;
-	if (!s && !(s = sfile_add(f, p->wl, st, write)))
+	if (!s && !(s = sfile_add(f, p->wl, st->st_dev, st->st_ino, (uint64_t)st->st_size, write)))
 		return NULL;
-	if (!known && write)
+	uint64_t start = pos;
+	if (write && s->path_fd < 0)
 		s->path_fd = openat(dirfd, name, O_PATH | O_CLOEXEC);
-	bool from_zero = !known && !(flags & O_APPEND);
-	if (from_zero && write)
-		s->size0 = born_after(dirfd, name, &p->since) ? 0 : s->size0 - (pos < s->size0 ? pos : s->size0);
+	if (write && !known) {
+		uint64_t size = (uint64_t)st->st_size;
+		uint64_t done = already_written(p, dirfd, name, size, pos, flags);
+		s->size0 = size - (done < size ? done : size);
+		start = pos >= done ? pos - done : 0;
+		sdirs_note(f->dirs, p, dirfd, name);
+	} else if (!write && !known && !(flags & O_APPEND)) {
+		start = 0;  /* the process read what it has read since it opened it */
+	}
 	s->refs++;
 	struct sofile *o = &p->of[p->nof++];
 	*o = (struct sofile){ .fd = fd, .dev = st->st_dev, .ino = st->st_ino, .write = write,
-	                      .pos = from_zero ? 0 : pos, .size = (uint64_t)st->st_size };
+	                      .pos = start, .size = (uint64_t)st->st_size };
 	return o;
 }
 
@@ -187,7 +342,8 @@ static int read_at(int dirfd, const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* One fd entry of /proc/PID/fd; returns 1 for a regular file written. */
+/* One fd entry of /proc/PID/fd; returns 1 for a regular file written,
+ * 2 for one read. */
 static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
                     const char *name, char *buf)
 {
@@ -199,6 +355,11 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 
 	if (*end || fstatat(fddir, name, &st, 0) != 0 || !S_ISREG(st.st_mode))
 		return 0;
+	for (int i = 0; i < 3; i++)
+		if (f->own_ino[i] && st.st_ino == f->own_ino[i] && st.st_dev == f->own_dev[i])
+			return 0;
+	if (st.st_dev == f->proc_dev || st.st_dev == f->sys_dev)
+		return 0;  /* /proc and /sys files are not data */
 	if (read_at(infodir, name, buf, SAMPLE_BUF) || sample_parse_fdinfo(buf, &pos, &flags))
 		return 0;
 	int acc = (int)(flags & O_ACCMODE);
@@ -209,8 +370,9 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 	if (!o && !(o = sofile_new(f, p, fddir, name, (int)fd, &st, write, pos, flags)))
 		return 0;
 	o->seen = true;
+	uint64_t prev = o->pos;
 	/* a lower position on the same fd and inode: closed and reopened */
-	uint64_t dpos = pos >= o->pos ? pos - o->pos : pos;
+	uint64_t dpos = pos >= prev ? pos - prev : pos;
 	o->pos = pos;
 	/* evidence of what the process does (its role) */
 	if (write) {
@@ -221,13 +383,14 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 	}
 	struct sfile *s = sfile_find(f, p->wl, st.st_dev, st.st_ino, write);
 	if (s) {
-		sfile_pos(s, p->pid, pos, dpos);
-		if (write) {
-			s->size = (uint64_t)st.st_size;
-			if (s->size < s->size0)
-				s->size0 = s->size;  /* truncated: growth restarts from here */
-		}
+		sfile_pos(s, p->pid, prev, pos);
+		if (write)
+			sfile_size(s, (uint64_t)st.st_size);
+		else if (pos >= prev)
+			p->rd_dpos += pos - prev;
 	}
+	if (!write && (uint64_t)st.st_size > pos)
+		p->rd_left += (uint64_t)st.st_size - pos;
 	return write ? 1 : 2;
 }
 
@@ -247,45 +410,33 @@ static void sofile_sweep(struct sfiles *f, struct sproc *p)
 	p->nof = k;
 }
 
-/* write_bytes / read_bytes of a process with no such file of its own. */
-static void fallback(struct sproc *p, struct swl *w, bool has_w, bool has_r)
-{
-	if (!has_w && p->wbytes > p->wb_counted) {
-		w->wbytes += p->wbytes - p->wb_counted;
-		p->bytes += p->wbytes - p->wb_counted;
-	}
-	if (!has_r && p->rbytes > p->rb_counted)
-		w->rbytes += p->rbytes - p->rb_counted;
-	if (p->wbytes > p->wb_counted)
-		p->wb_counted = p->wbytes;
-	if (p->rbytes > p->rb_counted)
-		p->rb_counted = p->rbytes;
-}
-
 void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl *w, char *buf)
 {
 	char path[96];
-	bool has_w = false, has_r = false;
+	bool has_r = false;
 
+	(void)w;
 	snprintf(path, sizeof path, "%s/%d/fd", root, (int)p->pid);
 	int fddir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	snprintf(path, sizeof path, "%s/%d/fdinfo", root, (int)p->pid);
 	int infodir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fddir >= 0 && infodir >= 0 ? fdopendir(dup(fddir)) : NULL;
 	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		int r = scan_one(f, p, fddir, infodir, e->d_name, buf);
-		has_w |= r == 1;
-		has_r |= r == 2;
-	}
+	p->rd_left = 0;
+	while (d && (e = readdir(d)))
+		has_r |= scan_one(f, p, fddir, infodir, e->d_name, buf) == 2;
 	if (d)
 		closedir(d);
 	if (fddir >= 0)
 		close(fddir);
 	if (infodir >= 0)
 		close(infodir);
-	sofile_sweep(f, p);
-	fallback(p, w, has_w, has_r);
+	if (d)  /* a failed scan (the process is exiting) keeps what it knew */
+		sofile_sweep(f, p);
+	/* all its reads from regular files (within what ld.so reads at exec):
+	 * what it reads after its last scan can be recovered from its rchar */
+	uint64_t rc = p->rchar > p->rchar0 ? p->rchar - p->rchar0 : 0;
+	p->reads_files = has_r && p->rd_dpos > 0 && rc <= p->rd_dpos + p->rd_dpos / 50 + 65536;
 }
 
 static struct sproc *proc_by_pid(struct sproc *procs, int n, pid_t pid)
@@ -296,24 +447,29 @@ static struct sproc *proc_by_pid(struct sproc *procs, int n, pid_t pid)
 	return NULL;
 }
 
-/* Credit a file's growth since the last tick; a file nobody holds any
- * more gets a last look at its size through the O_PATH descriptor. */
+/* Credit a file's growth since the last tick; a written file nobody holds
+ * any more gets a last look at its size through the O_PATH descriptor. */
 static void settle_one(struct sfile *s, struct sproc *procs, int nprocs, struct swl *wls, int nwl)
 {
 	struct stat st;
 
-	if (s->refs <= 0 && s->path_fd >= 0 && fstat(s->path_fd, &st) == 0 &&
-	    (uint64_t)st.st_size >= s->size0)
-		s->size = (uint64_t)st.st_size;
-	uint64_t sgrow = s->write && s->size > s->size0 ? s->size - s->size0 : 0;
+	if (s->refs <= 0 && s->path_fd >= 0) {
+		if (fstat(s->path_fd, &st) == 0)
+			sfile_size(s, (uint64_t)st.st_size);
+		close(s->path_fd);
+		s->path_fd = -1;
+	}
+	uint64_t sgrow = s->sgrow_acc + (s->write && s->size > s->size0 ? s->size - s->size0 : 0);
 	uint64_t grown = s->pgrowth > sgrow ? s->pgrowth : sgrow;
 	if (grown > s->counted && s->wl >= 0 && s->wl <= nwl) {
 		uint64_t inc = grown - s->counted;
+		if (s->write && !s->counted)
+			wls[s->wl].nwfiles++;
 		if (s->write)
 			wls[s->wl].wbytes += inc;
 		else
 			wls[s->wl].rbytes += inc;
-		struct sproc *p = s->write ? proc_by_pid(procs, nprocs, s->credit) : NULL;
+		struct sproc *p = proc_by_pid(procs, nprocs, s->credit);
 		if (p)
 			p->bytes += inc;
 		s->counted = grown;
@@ -327,17 +483,27 @@ void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl
 {
 	int k = 0;
 
+	sdirs_scan(f->dirs, f);
 	for (int i = 0; i < f->n; i++) {
 		struct sfile *s = &f->v[i];
 		settle_one(s, procs, nprocs, wls, nwl);
-		if (s->refs > 0) {
+		/* written files stay known while their workload is: a file seen
+		 * again (a later scan, a reopen) is not counted twice */
+		if (s->refs > 0 || s->write)
 			f->v[k++] = *s;
-			continue;
-		}
-		if (s->path_fd >= 0)
-			close(s->path_fd);
 	}
-	f->n = k;
+	if (k != f->n) {
+		f->n = k;
+		hash_rebuild(f);
+	}
+}
+
+bool sfiles_holds_write(const struct sproc *p)
+{
+	for (int i = 0; i < p->nof; i++)
+		if (p->of[i].write)
+			return true;
+	return false;
 }
 
 void sfiles_forget(struct sfiles *f, struct sproc *p)
@@ -345,4 +511,21 @@ void sfiles_forget(struct sfiles *f, struct sproc *p)
 	for (int i = 0; i < p->nof; i++)
 		sofile_release(f, &p->of[i], p->wl);
 	p->nof = 0;
+}
+
+void sfiles_forget_workload(struct sfiles *f, int wl)
+{
+	int k = 0;
+
+	for (int i = 0; i < f->n; i++) {
+		if (f->v[i].wl == wl && f->v[i].refs <= 0) {
+			if (f->v[i].path_fd >= 0)
+				close(f->v[i].path_fd);
+			continue;
+		}
+		f->v[k++] = f->v[i];
+	}
+	f->n = k;
+	hash_rebuild(f);
+	sdirs_forget_workload(f->dirs, wl);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <time.h>
 #include "benchtop/model.h"
 #include "benchtop/sample.h"
@@ -58,7 +59,16 @@ struct sproc {
 	int nof, capof;
 	uint64_t utk, stk;                 /* clock ticks */
 	uint64_t rchar, wchar, rbytes, wbytes;
-	uint64_t wb_counted, rb_counted;   /* write_/read_bytes already used as fallback */
+	bool io_known;                     /* rchar.. were read at least once */
+	bool io_moved;                     /* rchar or wchar moved at the last read */
+	bool exit_noted;                   /* its zombie's io was read (sampler_note_exit) */
+	bool root;                         /* added by sampler_add (not found as a child) */
+	pid_t ppid;
+	uint64_t rchar0;                   /* rchar at its first read */
+	uint64_t rd_dpos;                  /* read positions it moved, all its life */
+	uint64_t rd_left;                  /* unread bytes of its read files at the last scan */
+	bool reads_files;                  /* its reads are its regular files' (rchar agrees) */
+	uint64_t pend_seen, pend_cap;      /* children gone between two reads (see sample.c) */
 	uint64_t migr_dead;                /* migrations of threads that exited */
 	uint64_t migrations;
 	uint64_t bytes;                    /* destination bytes this process contributed */
@@ -79,6 +89,11 @@ struct swl {
 	                                    * (its bytes count from 0 there); 0 unknown */
 	double wbps, rbps;
 	double ut, st;
+	uint64_t nwfiles;                  /* written files counted */
+	uint64_t root_wbytes, root_nwfiles;/* wbytes and nwfiles when its root was added */
+	bool rec_pending;                  /* its root exited: reconcile at the next settle */
+	uint64_t rec_wchar, rec_wb;        /* the root zombie's wchar and write_bytes */
+	uint64_t pend_rbytes;              /* reads recovered between ticks, counted at the next */
 };
 
 /* Make room for want elements of elem bytes in the array *p of capacity
@@ -95,8 +110,27 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 /* After all processes were scanned: count size growth of files, credit it,
  * and forget files no process holds any more (after a last look). */
 void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl *wls, int nwl);
+/* Does p hold a regular file open for writing (as of its last scan)? */
+bool sfiles_holds_write(const struct sproc *p);
 /* p is gone: its files lose a holder (their last size still counts). */
 void sfiles_forget(struct sfiles *f, struct sproc *p);
+/* The workload's files are forgotten (it was restarted or removed). */
+void sfiles_forget_workload(struct sfiles *f, int wl);
+/* A regular file a directory scan found for workload wl. */
+void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t size, pid_t credit);
+/* File times against a tree's start (20 ms slack for coarse file clocks). */
+bool sample_time_after(const struct statx_timestamp *t, const struct timespec *since);
+bool sample_born_after(int dirfd, const char *name, const struct timespec *since);
+
+/* directories written into (sample_dir.c). */
+struct sdirs;
+struct sdirs *sdirs_new(void);
+void sdirs_free(struct sdirs *d);
+/* p wrote the file /proc/PID/fd/fdname for the first time. */
+void sdirs_note(struct sdirs *d, const struct sproc *p, int fddir, const char *fdname);
+/* Scan the active directories; each new regular file goes to f. */
+void sdirs_scan(struct sdirs *d, struct sfiles *f);
+void sdirs_forget_workload(struct sdirs *d, int wl);
 
 /* system side (sample_sys.c). */
 struct ssys;

@@ -4,10 +4,12 @@
 #include "benchtop/num.h"
 #include "benchtop/units.h"
 
-void tables_summary_head(FILE *fp, enum units_mode u)
+void tables_summary_head(FILE *fp, enum units_mode u, bool show_paused)
 {
-	fprintf(fp, "\n%6s  %6s  %6s  %4s  %7s  %s\n", "user", "sys", "elaps", "hog",
-	        units_rate_label(u), "test");
+	fprintf(fp, "\n%6s  %6s  %6s  ", "user", "sys", "elaps");
+	if (show_paused)
+		fprintf(fp, "%6s  ", "paused");
+	fprintf(fp, "%4s  %7s  %s\n", "hog", units_rate_label(u), "test");
 }
 
 void tables_summary_row(FILE *fp, enum units_mode u, const struct sum_row *r)
@@ -15,8 +17,11 @@ void tables_summary_row(FILE *fp, enum units_mode u, const struct sum_row *r)
 	double hog = num_div(r->user + r->sys, r->elapsed) * 100;
 	double rate = units_rate_value(u, r->bps);
 
-	fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s%s\n", r->user, r->sys, r->elapsed, hog,
-	        rate < 100 ? 1 : 0, rate, r->test, r->failed ? " (failed)" : "");
+	fprintf(fp, "%6.2f  %6.2f  %6.2f  ", r->user, r->sys, r->elapsed);
+	if (r->show_paused)
+		fprintf(fp, "%6.2f  ", r->paused);
+	fprintf(fp, "%3.0f%%  %7.*f  %s%s\n", hog, rate < 100 ? 1 : 0, rate, r->test,
+	        r->failed ? " (failed)" : "");
 }
 
 void tables_phase_head(FILE *fp, enum units_mode u)

@@ -420,14 +420,14 @@ void recording_print_summary(const struct recording *rec, enum units_mode u, FIL
 		fprintf(fp, "\nThe recording has no end record (the run was cut short): no summary.\n");
 		return;
 	}
-	tables_summary_head(fp, u);
+	tables_summary_head(fp, u, false);
 	const struct json *sum = json_get(end, "summary");
 	for (size_t i = 0; i < json_len(sum); i++) {
 		const struct json *s = json_at(sum, i);
 		double el = num(s, "elapsed", 0);
 		struct sum_row r = { json_str(json_get(s, "test"), "?"), num(s, "user", 0), num(s, "sys", 0), el,
 		                     num(s, "bps", num_div(num(s, "bytes", 0), el)),
-		                     workload_failed(end, (int)num(s, "workload", 0)) };
+		                     workload_failed(end, (int)num(s, "workload", 0)), 0, false };
 		tables_summary_row(fp, u, &r);
 	}
 	const struct json *ph = json_get(end, "phases");

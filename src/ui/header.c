@@ -48,7 +48,13 @@ static int fmt_right(const struct ui_view *v, int level, char *buf, size_t len)
 	int n = snprintf(buf, len, " %s%s%s | %s | freq: %s | self %.1f%% CPU",
 	                 v->replay ? "REPLAY " : "", v->paused ? "PAUSED " : "", el,
 	                 units_rate_label(v->units), fs, s ? s->self_cpu_pct : 0.0);
-	if (level < 2 && v->interval > 0 && n > 0 && (size_t)n < len)
+	/* a tick that could not finish in time widens the interval: the
+	 * measured one is shown next to the asked one */
+	bool wide = s && v->interval > 0 && s->dt > v->interval * 1.5;
+	if (level < 2 && wide && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, compact ? " | %gs>%.2gs " : " | every %gs, widened to %.2gs ",
+		              v->interval, s->dt);
+	else if (level < 2 && v->interval > 0 && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, compact ? " | %gs " : " | every %gs ", v->interval);
 	return n;
 }

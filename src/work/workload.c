@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -62,7 +63,11 @@ struct workload {
 	uint64_t passes_done_runs;                  /* passes of finished runs */
 	uint64_t bytes_seen;                        /* the latest total shown */
 	uint64_t rbytes_last, bytes_last, calls_last;
-	uint64_t zombie_io;                         /* write_bytes of exited command roots */
+	char counted;                               /* commands: 'w' written, 'r' read */
+	double t_read;                              /* CLOCK_MONOTONIC of the last poll */
+	bool both;                                  /* commands: wrote and read regular files */
+	double t_called;                            /* CLOCK_MONOTONIC when workload_start began */
+	double t_paused, paused_s;                  /* when the pause began; seconds paused */
 	int runs;
 	unsigned char *mask;         /* own copy of the placement for new processes, or NULL */
 	int ncpu;
@@ -307,6 +312,9 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 		close(ep[0]);
 		child_setup(0, mask_for(w, "cmd"), w->ncpu);
 		quiet_output(w->run);
+		/* benchtop's own descriptors (libproc2's /proc files, records)
+		 * are not the command's: none is inherited */
+		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 		execvp(w->spec->argv[0], w->spec->argv);
 		int e = errno;
 		if (write(ep[1], &e, sizeof e) < 0)
@@ -321,6 +329,9 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 		n = read(ep[0], &e, sizeof e);
 	while (n < 0 && errno == EINTR);
 	close(ep[0]);
+	/* the command's time starts at its exec (the pipe closes there), not
+	 * with benchtop's own set-up of the child */
+	w->t_start += clock_mono() - w->t_called;
 	add_child(w, pid, 0, ROLE_CMD);
 	if (n == (ssize_t)sizeof e) {
 		snprintf(msg, len, "cannot run \"%s\": %s", w->spec->argv[0], strerror(e));
@@ -410,6 +421,7 @@ static void source_done(struct workload *w, double now)
 int workload_start(struct workload *w, struct sampler *sp, const unsigned char *mask, int ncpu,
                    double now, char *msg, size_t len)
 {
+	w->t_called = clock_mono();
 	w->sp = sp;
 	w->ncpu = ncpu;
 	workload_set_mask(w, mask);
@@ -513,8 +525,8 @@ static void start_sync(struct workload *w)
  * rewrite cut short counts up to now. */
 static void add_rewrite_rows(struct workload *w)
 {
-	double now = clock_mono(), t0 = 0, t1 = 0, t3 = 0, u0 = 0, s0 = 0;
-	uint64_t b0 = 0, b1 = 0;
+	double now = clock_mono(), t0 = 0, t1 = 0, t1first = 0, t3 = 0, u0 = 0, s0 = 0;
+	uint64_t b0 = 0, b1 = 0, c0 = 0, c1 = 0;
 	bool rewrote = false;
 	for (int j = 0; j < w->nctr; j++) {
 		const struct engine_counters *c = &w->ctr[j];
@@ -527,8 +539,13 @@ static void add_rewrite_rows(struct workload *w)
 		if (end0 > t1)
 			t1 = end0;
 		b0 += (r ? c->phase_bytes[1] : c->bytes) - c->phase_bytes[0];
+		c0 += (r ? c->phase_calls[1] : c->calls) - c->phase_calls[0];
 		if (r) {
 			rewrote = true;
+			/* the rewrite begins with the first job's own switch */
+			if (t1first == 0 || c->phase_t[1] < t1first)
+				t1first = c->phase_t[1];
+			c1 += c->calls - c->phase_calls[1];
 			u0 += c->phase_user[1] - c->phase_user[0];
 			s0 += c->phase_sys[1] - c->phase_sys[0];
 			double end = c->phase_t[3] > 0 ? c->phase_t[3] : now;
@@ -543,7 +560,9 @@ static void add_rewrite_rows(struct workload *w)
 		s0 = ru_s;
 	}
 	w->rows[0].elapsed += t1 > t0 ? t1 - t0 : 0;
-	w->rows[1].elapsed += rewrote && t3 > t1 ? t3 - t1 : 0;
+	w->rows[1].elapsed += rewrote && t3 > t1first ? t3 - t1first : 0;
+	w->rows[0].calls += c0;
+	w->rows[1].calls += c1;
 	w->rows[0].bytes += b0;
 	w->rows[1].bytes += b1;
 	w->rows[0].user += u0;
@@ -649,15 +668,6 @@ void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *r
 	finish_run(w, now);
 }
 
-/* The zombie of a command's root still holds the I/O of its whole tree
- * (the kernel adds reaped children's counts to their parent), so its
- * write_bytes are read before it is reaped: a copy that ended between two
- * ticks is still counted. */
-void workload_note_exit_io(struct workload *w, uint64_t write_bytes)
-{
-	w->zombie_io += write_bytes;
-}
-
 static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 {
 	uint64_t b = 0, rb = 0, calls = 0;
@@ -694,29 +704,31 @@ uint64_t workload_passes(const struct workload *w)
 
 void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt)
 {
+	/* counters read now: their rates are over the time since their own
+	 * last read, not the loop's */
+	double t_read = clock_mono();
 	(void)now;
+	if (w->t_read > 0)
+		dt = t_read - w->t_read;
+	w->t_read = t_read;
 	ws->id = w->id;
 	ws->us_per_call = -1;
 	if (w->src_ctr && !w->src_ready) {
-		uint64_t b = __atomic_load_n(&w->src_ctr->bytes, __ATOMIC_RELAXED);
-		ws->write_bps = dt > 0 && b >= w->src_last ? (double)(b - w->src_last) / dt : 0;
+		/* filling the source is preparation, not the copy: the
+		 * source process shows its own rate, the copy none yet */
+		w->src_last = __atomic_load_n(&w->src_ctr->bytes, __ATOMIC_RELAXED);
+		ws->write_bps = 0;
 		ws->read_bps = 0;
-		w->src_last = b;
 	} else if (w->ctr) {
 		poll_engine(w, ws, dt);
-	} else if (ws->bytes < w->zombie_io) {
-		/* a command that ended between two samples: what its tree
-		 * wrote since the last sample is this interval's rate too */
-		uint64_t seen = ws->bytes > w->bytes_seen ? ws->bytes : w->bytes_seen;
-		/* when no progress was ever seen, the bytes were made over the
-		 * whole run, not only the last (perhaps short) interval */
-		double span = dt;
-		if (seen == 0 && w->t_end > w->t_start && w->t_end - w->t_start > span)
-			span = w->t_end - w->t_start;
-		if (span > 0 && w->zombie_io > seen)
-			ws->write_bps += (double)(w->zombie_io - seen) / span;
-		ws->bytes = w->zombie_io;
+	} else if (ws->counted && ws->counted != w->counted) {
+		/* a command that read and now writes regular files: its bytes
+		 * are the written ones from here on */
+		w->counted = ws->counted;
+		w->bytes_seen = 0;
 	}
+	if (!w->ctr && !w->src_ctr)
+		w->both |= ws->wbytes > 0 && ws->rbytes > 0;
 	if (ws->bytes < w->bytes_seen)
 		ws->bytes = w->bytes_seen; /* totals never go backwards */
 	w->bytes_seen = ws->bytes;
@@ -758,6 +770,10 @@ void workload_pause(struct workload *w, bool pause)
 {
 	if (!any_alive(w))
 		return;
+	if (pause && !w->paused)
+		w->t_paused = clock_mono();
+	else if (!pause && w->paused && w->t_paused > 0)
+		w->paused_s += clock_mono() - w->t_paused;
 	workload_signal(w, pause ? SIGSTOP : SIGCONT);
 	w->paused = pause;
 	w->state = pause ? WLS_PAUSED : WLS_RUNNING;
@@ -772,6 +788,8 @@ void workload_stop(struct workload *w)
 	workload_signal(w, SIGCONT);
 	if (w->state == WLS_PAUSED)
 		w->state = WLS_RUNNING;
+	if (w->paused && w->t_paused > 0)
+		w->paused_s += clock_mono() - w->t_paused;
 	w->paused = false;
 }
 
@@ -850,12 +868,21 @@ int workload_pids(const struct workload *w, pid_t *pids, int max)
 void workload_totals(const struct workload *w, struct workload_totals *t)
 {
 	memset(t, 0, sizeof *t);
-	t->user = w->ru_user > w->seen_user ? w->ru_user : w->seen_user;
-	t->sys = w->ru_sys > w->seen_sys ? w->ru_sys : w->seen_sys;
+	/* Once every process is reaped, wait4's figures are the whole tree's
+	 * (descendants reaped inside it included, orphans added as benchtop
+	 * reaped them), exact to the microsecond; the samples' clock-tick
+	 * figures round each process up to a tick and only stand in while
+	 * processes still run. */
+	bool reaped = !workload_running(w) && w->ru_user + w->ru_sys > 0;
+	t->user = reaped || w->ru_user > w->seen_user ? w->ru_user : w->seen_user;
+	t->sys = reaped || w->ru_sys > w->seen_sys ? w->ru_sys : w->seen_sys;
 	t->elapsed = w->elapsed_done;
+	t->paused = w->paused_s + (w->paused && w->t_paused > 0 ? clock_mono() - w->t_paused : 0);
 	t->bytes = w->bytes_seen;
 	t->calls = w->calls_done_runs;
 	t->runs = w->runs;
+	t->counted = w->spec->kind != WL_CMD ? NULL : w->counted == 'r' ? "read" :
+	             w->counted == 'w' && w->both ? "written" : NULL;
 }
 
 int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],

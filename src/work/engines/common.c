@@ -48,6 +48,7 @@ void eng_phase(struct engine_counters *c, int phase)
 {
 	c->phase_t[phase] = clock_mono();
 	c->phase_bytes[phase] = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+	c->phase_calls[phase] = __atomic_load_n(&c->calls, __ATOMIC_RELAXED);
 	/* the process's own CPU at the mark: exact per-phase user and sys */
 	struct rusage ru;
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {

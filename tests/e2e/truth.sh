@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The truth matrix: common commands run under benchtop, each wrapped in
+# tests/helpers/truthrun (the outside measurement of the same run: wall
+# time from fork to the last wait4 and the whole tree's CPU from wait4),
+# the bytes measured afterwards with stat, find -printf %s and wc -c.
+# For every case: total bytes exact (0.5%), per-sample rate x interval
+# adding up to the total (2%), CPU as wait4 says (2% + 20 ms), elapsed as
+# the outside wall time (1%; --no-sync, so no preparation or flush is in
+# either; never shorter, and longer at most by how late benchtop itself
+# was scheduled in that run, which its widest sample interval shows, + 30
+# ms), no rate above twice the memcpy bandwidth benchtop measured at
+# start, and for tree copies whose bytes moved over 6 samples or more (rsync
+# is held to 6 MB/s so it does) no sample holding more than a third.
+. "$(dirname "$0")/lib.sh"
+
+for c in jq rsync cpio md5sum dd cc; do
+	command -v "$c" >/dev/null || skip_all "$c not installed (make check installs TEST_DEBS)"
+done
+T=$E2E_TMP
+export HOME=$T/home XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/cfg TMPDIR=$T/tmp
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME" "$TMPDIR" "$T/out"
+chmod 700 "$XDG_RUNTIME_DIR"
+H=$(dirname "$0")/../helpers
+cc -std=c17 -O1 -static -o "$T/truthrun" "$H/truthrun.c" 2>/dev/null || cc -std=c17 -O1 -o "$T/truthrun" "$H/truthrun.c" || skip_all "cannot compile truthrun.c"
+cc -std=c17 -O1 -o "$T/holdfiles" "$H/holdfiles.c" || skip_all "cannot compile holdfiles.c"
+
+# Sources: one 24 MiB file, and a tree of 2000 small files (20 dirs).
+BIG=$T/src/big
+mkdir -p "$T/src/tree"
+head -c $((24 << 20)) /dev/urandom > "$BIG"
+BIGSIZE=$(stat -c %s "$BIG")
+# one line per file, 100 to 15099 bytes, 100 files per directory
+for d in $(seq 0 19); do
+	mkdir -p "$T/src/tree/d$d"
+	awk -v d="$d" 'BEGIN { x = "x"; while (length(x) < 16384) x = x x;
+		for (i = 0; i < 100; i++) print substr(x, 1, ((d * 100 + i) * 7919) % 15000 + 99) }' |
+		(cd "$T/src/tree/d$d" && split -l 1 -a 3 - f)
+done
+[ "$(find "$T/src/tree" -type f | wc -l)" = 2000 ] || skip_all "could not make the 2000-file tree"
+
+sum_sizes() { find "$@" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%d\n", s }'; }
+
+# run_case NAME TRUTH_CMD COMMAND: run COMMAND (sh -c) in $T/c.NAME under
+# benchtop and truthrun; then TRUTH_CMD (run in the same directory) prints
+# the true byte count; every check of the matrix is made on the run.
+run_case() {
+	local name=$1 truth_cmd=$2 cmd=$3 dir=$T/c.$1 out=$T/out/$1.json err=$T/out/$1.err
+	mkdir -p "$dir"
+	[ -n "${PRE:-}" ] && (cd "$dir" && eval "$PRE")
+	(cd "$dir" && "$BENCHTOP" -b --format json -i 0.1 --no-sync -- "$T/truthrun" sh -c "$cmd" > "$out" 2> "$err")
+	local rc=$?
+	if [ $rc != 0 ]; then
+		fail "$name: benchtop exited $rc ($(tail -2 "$err" | tr '\n' ' '))"
+		return
+	fi
+	local truth
+	truth=$(cd "$dir" && eval "$truth_cmd")
+	local wall user sys
+	read -r wall user sys < <(sed -n 's/^truth wall=\([0-9.]*\) user=\([0-9.]*\) sys=\([0-9.]*\)$/\1 \2 \3/p' "$err" | tail -1)
+	if [ -z "$wall" ]; then
+		fail "$name: no outside measurement ($(tail -2 "$err" | tr '\n' ' '))"
+		return
+	fi
+	local res
+	res=$(jq -s -r --arg tree "${TREE:-}" --argjson truth "$truth" --argjson wall "$wall" --argjson cpu "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.6f", u + s }')" '
+		(.[0].memcpy_bps) as $bw
+		| (map(select(.type == "end"))[0].summary[0]) as $s
+		| ($s.counted // "written") as $side
+		| [ .[] | select(.type == "sample") | .interval as $iv | .workloads[0]
+		    | { iv: $iv, r: (if $side == "read" then .read_bps else .write_bps end),
+		        m: ([.read_bps, .write_bps] | map(. // 0) | max) } ] as $w
+		| ($w | map(select(.iv != null) | .r * .iv) | add) as $sum
+		| ($w | map(select(.iv != null) | .r * .iv) | max) as $biggest
+		| ($w | map(select(.iv != null and .r * .iv > 0)) | length) as $active
+		| ([$w[] | .iv // 0] | max - 0.1 | if . < 0 then 0 else . end) as $late
+		| ($w | map(.m) | max) as $top
+		| [ (if (($s.bytes - $truth) | fabs) <= 0.005 * $truth + 1 then "ok" else "bytes \($s.bytes) but \($truth) reached the files (\($side))" end),
+		    (if (($sum - $s.bytes) | fabs) <= 0.02 * $s.bytes + 65536 then "ok" else "rates x intervals add up to \($sum | floor), total \($s.bytes)" end),
+		    (if ((($s.user + $s.sys) - $cpu) | fabs) <= 0.02 * $cpu + 0.02 then "ok" else "CPU \($s.user + $s.sys) s, wait4 says \($cpu) s" end),
+		    (if $s.elapsed >= 0.99 * $wall - 0.002 and $s.elapsed <= 1.01 * $wall + $late + 0.03 then "ok"
+		     else "elapsed \($s.elapsed) s, outside wall time \($wall) s (benchtop was up to \($late) s late)" end),
+		    (if $top <= 2 * $bw then "ok" else "a rate of \($top) B/s passes twice memcpy (\($bw) B/s)" end),
+		    (if $active < 6 or $tree == "" or $biggest <= $s.bytes / 3 then "ok"
+		     else "one sample holds \($biggest | floor) of \($s.bytes) bytes moved over \($active) samples" end)
+		  ] | join("\n")' "$out")
+	local what=(bytes "rates add up" CPU elapsed ceiling "rates follow the copy")
+	local i=0
+	while IFS= read -r line; do
+		if [ "$line" = ok ]; then ok "$name: ${what[$i]}"; else fail "$name: $line"; fi
+		i=$((i + 1))
+	done <<< "$res"
+}
+
+run_case cp "stat -c %s out" "cp '$BIG' out"
+PRE="head -c 1000000 /dev/zero > out" run_case cp-over "stat -c %s out" "cp '$BIG' out"
+PRE="echo appended-to > out" run_case cat-append "echo \$((\$(stat -c %s out) - 12))" "cat '$BIG' >> out"
+run_case dd-4k "stat -c %s out" "dd if='$BIG' of=out bs=4k 2>/dev/null"
+TREE=1 run_case rsync "sum_sizes dst" "rsync -a --bwlimit=6000 '$T/src/tree/' dst/"
+TREE=1 run_case cp-r "sum_sizes dst" "cp -r '$T/src/tree' dst"
+TREE=1 run_case cpio "sum_sizes dst" "mkdir dst && cd '$T/src/tree' && find . | cpio -pdm --quiet '$T/c.cpio/dst'"
+run_case cat-null "echo $BIGSIZE" "cat '$BIG' > /dev/null"
+run_case md5sum "echo $BIGSIZE" "md5sum '$BIG' > /dev/null"
+run_case pipeline "wc -c < out" "cat '$BIG' | gzip -1 | gzip -d | cat > out"
+run_case hold4000 "stat -c %s out" "mkdir held && '$T/holdfiles' 4000 held out 6000000"
+TREE=1 run_case children300 "sum_sizes ." "for i in \$(seq 300); do head -c 10000 '$BIG' > s.\$i; done"
+run_case orphan "stat -c %s orphan.out" \
+	"( i=0; while [ \$i -lt 100000 ]; do i=\$((i + 1)); done; head -c 4000000 '$BIG' > orphan.out ) & sleep 0.01"
+
+# A read-only command says which side it counted.
+jq -e -s 'map(select(.type == "end"))[0].summary[0].counted == "read"' "$T/out/md5sum.json" >/dev/null &&
+	ok "md5sum: its summary says it counted what it read" ||
+	fail "md5sum: summary does not say read: $(tail -1 "$T/out/md5sum.json" | jq -c '.summary[0]')"
+
+finish

@@ -1,0 +1,59 @@
+/* truthrun.c - the outside measurement of a command for the truth matrix
+ * (tests/e2e/truth.sh): runs argv[1..] and, as their subreaper, waits for
+ * every descendant (orphans too), then prints to standard error
+ *   truth wall=SECONDS user=SECONDS sys=SECONDS
+ * wall from just before the fork to the last wait4 (CLOCK_MONOTONIC),
+ * CPU from wait4's resource use of the whole tree (RUSAGE_CHILDREN) plus
+ * truthrun's own (RUSAGE_SELF): what its parent's wait4 will see.
+ *
+ *   cc -o truthrun tests/helpers/truthrun.c
+ *   truthrun sh -c 'cp big out' */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double secs(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: truthrun COMMAND [ARG]...\n");
+		return 2;
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	double t0 = mono();
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		execvp(argv[1], argv + 1);
+		_exit(127);
+	}
+	int st, rc = 0;
+	pid_t p;
+	while ((p = wait(&st)) > 0 || (p < 0 && errno == EINTR))
+		if (p == pid)
+			rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	double wall = mono() - t0;
+	struct rusage ru, self;
+	getrusage(RUSAGE_CHILDREN, &ru);
+	getrusage(RUSAGE_SELF, &self);
+	fprintf(stderr, "truth wall=%.6f user=%.6f sys=%.6f\n", wall,
+	        secs(ru.ru_utime) + secs(self.ru_utime), secs(ru.ru_stime) + secs(self.ru_stime));
+	return rc;
+}
