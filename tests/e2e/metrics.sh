@@ -133,10 +133,17 @@ check "--keep leaves the metrics file" grep -q '^benchtop_build_info' "$T/kept.p
 
 # ---- a real Prometheus scrapes two benchtops --------------------------------
 
+# Instance b runs on a fake cpufreq tree under powersave, with a kernel
+# playing it: its frequency families are there, at the lowest frequency.
 PA=$(free_port) PB=$(free_port) PP=$(free_port)
+FS=$T/sysfs
+bash tests/fakesys.sh "$FS" --cpus 2 >/dev/null
+bash tests/fake_kernel.sh "$FS" 120 </dev/null >/dev/null 2>&1 &
+PIDS+=("$!")
 for x in a b; do
-	port=$PA; [ $x = b ] && port=$PB
-	"$BENCHTOP" -b -t 40 -o "$T/rec_$x.jsonl" --metrics-listen "127.0.0.1:$port" \
+	port=$PA extra=()
+	[ $x = b ] && port=$PB extra=(--sysfs "$FS" --governor powersave)
+	"$BENCHTOP" -b -t 40 -o "$T/rec_$x.jsonl" --metrics-listen "127.0.0.1:$port" "${extra[@]}" \
 		-w "cmd:run=$(slow_writer "$T/out_$x")" >"$T/run_$x.out" 2>"$T/run_$x.err" &
 	PIDS+=("$!")
 done
@@ -188,6 +195,24 @@ rate=$(query 'sum(rate(benchtop_workload_bytes_total[5s]))' | awk '{ print $2 }'
 check "the fleet copy rate query answers ($rate B/s)" awk -v r="${rate:-0}" 'BEGIN { exit r > 0 ? 0 : 1 }'
 slow=$(query 'bottomk(1, sum by (instance) (rate(benchtop_workload_bytes_total[5s])))' | wc -l)
 check "the slowest host query answers one host" test "$slow" = 1
+check "the fake-tree instance has frequency families in Prometheus" bash -c "
+	[ \"\$(curl -s --max-time 5 --data-urlencode 'query=benchtop_cpu_frequency_hertz{instance=\"127.0.0.1:$PB\"}' '$API/query' |
+	     jq '.data.result | length')\" = 2 ]"
+# README's third query: time at the lowest frequency per host
+lowest='sum by (instance) (
+  benchtop_cpu_residency_seconds_total
+    and on (instance, cpu, frequency_hertz)
+  count_values by (instance, cpu) ("frequency_hertz", min_over_time(benchtop_cpu_frequency_hertz[1d]))
+)'
+at_lowest() {
+	low=$(query "$lowest")
+	grep -q "^127.0.0.1:$PB [0-9.]*[1-9]" <<<"$low"
+}
+if wait_for 15 at_lowest; then ok "the lowest-frequency query answers seconds for the powersave host ($low)"
+else fail "lowest-frequency query: [$low]"; fi
+check "those seconds are at 800 MHz, the tree's lowest" bash -c "
+	curl -s --max-time 5 --data-urlencode 'query=benchtop_cpu_residency_seconds_total{instance=\"127.0.0.1:$PB\",frequency_hertz=\"800000000\"} > 0' '$API/query' |
+	jq -e '.data.result | length == 2' >/dev/null"
 stop_all
 
 # ---- replay serves the recording as it plays --------------------------------
