@@ -245,7 +245,7 @@ tm_keys live q
 wait_for 10 bash -c "! curl -s --max-time 1 http://127.0.0.1:$PD/metrics >/dev/null" || fail "the dashboard's port stays open after q"
 tm_kill live
 PD2=$(free_port)
-tm_start replay 100x30 "'$BENCHTOP' --replay '$T/rec_b.jsonl' --metrics-listen $PD2 2>'$T/dashr.err'"
+tm_start replay 100x30 "'$BENCHTOP' --replay '$T/rec_a.jsonl' --metrics-listen $PD2 2>'$T/dashr.err'"
 if wait_for 15 bash -c "curl -s --max-time 2 http://127.0.0.1:$PD2/metrics | grep -q '^benchtop_workload_bytes_total{workload=\"1\"} [1-9]'"; then
 	ok "a replay in the dashboard serves /metrics"
 else fail "the replay dashboard did not serve: $(cat "$T/dashr.err")"; fi
