@@ -193,6 +193,11 @@ if wait_for 10 grown; then ok "both instances' counters increase between two que
 else fail "counters did not increase: first [$first] now [$now]"; fi
 check "both targets are up (OpenMetrics scraped without error)" bash -c "
 	curl -s --max-time 5 '$API/targets' | jq -e '[.data.activeTargets[] | select(.health == \"up\" and .lastError == \"\")] | length == 2' >/dev/null"
+# Prometheus asked for OpenMetrics and parsed it: the family's metadata
+# carries the UNIT line, which only that format has.
+check "Prometheus read OpenMetrics (metadata: counter benchtop_workload_bytes, unit bytes)" bash -c "
+	curl -s --max-time 5 '$API/metadata?metric=benchtop_workload_bytes' |
+	jq -e '.data.benchtop_workload_bytes[0] | .type == \"counter\" and .unit == \"bytes\"' >/dev/null"
 # The values are the runs' own: each equals the bytes of a sample in that
 # run's JSON Lines (the last tick scraped), so they agree within one tick.
 match=0
