@@ -1,5 +1,6 @@
 /* experiment.c - sweeps, matrices and presets: one workload run many
  * times as quiet batch runs (app_run), with a table of their totals. */
+#include "benchtop/journal.h"
 #include "benchtop/experiment.h"
 
 #include <dirent.h>
@@ -160,6 +161,8 @@ static int make_source(struct exp *e)
 		e->scratch = NULL;
 		return -err;
 	}
+	if (!e->r->keep)
+		journal_note_scratch(e->scratch); /* --restore removes a killed run's */
 	int rc = engine_make_source(e->scratch, want ? want : EXP_DEFAULT_SIZE, &e->src, msg, sizeof msg);
 	if (rc)
 		fprintf(stderr, "benchtop: %s\n", msg);
@@ -176,6 +179,7 @@ static void remove_source(struct exp *e)
 		if (e->src)
 			unlink(e->src);
 		rmdir(e->scratch);
+		journal_forget_scratch(e->scratch);
 	}
 	free(e->src);
 	free(e->scratch);
