@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include "benchtop/action.h"
 #include "benchtop/cli.h"
+#include "benchtop/json.h"
 #include "benchtop/model.h"
 #include "benchtop/workload.h"
 
@@ -123,9 +124,6 @@ void record_event(FILE *fp, const struct event *e);
 void record_end(struct app *a, FILE *fp);
 void batch_header(struct app *a, FILE *fp);
 void batch_line(struct app *a, FILE *fp, const struct snapshot *s);
-void json_string(FILE *fp, const char *s);
-/* A number, or null for NaN and infinities (JSON has neither). */
-void json_number(FILE *fp, double v);
 
 /* The summary and phase tables (summary.c). */
 void summary_print(struct app *a, FILE *fp);

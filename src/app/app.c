@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "benchtop/affinity.h"
+#include "benchtop/clock.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/sample.h"
@@ -31,13 +32,12 @@
 #include "benchtop/ui.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
+#include "benchtop/xalloc.h"
 
 
 double app_mono(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return clock_mono();
 }
 
 double app_now(const struct app *a)
@@ -223,18 +223,10 @@ static void note_workload_ends(struct app *a)
 			const char *word = s == WLS_FAILED ? "failed" :
 			                   workload_stop_requested(a->wl[i]) ? "stopped" : "done";
 			snprintf(label, sizeof label, "w%d %s", i + 1, word);
-			snprintf(detail, sizeof detail, "{\"workload\":%d,\"state\":\"%s\",\"error\":",
-			         i + 1, word);
-			size_t k = strlen(detail);
-			const char *err = workload_error(a->wl[i]);
-			/* error text as a JSON string, quotes and controls escaped */
-			detail[k++] = '"';
-			for (const char *p = err; *p && k < sizeof detail - 8; p++) {
-				if (*p == '"' || *p == '\\')
-					detail[k++] = '\\';
-				detail[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
-			}
-			snprintf(detail + k, sizeof detail - k, "\"}");
+			int k = snprintf(detail, sizeof detail,
+			                 "{\"workload\":%d,\"state\":\"%s\",\"error\":", i + 1, word);
+			k += (int)json_quote(detail + k, sizeof detail - k - 1, workload_error(a->wl[i]));
+			snprintf(detail + k, sizeof detail - k, "}");
 			/* stamped when it ended, not when the tick noticed */
 			double t = workload_ended_at(a->wl[i]);
 			const struct phase *cur = history_phase(a->hist, history_nphases(a->hist) - 1);
@@ -632,7 +624,7 @@ int app_run(struct run *run, struct app_result *res)
 	}
 	if (m) {
 		for (int i = 0; i <= a->nwl; i++) {
-			a->wl_mask[i] = malloc((size_t)a->ncpu);
+			a->wl_mask[i] = xmalloc((size_t)a->ncpu);
 			if (a->wl_mask[i])
 				memcpy(a->wl_mask[i], m, (size_t)a->ncpu);
 		}

@@ -9,6 +9,7 @@
 #include "benchtop/cli.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/units.h"
+#include "benchtop/xalloc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -41,22 +42,6 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -1;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (!p)
-		abort();  /* out of memory: tier-1 error, nothing sensible to say */
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q)
-		abort();
-	return q;
 }
 
 /* ---- scalars ---------------------------------------------------------- */
@@ -219,11 +204,9 @@ int cli_parse_cpulist(const char *s, unsigned char *mask, int ncpu, char *err, s
 /* Syntax check of a CPU list against a generous CPU count. */
 static int check_cpulist(const char *s, const char *what, char *err, size_t errlen)
 {
-	unsigned char *mask = calloc(CPULIST_NCPU, 1);
+	unsigned char *mask = xcalloc(CPULIST_NCPU, 1);
 	int rc;
 	char why[CLI_ERR_MAX];
-	if (!mask)
-		abort();
 	rc = cli_parse_cpulist(s, mask, CPULIST_NCPU, why, sizeof why);
 	free(mask);
 	if (rc)
@@ -462,9 +445,7 @@ static int spec_item(struct wl_spec *w, const char *kind, const char *item, cons
 	if (end == v)
 		return fail(err, errlen, "empty value for key \"%s\" in workload \"%s\": use %s=%s",
 		            k->name, w->text, k->name, k->meta);
-	val = strndup(v, (size_t)(end - v));
-	if (!val)
-		abort();
+	val = xstrndup(v, (size_t)(end - v));
 	rc = set_key(w, k, val, err, errlen);
 	free(val);
 	return rc;
@@ -601,9 +582,7 @@ static int parse_at(const char *s, struct at_action *a, char *err, size_t errlen
 
 	if (!colon)
 		return fail(err, errlen, "bad --at \"%s\": use T:ACTION, e.g. 10s:spread or 20:pin=0", s);
-	t = strndup(s, (size_t)(colon - s));
-	if (!t)
-		abort();
+	t = xstrndup(s, (size_t)(colon - s));
 	rc = cli_parse_time(t, &a->t, "--at", err, errlen);
 	free(t);
 	if (rc)
@@ -787,9 +766,7 @@ static int o_sweep(struct run *r, const char *v, char *err, size_t errlen)
 	int rc;
 	if (strncmp(v, "bs=", 3) != 0 || !colon)
 		return fail(err, errlen, "bad --sweep \"%s\": use bs=FROM:TO, e.g. bs=4k:1M", v);
-	from = strndup(v + 3, (size_t)(colon - v - 3));
-	if (!from)
-		abort();
+	from = xstrndup(v + 3, (size_t)(colon - v - 3));
 	rc = cli_parse_size(from, &r->sweep_from, "--sweep", err, errlen);
 	free(from);
 	if (rc || cli_parse_size(colon + 1, &r->sweep_to, "--sweep", err, errlen))

@@ -2,6 +2,7 @@
  * read, the text format, saving and loading (see journal.h).  The run
  * journal of this process (the notes) is in journal_run.c. */
 #include "journal_impl.h"
+#include "benchtop/xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -396,7 +397,7 @@ static void *grow(void *arr, size_t n, size_t size)
 {
 	if (n >= JOURNAL_MAX / 8)
 		return NULL; /* no journal holds that many */
-	return realloc(arr, (n + 1) * size);
+	return xreallocarray(arr, n + 1, size);
 }
 
 static int add_root(struct journal *j, const char *path)
@@ -417,8 +418,7 @@ static int add_string(char ***arr, size_t *n, const char *s)
 	if (!a)
 		return -ENOMEM;
 	*arr = a;
-	if (!(c = strdup(s)))
-		return -ENOMEM;
+	c = xstrdup(s);
 	a[(*n)++] = c;
 	return 0;
 }
@@ -570,8 +570,7 @@ int journal_parse(const char *text, size_t len, struct journal *j)
 	version = text[mlen] - '0';
 	if ((version != 1 && version != 2) || text[mlen + 1] != '\n')
 		return -EINVAL;
-	if (!(buf = malloc(len + 1)))
-		return -ENOMEM;
+	buf = xmalloc(len + 1);
 	memcpy(buf, text + mlen + 2, len - mlen - 2);
 	buf[len - mlen - 2] = '\0';
 	for (char *line = strtok_r(buf, "\n", &save); rc == 0 && line; line = strtok_r(NULL, "\n", &save))
@@ -586,13 +585,11 @@ int journal_parse(const char *text, size_t len, struct journal *j)
 
 int journal_read_fd(int fd, struct journal *j)
 {
-	char *buf = malloc(JOURNAL_MAX + 1);
+	char *buf = xmalloc(JOURNAL_MAX + 1);
 	size_t len = 0;
 	int rc = 0;
 
 	memset(j, 0, sizeof(*j));
-	if (!buf)
-		return -ENOMEM;
 	while (len <= JOURNAL_MAX) {
 		ssize_t n = read(fd, buf + len, JOURNAL_MAX + 1 - len);
 		if (n < 0 && errno == EINTR)

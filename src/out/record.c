@@ -11,33 +11,6 @@
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
 
-void json_string(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(fp, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", fp);
-		else if (*p == '\t')
-			fputs("\\t", fp);
-		else if (*p < 0x20)
-			fprintf(fp, "\\u%04x", *p);
-		else
-			fputc(*p, fp);
-	}
-	fputc('"', fp);
-}
-
-/* JSON has no NaN or infinity: such a number is written as null. */
-void json_number(FILE *fp, double v)
-{
-	if (isfinite(v))
-		fprintf(fp, "%.9g", v);
-	else
-		fputs("null", fp);
-}
-
 void record_start_head(FILE *fp, int ncpu, double interval)
 {
 	char host[256] = "", when[64];

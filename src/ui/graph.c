@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "benchtop/units.h"
+#include "benchtop/xalloc.h"
 
 #define YLAB 8          /* columns for the y-axis labels */
 #define MAX_SERIES 12
@@ -285,8 +286,8 @@ static bool plot_alloc(struct plot *p)
 	size_t need = (size_t)p->h * (size_t)p->w, ns = (size_t)p->w * (size_t)p->spc;
 	if (need > cap || (size_t)p->w > cap) {
 		size_t n = need > (size_t)p->w ? need : (size_t)p->w;
-		uint8_t *b = realloc(bits, n), *o = realloc(owner, n);
-		double *t = realloc(col_t, n * sizeof(double));
+		uint8_t *b = xrealloc(bits, n), *o = xrealloc(owner, n);
+		double *t = xrealloc(col_t, n * sizeof(double));
 		bits = b ? b : bits;
 		owner = o ? o : owner;
 		col_t = t ? t : col_t;
@@ -295,8 +296,8 @@ static bool plot_alloc(struct plot *p)
 		cap = n;
 	}
 	if (ns > scap) {
-		double *vv = realloc(val, ns * MAX_SERIES * sizeof(double));
-		int *c = realloc(col, ns * sizeof(int)), *sb = realloc(sub, ns * sizeof(int));
+		double *vv = xrealloc(val, ns * MAX_SERIES * sizeof(double));
+		int *c = xrealloc(col, ns * sizeof(int)), *sb = xrealloc(sub, ns * sizeof(int));
 		val = vv ? vv : val;
 		col = c ? c : col;
 		sub = sb ? sb : sub;

@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "benchtop/affinity.h"
+#include "benchtop/clock.h"
 #include "benchtop/engine.h"
 #include "benchtop/journal.h"
 #include "benchtop/sample.h"
+#include "benchtop/xalloc.h"
 
 #define WL_MAX_CHILDREN 256
 
@@ -122,7 +124,7 @@ static void make_name(struct workload *w)
 struct workload *workload_new(int id, const struct wl_spec *spec, const struct run *run,
                               const char *scratch)
 {
-	struct workload *w = calloc(1, sizeof *w);
+	struct workload *w = xcalloc(1, sizeof *w);
 	if (!w)
 		return NULL;
 	w->id = id;
@@ -436,7 +438,7 @@ void workload_set_mask(struct workload *w, const unsigned char *mask)
 		return;
 	}
 	if (!w->mask)
-		w->mask = malloc((size_t)w->ncpu);
+		w->mask = xmalloc((size_t)w->ncpu);
 	if (w->mask)
 		memcpy(w->mask, mask, (size_t)w->ncpu);
 }
@@ -495,20 +497,13 @@ static void start_sync(struct workload *w)
 		w->sync_pid = pid;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The write and the rewrite of this run, from the marks the engine left in
  * its counters (CLOCK_MONOTONIC times, bytes and its own CPU at each
  * phase).  A job cut before its rewrite counts only in the write row; a
  * rewrite cut short counts up to now. */
 static void add_rewrite_rows(struct workload *w)
 {
-	double now = mono_now(), t0 = 0, t1 = 0, t3 = 0, u0 = 0, s0 = 0;
+	double now = clock_mono(), t0 = 0, t1 = 0, t3 = 0, u0 = 0, s0 = 0;
 	uint64_t b0 = 0, b1 = 0;
 	bool rewrote = false;
 	for (int j = 0; j < w->nctr; j++) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engines.h"
+#include "benchtop/clock.h"
 
 void eng_add(struct engine_counters *c, uint64_t bytes, uint64_t rbytes, uint64_t calls)
 {
@@ -45,10 +46,7 @@ void eng_count(struct eng_ctx *x, uint64_t bytes, uint64_t rbytes, uint64_t call
 
 void eng_phase(struct engine_counters *c, int phase)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c->phase_t[phase] = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	c->phase_t[phase] = clock_mono();
 	c->phase_bytes[phase] = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
 	/* the process's own CPU at the mark: exact per-phase user and sys */
 	struct rusage ru;
