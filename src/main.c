@@ -9,8 +9,7 @@
 #include "benchtop/experiment.h"
 #include "benchtop/replay.h"
 #include "benchtop/report.h"
-
-#define BENCHTOP_VERSION "0.1.0"
+#include "benchtop/version.h"
 
 /* Options the parser knows whose feature is not built yet: refused at run
  * time by name, never silently ignored.  (None at the moment: --sweep,
