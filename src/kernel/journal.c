@@ -488,12 +488,20 @@ static int parse_proc(char **tok, int ntok, struct journal_proc **arr, size_t *n
 	return add_proc(arr, n, pid, st);
 }
 
+/* A sysfs root: "/" or a clean absolute path. */
+static bool root_path(const char *s)
+{
+	return !strcmp(s, "/") || journal_clean_path(s, true);
+}
+
 static int parse_abs(char **tok, int ntok, char ***arr, size_t *n, struct journal *j)
 {
-	if (ntok != 2 || unescape(tok[1]) < 0 || !journal_clean_path(tok[1], true))
+	if (ntok != 2 || unescape(tok[1]) < 0)
 		return -EINVAL;
 	if (!arr)
-		return add_root(j, tok[1]);
+		return root_path(tok[1]) ? add_root(j, tok[1]) : -EINVAL;
+	if (!journal_clean_path(tok[1], true))
+		return -EINVAL;
 	return add_string(arr, n, tok[1]);
 }
 
@@ -530,7 +538,7 @@ static int parse_line(char *line, int version, struct journal *j)
 	if (!line[0])
 		return 0;
 	if (version == 1 && strncmp(line, "sysfs ", 6) == 0)
-		return line[6] == '/' ? add_root(j, line + 6) : -EINVAL;
+		return root_path(line + 6) ? add_root(j, line + 6) : -EINVAL;
 	for (char *p = line; p && ntok < 6;) {
 		tok[ntok++] = p;
 		p = strchr(p, ' ');

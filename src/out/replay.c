@@ -3,6 +3,7 @@
 #include "benchtop/replay.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -65,6 +66,20 @@ static double num(const struct json *obj, const char *key, double def)
 	return json_num(json_get(obj, key), def);
 }
 
+/* An int figure; def for one out of range (a recording is outside input:
+ * converting such a double would be undefined behaviour). */
+static int inum(const struct json *obj, const char *key, int def)
+{
+	double v = num(obj, key, def);
+	return isfinite(v) && v >= INT_MIN && v <= INT_MAX ? (int)v : def;
+}
+
+static long lnum(const struct json *obj, const char *key, long def)
+{
+	double v = num(obj, key, (double)def);
+	return isfinite(v) && v >= -1e15 && v <= 1e15 ? (long)v : def;
+}
+
 static uint64_t count(const struct json *obj, const char *key)
 {
 	double v = num(obj, key, 0);
@@ -84,27 +99,27 @@ static enum wl_state state_of(const char *s)
 
 static void fill_cpu(struct cpu_sample *c, const struct json *j, int i)
 {
-	c->id = (int)num(j, "id", i);
+	c->id = inum(j, "id", i);
 	c->user = num(j, "user", 0);
 	c->system = num(j, "system", 0);
 	c->iowait = num(j, "iowait", 0);
 	c->irq = num(j, "irq", 0);
 	c->idle = num(j, "idle", 100 - c->user - c->system - c->iowait - c->irq);
-	c->khz = (long)num(j, "khz", -1);
+	c->khz = lnum(j, "khz", -1);
 	copy_str(c->governor, sizeof c->governor, json_get(j, "governor"));
 }
 
 static void fill_proc(struct proc_sample *p, const struct json *j)
 {
-	p->pid = (pid_t)num(j, "pid", 0);
-	p->workload = (int)num(j, "workload", 0);
+	p->pid = (pid_t)inum(j, "pid", 0);
+	p->workload = inum(j, "workload", 0);
 	copy_str(p->role, sizeof p->role, json_get(j, "role"));
 	copy_str(p->comm, sizeof p->comm, json_get(j, "comm"));
-	p->cpu = (int)num(j, "cpu", -1);
+	p->cpu = inum(j, "cpu", -1);
 	copy_str(p->allowed, sizeof p->allowed, json_get(j, "allowed"));
 	const char *st = json_str(json_get(j, "state"), "?");
 	p->state = st[0] ? st[0] : '?';
-	p->nthreads = (int)num(j, "threads", 1);
+	p->nthreads = inum(j, "threads", 1);
 	p->cpu_pct = num(j, "cpu_pct", 0);
 	p->wait_pct = num(j, "wait_pct", 0);
 	p->utime = num(j, "utime", 0);
@@ -167,7 +182,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 	for (int i = 0; i < nwl; i++) {
 		const struct json *w = json_at(wls, (size_t)i);
 		struct wl_sample *o = &s->wls[i];
-		o->id = (int)num(w, "id", i + 1);
+		o->id = inum(w, "id", i + 1);
 		o->read_bps = num(w, "read_bps", 0);
 		o->write_bps = num(w, "write_bps", 0);
 		o->bytes = count(w, "bytes");
@@ -396,7 +411,7 @@ static bool workload_failed(const struct json *end, int id)
 	const struct json *wls = json_get(end, "workloads");
 	for (size_t i = 0; i < json_len(wls); i++) {
 		const struct json *w = json_at(wls, i);
-		if ((int)num(w, "id", 0) == id)
+		if (inum(w, "id", 0) == id)
 			return !strcmp(json_str(json_get(w, "state"), ""), "failed");
 	}
 	return false;
@@ -414,7 +429,7 @@ static void print_policies(const struct json *end, FILE *fp)
 	for (size_t i = 0; i < json_len(pol); i++) {
 		const struct json *p = json_at(pol, i);
 		const char *drv = json_str(json_get(p, "driver"), ""), *gov = json_str(json_get(p, "governor"), "");
-		fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %.0f-%.0f\n", (int)num(p, "policy", (double)i),
+		fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %.0f-%.0f\n", inum(p, "policy", (int)i),
 		        json_str(json_get(p, "cpus"), "-"), *drv ? drv : "-", *gov ? gov : "-",
 		        num(p, "min", 0) / 1000, num(p, "max", 0) / 1000);
 	}
@@ -438,7 +453,7 @@ void recording_print_summary(const struct recording *rec, enum units_mode u, FIL
 		fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s%s\n", user, sys, el,
 		        num_div(user + sys, el) * 100, rate < 100 ? 1 : 0, rate,
 		        json_str(json_get(s, "test"), "?"),
-		        workload_failed(end, (int)num(s, "workload", 0)) ? " (failed)" : "");
+		        workload_failed(end, inum(s, "workload", 0)) ? " (failed)" : "");
 	}
 	const struct json *ph = json_get(end, "phases");
 	fprintf(fp, "\n%8s  %8s  %7s  %4s  %5s  %6s  %s\n", "from", "to", units_rate_label(u), "hog",

@@ -1,6 +1,7 @@
 /* fuzz_replay.c - libFuzzer harness for recordings as --replay and
  * --report read them: the input is the JSON Lines file (a memfd, so it is
- * a regular file), loaded, walked sample by sample and summarised. */
+ * a regular file), loaded, walked sample by sample, summarised and
+ * rendered as SVG and HTML. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "benchtop/model.h"
 #include "benchtop/replay.h"
+#include "benchtop/report.h"
 
 static FILE *devnull;
 
@@ -39,6 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			recording_sample(rec, i);
 		recording_duration(rec);
 		recording_print_summary(rec, UNITS_IEC, devnull);
+		report_write(rec, REPORT_SVG, UNITS_SI, "fuzz.jsonl", devnull);
+		report_write(rec, REPORT_HTML, UNITS_BITS, "fuzz.jsonl", devnull);
 		recording_free(rec);
 	} else if (!err[0]) {
 		abort();

@@ -153,6 +153,17 @@ static void test_parse_version1(void **state)
 	assert_string_equal(j.roots[0], "/a root/x");
 	assert_int_equal(j.n, 1);
 	journal_free(&j);
+	/* a version 1 root must be a clean path too (or "/"): what is read
+	 * is written back as version 2 and must read again */
+	const char *slash = "benchtop-journal 1\npid 99\nsysfs /x y/\n";
+	assert_int_equal(journal_parse(slash, strlen(slash), &j), -EINVAL);
+	const char *root = "benchtop-journal 2\npid 99\nsysfs /\npolicy devices/x ondemand 1 2\n";
+	assert_int_equal(journal_parse(root, strlen(root), &j), 0);
+	assert_string_equal(j.roots[0], "/");
+	char path[PATH_MAX];
+	journal_policy_path(&j, 0, path, sizeof(path));
+	assert_string_equal(path, "/devices/x");
+	journal_free(&j);
 	/* version 1 has no scratch lines */
 	const char *bad = "benchtop-journal 1\npid 99\nscratch /tmp/benchtop.x\n";
 	assert_int_equal(journal_parse(bad, strlen(bad), &j), -EINVAL);
