@@ -2,6 +2,7 @@
  * read, the text format, saving and loading (see journal.h).  The run
  * journal of this process (the notes) is in journal_run.c. */
 #include "journal_impl.h"
+#include "benchtop/proc.h"
 #include "benchtop/xalloc.h"
 
 #include <ctype.h>
@@ -198,31 +199,7 @@ int journal_boot_id(char *buf, size_t len)
 
 unsigned long long journal_proc_starttime(pid_t pid)
 {
-	char path[64], buf[1024];
-	unsigned long long st = 0;
-	int fd, n;
-
-	if (pid <= 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = (int)read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields restart after the last ')'. */
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	p++;
-	for (int field = 3; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		st = strtoull(p + 1, NULL, 10);
-	return st;
+	return pid > 0 ? proc_start_ticks(pid) : 0;
 }
 
 int journal_write_all(int fd, const char *s, size_t n)
