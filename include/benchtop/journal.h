@@ -20,7 +20,7 @@
  *
  * One file per benchtop process, "journal.PID".  It is written whole each
  * time something is noted: a new file made with O_CREAT|O_EXCL|O_NOFOLLOW
- * (".journal.PID.tmp"), locked (flock LOCK_EX), fsync'd, then renamed over
+ * (".journal.PID.tmp"), locked (flock LOCK_EX), then renamed over
  * the old one.  The owner holds the lock for as long as it runs, so a
  * journal whose lock can be taken belongs to a benchtop that is gone.
  * The file is plain text, one record a line, paths %XX-escaped (bytes

@@ -649,17 +649,17 @@ int journal_write_at(int dirfd, const char *name, const struct journal *j, int *
 	rc = fd < 0 ? -errno : 0;
 	if (rc == 0 && locked_fd && flock(fd, LOCK_EX | LOCK_NB) < 0)
 		rc = -errno;
+	/* no fsync: a journal is for a killed benchtop (the page cache
+	 * outlives it); after a power cut the processes and the cpufreq
+	 * settings it names are gone anyway */
 	if (rc == 0)
 		rc = journal_write_all(fd, text, len);
-	if (rc == 0 && fsync(fd) < 0)
-		rc = -errno;
 	if (rc == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		rc = -errno;
 	free(text);
 	if (rc < 0 && fd >= 0)
 		unlinkat(dirfd, tmp, 0);
 	if (rc == 0 && locked_fd) {
-		fsync(dirfd);
 		*locked_fd = fd;
 	} else if (fd >= 0) {
 		close(fd);
