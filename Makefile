@@ -114,15 +114,37 @@ bench: deps-bench
 	$(MAKE) benchtop
 	bench/run.sh
 
+# make fuzz: every tests/fuzz/fuzz_NAME.c harness (one per parser that
+# reads outside input) is built with libFuzzer, ASan and UBSan against the
+# whole library and run for FUZZ_SECONDS, each on its own corpus
+# (build/fuzz/corpus/NAME, seeded from tests/fuzz/corpus/NAME).  A finding
+# stops the target and leaves its crash file in build/fuzz.
 FUZZ_SECONDS ?= 60
-FUZZ_LIB := $(filter src/cli/cli.c src/cli/spec.c src/cli/scalar.c src/cli/listen.c src/base/units.c src/base/cpulist.c src/base/xalloc.c,$(LIBSRCS))
+FUZZ_HARNESSES := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_CFLAGS = -std=c17 -D_GNU_SOURCE -Iinclude $(PKG_CFLAGS) -DBENCHTOP_SHAREDIR='"$(SHAREDIR)"' \
+              -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJS := $(LIBSRCS:%.c=build/fuzz/obj/%.o)
+
+build/fuzz/obj/%.o: %.c $(SHAREDIR_STAMP)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lm
+
+-include $(FUZZ_OBJS:.o=.d)
+
 fuzz: deps-fuzz
-	@mkdir -p build/fuzz
-	clang -std=c17 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=fuzzer,address,undefined \
-	  -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c $(FUZZ_LIB) -lm
-	@mkdir -p build/fuzz/corpus
-	cp -n tests/fuzz/corpus/* build/fuzz/corpus/ 2>/dev/null || true
-	build/fuzz/fuzz_cli -max_total_time=$(FUZZ_SECONDS) -timeout=5 build/fuzz/corpus
+	$(MAKE) $(FUZZ_HARNESSES:%=build/fuzz/fuzz_%)
+	@for h in $(FUZZ_HARNESSES); do \
+	  mkdir -p build/fuzz/corpus/$$h; \
+	  cp -n tests/fuzz/corpus/$$h/* build/fuzz/corpus/$$h/ 2>/dev/null; \
+	  echo "fuzz_$$h: $(FUZZ_SECONDS) s"; \
+	  (cd build/fuzz && ./fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
+	    -print_final_stats=1 corpus/$$h > fuzz_$$h.log 2>&1); rc=$$?; \
+	  grep -E '^stat::number_of_executed_units|^Done' build/fuzz/fuzz_$$h.log; \
+	  if [ $$rc != 0 ]; then tail -40 build/fuzz/fuzz_$$h.log; echo "fuzz_$$h: a finding (see build/fuzz/fuzz_$$h.log)"; exit 1; fi; \
+	done
 
 install: benchtop
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(SHAREDIR)/themes $(DESTDIR)$(SHAREDIR)/presets

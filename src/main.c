@@ -7,7 +7,6 @@
 #include "benchtop/cli.h"
 #include "benchtop/config.h"
 #include "benchtop/experiment.h"
-#include "benchtop/journal.h"
 #include "benchtop/replay.h"
 #include "benchtop/report.h"
 #include "benchtop/version.h"
@@ -67,7 +66,7 @@ int main(int argc, char **argv)
 	case MODE_RESTORE:
 		/* Without --sysfs every journal is applied (each names its own
 		 * root); with it, only that tree's. */
-		status = journal_restore_all(strcmp(r.sysfs, "/sys") ? r.sysfs : NULL, stderr) < 0 ? 3 : 0;
+		status = app_restore(strcmp(r.sysfs, "/sys") ? r.sysfs : NULL, stderr);
 		break;
 	case MODE_REPLAY:
 		status = replay_main(&r);

@@ -146,4 +146,12 @@ void batch_line(struct app *a, FILE *fp, const struct snapshot *s);
 void summary_print(struct app *a, FILE *fp);
 void summary_json(struct app *a, FILE *fp);   /* "summary":[...],"phases":[...] */
 
+/* `benchtop --restore`: undo what benchtops that are gone left, as the
+ * journals in this user's journal directory name it (with sysfs_root, only
+ * journals with policies under that tree).  One line per thing done or
+ * refused on rep.  Returns the exit status: 0 when everything was undone
+ * (or nothing was left), 3 when a journal was refused or something could
+ * not be undone. */
+int app_restore(const char *sysfs_root, FILE *rep);
+
 #endif

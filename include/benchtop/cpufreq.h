@@ -25,10 +25,7 @@ struct cpufreq *cpufreq_open(const char *sysfs_root, int ncpu);
  * so a fake tree's figures never mix with the real machine's. */
 struct cpufreq *cpufreq_open_at(const char *sysfs_root, const char *procfs_root, int ncpu);
 void cpufreq_close(struct cpufreq *cf);
-/* Where the restore journal goes when neither $XDG_RUNTIME_DIR nor
- * /run/benchtop can take it (the caller's scratch directory). */
-void cpufreq_set_journal_fallback(struct cpufreq *cf, const char *dir);
-/* The journal file written for cf, "" before the first change. */
+/* The run journal holding cf's originals, "" when none are recorded. */
 const char *cpufreq_journal_path(const struct cpufreq *cf);
 
 /* Where frequencies come from on this host (FREQ_NONE when nowhere). */
@@ -61,14 +58,22 @@ long cpufreq_policy_max(const struct cpufreq *cf, int p);
 size_t cpufreq_policy_freqs(const struct cpufreq *cf, int p, const long **khz);
 
 /* Set the governor on policy p (or all when p < 0).  Refuses a name not in
- * scaling_available_governors (-EINVAL) before writing.  Returns 0 or
- * -errno; msg gets a sentence for the status line either way. */
+ * scaling_available_governors (-EINVAL) before writing.  Before its first
+ * change a policy's originals go to the run journal; a policy whose
+ * originals cannot be recorded exactly (an unreadable, overlong or odd
+ * file) or that another benchtop steers (-EBUSY, msg names its PID) is
+ * left alone, and msg says so.  Returns 0 when the policies that were not
+ * left alone have the governor, else -errno; msg gets a sentence for the
+ * status line either way. */
 int cpufreq_set_governor(struct cpufreq *cf, int p, const char *gov, char *msg, size_t len);
 /* The governor after the current one on policy 0, cycling; NULL if none. */
 const char *cpufreq_next_governor(const struct cpufreq *cf);
 /* Cap scaling_max_freq at khz on policy p (all if p < 0); khz <= 0 lifts
- * the cap (back to the saved original). */
+ * the cap (back to the saved original).  Policies are left alone as for
+ * cpufreq_set_governor. */
 int cpufreq_set_maxfreq(struct cpufreq *cf, int p, long khz, char *msg, size_t len);
+/* How many policies the last set call left alone (msg said why). */
+int cpufreq_left_alone(const struct cpufreq *cf);
 
 /* Residency: seconds at each frequency of cpu since start (since_event =
  * false) or since the last cpufreq_mark() (true).  Returns the number of
@@ -96,11 +101,18 @@ void cpufreq_restore(struct cpufreq *cf);
  * first -errno (the journal is kept when something could not be restored). */
 int cpufreq_restore_report(struct cpufreq *cf, FILE *report);
 
-/* Put one policy directory (absolute path) back to governor gov ("" to
- * leave it), min_khz and max_khz (<= 0 to leave them), writing only what
- * differs.  The governor must be in the policy's available list.  Used by
- * cpufreq_restore and the journal.  0 or -errno, msg says what failed. */
-int cpufreq_restore_policy(const char *dir, const char *gov, long min_khz, long max_khz,
-                           char *msg, size_t len);
+/* Put policy directory rel (relative to sysfs root) back to governor gov
+ * ("" to leave it), min_khz and max_khz (<= 0 to leave them), writing only
+ * what differs.  Every file is opened beneath root without following a
+ * symbolic link out of it (links inside the tree, as sysfs has, are
+ * followed); the governor must be in the policy's available list and the
+ * limits within its cpuinfo range.  Used by cpufreq_restore and
+ * --restore.  0 or -errno, msg says what failed. */
+int cpufreq_restore_policy(const char *root, const char *rel, const char *gov, long min_khz,
+                           long max_khz, char *msg, size_t len);
+/* Open rel beneath the directory rootfd with flags, resolving symbolic
+ * links only while they stay beneath it (-EXDEV when one leads out, as
+ * an absolute one does).  The fd, or -errno. */
+int cpufreq_open_beneath(int rootfd, const char *rel, int flags);
 
 #endif

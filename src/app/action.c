@@ -14,6 +14,7 @@
 #include "benchtop/cpulist.h"
 #include "benchtop/placement.h"
 #include "benchtop/units.h"
+#include "benchtop/journal.h"
 #include "benchtop/sample.h"
 #include "benchtop/ui.h"
 #include "benchtop/workload.h"
@@ -411,8 +412,15 @@ static int act_pause(struct app *a, bool pause)
 	}
 	for (int i = 0; i < a->nwl; i++)
 		workload_pause(a->wl[i], pause);
-	for (size_t i = 0; i < a->nattached; i++)
+	/* a paused process is in the journal until it runs again, so that
+	 * --restore resumes it after a killed benchtop */
+	for (size_t i = 0; i < a->nattached; i++) {
+		if (pause)
+			journal_note_paused(a->attached[i]);
 		kill(a->attached[i], pause ? SIGSTOP : SIGCONT);
+		if (!pause)
+			journal_note_resumed(a->attached[i]);
+	}
 	a->paused = pause;
 	app_event(a, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}");
 	snprintf(a->status, sizeof a->status, pause ? "workloads paused (SIGSTOP); space resumes" :

@@ -397,7 +397,10 @@ static void run_due_at(struct app *a)
 			snprintf(act.text, sizeof act.text, "%s", at->arg);
 		if (at->kind == AT_PAUSE && a->paused)
 			continue;
-		if (action_apply(a, &act) < 0 && a->run->batch)
+		/* a failure, or policies left alone by a change that was made */
+		bool gov = act.id == ACT_GOV_SET || act.id == ACT_MAXFREQ;
+		if ((action_apply(a, &act) < 0 || (gov && a->cf && cpufreq_left_alone(a->cf))) &&
+		    a->run->batch)
 			fprintf(stderr, "benchtop: --at %g: %s\n", at->t, a->status);
 	}
 }
@@ -664,6 +667,8 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 			free(m);
 			return app_abandon(a, 3);
 		}
+		if (cpufreq_left_alone(a->cf) && run->batch)
+			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->status);
 	}
 	if (m) {
 		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */

@@ -17,6 +17,7 @@
 #include "benchtop/affinity.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/journal.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
 #include "benchtop/sample.h"
@@ -79,6 +80,9 @@ static int make_scratch(struct app *a, char *msg, size_t len)
 		return -e;
 	}
 	a->scratch_made = true;
+	/* a killed run's scratch is removed by --restore (not what --keep keeps) */
+	if (!a->run->keep && journal_note_scratch(a->scratch) < 0)
+		fprintf(stderr, "benchtop: the journal cannot record %s: a killed run leaves it\n", a->scratch);
 	return 0;
 }
 
@@ -95,6 +99,9 @@ static void remove_scratch(struct app *a)
 		 * worth seeing rather than silently deleting. */
 		fprintf(stderr, "benchtop: scratch directory %s is not empty; left in place\n", cmd);
 	}
+	/* gone, or left in place with what is not benchtop's: --restore
+	 * must not remove it either way */
+	journal_forget_scratch(a->scratch);
 	a->scratch_made = false;
 }
 

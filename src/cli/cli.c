@@ -330,7 +330,7 @@ const struct cli_option cli_options[] = {
 	{ 0, "metrics-listen", "[ADDR:]PORT", "serve GET /metrics over HTTP on PORT (loopback unless ADDR is given)", O_METRICS_LISTEN, false, o_metrics_listen },
 	{ 0, "keep", NULL, "keep the files benchtop created", O_KEEP, false, o_keep },
 	{ 0, "force", NULL, "allow an existing dst or path to be overwritten", O_FORCE, false, o_force },
-	{ 0, "restore", NULL, "undo governor and limit changes left by a killed benchtop", O_RESTORE, false, o_restore },
+	{ 0, "restore", NULL, "undo what a killed benchtop left: processes, governors, scratch files", O_RESTORE, false, o_restore },
 	{ 'h', "help", NULL, "show this help", O_HELP, false, o_help },
 	{ 'V', "version", NULL, "show the version", O_VERSION, false, o_version },
 };

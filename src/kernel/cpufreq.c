@@ -4,6 +4,7 @@
 #include "cpufreq_impl.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/clock.h"
+#include "benchtop/journal.h"
 #include "benchtop/sysfile.h"
 #include "benchtop/xalloc.h"
 
@@ -441,14 +442,12 @@ void cpufreq_close(struct cpufreq *cf)
 	free(cf);
 }
 
-void cpufreq_set_journal_fallback(struct cpufreq *cf, const char *dir)
-{
-	snprintf(cf->journal_fallback, sizeof(cf->journal_fallback), "%s", dir ? dir : "");
-}
-
 const char *cpufreq_journal_path(const struct cpufreq *cf)
 {
-	return cf->journaled ? cf->journal_path : "";
+	for (int i = 0; i < cf->npol; i++)
+		if (cf->pol[i].saved)
+			return journal_path();
+	return "";
 }
 
 enum freq_source cpufreq_source(const struct cpufreq *cf)

@@ -58,9 +58,7 @@ struct cpufreq {
 	struct rows *since_start, *since_mark;  /* per CPU */
 	struct rows **phases;        /* completed phases: ncpu rows each */
 	size_t nphases;
-	char journal_fallback[PATH_MAX];
-	char journal_path[PATH_MAX];
-	bool journaled;
+	int left_alone;              /* policies the last change skipped */
 	/* Budget for slow trees: after a pass that took too long, the next
 	 * `skip` ticks reuse the values read and carry their time over. */
 	int skip;

@@ -1,29 +1,187 @@
 /* cpufreq_write.c - governor and max-frequency writes, each preceded by
- * the restore journal, and the restore itself. */
+ * the policy's originals in the run journal, and restoring them (at exit,
+ * or by --restore from a journal).  Every file is opened beneath the sysfs
+ * root, never following a symbolic link out of it. */
 #include "cpufreq_impl.h"
 #include "benchtop/journal.h"
-#include "benchtop/sysfile.h"
-#include "benchtop/xalloc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* ---- writes ---- */
+/* ---- files beneath the root ---- */
 
-static int write_text(const char *dir, const char *name, const char *value)
+#define BENEATH_DEPTH 64
+
+/* Take the first component of *p into comp (NUL-terminated), advancing
+ * *p past it and its slashes; -ENAMETOOLONG for a component too long. */
+static int next_component(char **p, char *comp)
 {
-	return sysfile_write(dir, name, value);
+	size_t n;
+
+	while (**p == '/')
+		(*p)++;
+	n = strcspn(*p, "/");
+	if (n > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(comp, *p, n);
+	comp[n] = '\0';
+	*p += n;
+	while (**p == '/')
+		(*p)++;
+	return 0;
 }
 
-static int write_khz(const char *dir, const char *name, long khz)
+/* A symbolic link at comp in dirfd: its target spliced in front of the
+ * rest of the path (*p points into path).  Absolute targets leave the
+ * root: -EXDEV. */
+static int splice_link(int dirfd, const char *comp, char *path, size_t len, char **p)
+{
+	char link[PATH_MAX], tmp[2 * PATH_MAX];
+	ssize_t n = readlinkat(dirfd, comp, link, sizeof(link) - 1);
+
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	if (link[0] == '/')
+		return -EXDEV;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/%s", link, *p) >= len)
+		return -ENAMETOOLONG;
+	memcpy(path, tmp, strlen(tmp) + 1);
+	*p = path;
+	return 0;
+}
+
+int cpufreq_open_beneath(int rootfd, const char *rel, int flags)
+{
+	char path[2 * PATH_MAX], comp[NAME_MAX + 1], *p = path;
+	int fds[BENEATH_DEPTH], depth = 0, links = 0, rc = 0;
+	struct stat st;
+
+	if (rel[0] == '/')
+		return -EXDEV;
+	if ((size_t)snprintf(path, sizeof(path), "%s", rel) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	fds[0] = rootfd;
+	while (rc == 0) {
+		if ((rc = next_component(&p, comp)) < 0)
+			break;
+		bool last = !*p;
+		if (!comp[0] || (!strcmp(comp, ".") && last)) {
+			rc = -EISDIR;
+		} else if (!strcmp(comp, ".")) {
+			continue;
+		} else if (!strcmp(comp, "..")) {
+			if (depth == 0)
+				rc = -EXDEV; /* out of the root */
+			else
+				close(fds[depth--]);
+		} else if (fstatat(fds[depth], comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = -errno;
+		} else if (S_ISLNK(st.st_mode)) {
+			rc = ++links > 40 ? -ELOOP : splice_link(fds[depth], comp, path, sizeof(path), &p);
+		} else if (last) {
+			int fd = openat(fds[depth], comp, flags | O_NOFOLLOW | O_CLOEXEC);
+			rc = fd < 0 ? -errno : fd;
+			break;
+		} else if (depth + 1 >= BENEATH_DEPTH) {
+			rc = -ENAMETOOLONG;
+		} else {
+			/* a directory swapped for a link since fstatat fails here */
+			int fd = openat(fds[depth], comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				rc = -errno;
+			else
+				fds[++depth] = fd;
+		}
+	}
+	while (depth > 0)
+		close(fds[depth--]);
+	return rc;
+}
+
+/* Open root/rel/name beneath root; a regular file must have one link
+ * (a hard link could name any file on the machine). */
+static int open_attr(const char *root, const char *rel, const char *name, int flags)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+	int rfd, fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", rel, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	rfd = open(root[0] ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -errno;
+	fd = cpufreq_open_beneath(rfd, path, flags);
+	close(rfd);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || (S_ISREG(st.st_mode) && st.st_nlink != 1) ||
+	                (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)))) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* The whole file (at most len - 1 bytes; -EFBIG when longer). */
+static int read_attr(const char *root, const char *rel, const char *name, char *buf, size_t len)
+{
+	int fd = open_attr(root, rel, name, O_RDONLY | O_NONBLOCK), n = 0;
+
+	if (fd < 0)
+		return fd;
+	while ((size_t)n < len) {
+		ssize_t r = read(fd, buf + n, len - (size_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			n = r < 0 ? -errno : n;
+			break;
+		}
+		n += (int)r;
+	}
+	close(fd);
+	if (n >= 0 && (size_t)n >= len)
+		return -EFBIG;
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+static int write_attr(const char *root, const char *rel, const char *name, const char *value)
+{
+	char buf[64];
+	int fd, rc = 0, n;
+
+	/* O_TRUNC is ignored by sysfs and replaces a fake tree's content. */
+	fd = open_attr(root, rel, name, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return fd;
+	n = snprintf(buf, sizeof(buf), "%s\n", value);
+	errno = 0;
+	if (write(fd, buf, (size_t)n) != n)
+		rc = errno ? -errno : -EIO;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+static int write_khz(const char *root, const char *rel, const char *name, long khz)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%ld", khz);
-	return write_text(dir, name, buf);
+	return write_attr(root, rel, name, buf);
+}
+
+/* A policy's directory relative to cf's root. */
+static const char *rel_dir(const struct cpufreq *cf, const struct policy *p)
+{
+	return p->dir + strlen(cf->root) + 1;
 }
 
 /* The status-line sentence for a refused write. */
@@ -42,30 +200,80 @@ static void write_msg(char *msg, size_t len, int rc, const char *what, const cha
 	else if (rc == -EINVAL)
 		snprintf(msg, len, "the kernel refused the %s value (%s: %s in %s)", file, strerror(-rc),
 		         pol, dir);
+	else if (rc == -EXDEV || rc == -ELOOP)
+		snprintf(msg, len, "%s/%s in %s leads out of the tree through a symbolic link: "
+		         "not written", pol, file, dir);
 	else
 		snprintf(msg, len, "%s: cannot write %s/%s in %s", strerror(-rc), pol, file, dir);
 }
 
-int cpufreq_restore_policy(const char *dir, const char *gov, long min_khz, long max_khz,
-                           char *msg, size_t len)
-{
-	char govs[GOVS_LEN], cur[MODEL_GOV_LEN];
-	long cur_min = cpufreq_read_khz(dir, "scaling_min_freq");
-	long cur_max = cpufreq_read_khz(dir, "scaling_max_freq");
-	int rc = 0;
+/* ---- restore ---- */
 
-	snprintf(msg, len, "restored %s", dir);
-	if (gov && gov[0]) {
-		cpufreq_read_name(dir, "scaling_governor", cur, sizeof(cur));
-		cpufreq_read_governors(dir, govs, sizeof(govs));
-		if (strcmp(cur, gov) != 0 && !cpufreq_in_list(govs, gov)) {
-			snprintf(msg, len, "cannot restore governor %s in %s: it is not among the "
-			         "available governors (%s)", gov, dir, govs[0] ? govs : "none");
+/* A file's one line, trailing newline cut: -EFBIG above 63 bytes,
+ * -EILSEQ for a NUL byte or other line breaks. */
+static int read_value(const char *root, const char *rel, const char *name, char *buf, size_t len)
+{
+	int n = read_attr(root, rel, name, buf, len);
+
+	if (n < 0)
+		return n;
+	if (memchr(buf, '\0', (size_t)n))
+		return -EILSEQ;
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return strchr(buf, '\n') ? -EILSEQ : n;
+}
+
+static long value_khz(const char *root, const char *rel, const char *name)
+{
+	char buf[64], *end;
+	long v;
+
+	if (read_value(root, rel, name, buf, sizeof(buf)) <= 0 || !isdigit((unsigned char)buf[0]))
+		return -1;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	return errno || *end || v <= 0 || v > 100000000L ? -1 : v;
+}
+
+static int restore_governor(const char *root, const char *rel, const char *dir, const char *gov,
+                            char *msg, size_t len)
+{
+	char cur[64], govs[1024];
+	int rc;
+
+	if (!journal_governor_name(gov)) {
+		snprintf(msg, len, "cannot restore governor in %s: the recorded name is not a governor", dir);
+		return -EINVAL;
+	}
+	if (read_value(root, rel, "scaling_governor", cur, sizeof(cur)) >= 0 && !strcmp(cur, gov))
+		return 0;
+	if (read_value(root, rel, "scaling_available_governors", govs, sizeof(govs)) < 0)
+		govs[0] = '\0';
+	if (!cpufreq_in_list(govs, gov)) {
+		snprintf(msg, len, "cannot restore governor %s in %s: it is not among the "
+		         "available governors", gov, dir);
+		return -EINVAL;
+	}
+	if ((rc = write_attr(root, rel, "scaling_governor", gov)) < 0)
+		write_msg(msg, len, rc, "governors", dir, "scaling_governor");
+	return rc;
+}
+
+static int restore_limits(const char *root, const char *rel, const char *dir, long min_khz,
+                          long max_khz, char *msg, size_t len)
+{
+	long lo = value_khz(root, rel, "cpuinfo_min_freq"), hi = value_khz(root, rel, "cpuinfo_max_freq");
+	long cur_min = value_khz(root, rel, "scaling_min_freq");
+	long cur_max = value_khz(root, rel, "scaling_max_freq");
+	int rc;
+
+	for (int k = 0; k < 2; k++) {
+		long v = k ? max_khz : min_khz;
+		if (v > 0 && (lo <= 0 || hi <= 0 || v < lo || v > hi)) {
+			snprintf(msg, len, "cannot restore %s %ld kHz in %s: outside the policy's range (%ld to %ld kHz)",
+			         k ? "scaling_max_freq" : "scaling_min_freq", v, dir, lo, hi);
 			return -EINVAL;
-		}
-		if (strcmp(cur, gov) != 0 && (rc = write_text(dir, "scaling_governor", gov)) < 0) {
-			write_msg(msg, len, rc, "governors", dir, "scaling_governor");
-			return rc;
 		}
 	}
 	/* Raise the max before the min (and lower the min before the max), so
@@ -77,7 +285,7 @@ int cpufreq_restore_policy(const char *dir, const char *gov, long min_khz, long 
 		const char *file = do_min ? "scaling_min_freq" : "scaling_max_freq";
 		if (want <= 0 || want == have)
 			continue;
-		if ((rc = write_khz(dir, file, want)) < 0) {
+		if ((rc = write_khz(root, rel, file, want)) < 0) {
 			write_msg(msg, len, rc, "frequency limits", dir, file);
 			return rc;
 		}
@@ -85,69 +293,87 @@ int cpufreq_restore_policy(const char *dir, const char *gov, long min_khz, long 
 	return 0;
 }
 
-/* Before the first change: every policy's original governor and limits
- * go to the journal, so a killed benchtop can still be undone. */
-static int ensure_journal(struct cpufreq *cf, char *msg, size_t len)
+int cpufreq_restore_policy(const char *root, const char *rel, const char *gov, long min_khz,
+                           long max_khz, char *msg, size_t len)
 {
-	struct journal j = { .pid = getpid() };
-	char dir[PATH_MAX];
-	size_t rlen = strlen(cf->root);
-	static int seq;
+	char dir[PATH_MAX + JOURNAL_DIR_LEN];
+	int rc = 0;
+
+	root = strcmp(root, "/") ? root : "";
+	snprintf(dir, sizeof(dir), "%s/%s", root, rel);
+	snprintf(msg, len, "restored %s", dir);
+	if (!journal_clean_path(rel, false)) {
+		snprintf(msg, len, "cannot restore %s: not a plain path beneath the tree", dir);
+		return -EINVAL;
+	}
+	if (gov && gov[0])
+		rc = restore_governor(root, rel, dir, gov, msg, len);
+	if (rc == 0)
+		rc = restore_limits(root, rel, dir, min_khz, max_khz, msg, len);
+	return rc;
+}
+
+/* ---- the originals ---- */
+
+/* Why a value cannot be recorded exactly, for the status line. */
+static void unrecordable(char *msg, size_t len, const struct policy *p, const char *file, int rc)
+{
+	const char *why = rc == -EFBIG ? "is too long to be a value" :
+	                  rc == -EILSEQ ? "holds a NUL byte or a line break" :
+	                  rc == -EINVAL ? "holds something that is not a value" : strerror(-rc);
+	snprintf(msg, len, "CPUs %s left alone: %s %s (%s), so it could not be restored exactly",
+	         p->cpus, file, why, p->dir);
+}
+
+/* One original: a governor name or a kHz figure; a missing file is
+ * "unknown" unless it is the one to change. */
+static int original(const struct cpufreq *cf, const struct policy *p, const char *file, bool need,
+                    char *out, size_t outlen)
+{
+	char buf[64];
+	int rc = read_value(cf->root, rel_dir(cf, p), file, buf, sizeof(buf));
+
+	out[0] = '\0';
+	if (rc == -ENOENT && !need)
+		return 0;
+	if (rc < 0)
+		return rc;
+	bool gov = !strcmp(file, "scaling_governor");
+	if (gov ? !journal_governor_name(buf) : value_khz(cf->root, rel_dir(cf, p), file) <= 0)
+		return -EINVAL;
+	snprintf(out, outlen, "%s", buf);
+	return 0;
+}
+
+/* Before the first change of policy p: its originals to the journal.
+ * what is the file about to change.  0, or -errno with msg (the policy
+ * is then left alone). */
+static int save_policy(struct cpufreq *cf, struct policy *p, const char *what, char *msg, size_t len)
+{
+	static const char *const files[] = { "scaling_governor", "scaling_min_freq", "scaling_max_freq" };
+	char val[3][64];
+	struct journal_policy jp = { .min_khz = -1, .max_khz = -1 };
 	int rc;
 
-	if (cf->journaled)
+	if (p->saved)
 		return 0;
-	rc = journal_dir(cf->journal_fallback[0] ? cf->journal_fallback : NULL, dir, sizeof(dir));
-	if (rc == 0) {
-		j.starttime = journal_proc_starttime(j.pid);
-		journal_boot_id(j.boot_id, sizeof(j.boot_id));
-		if (!realpath(cf->root[0] ? cf->root : "/", j.sysfs_root))
-			snprintf(j.sysfs_root, sizeof(j.sysfs_root), "%s", cf->root[0] ? cf->root : "/");
-		j.pol = xcalloc((size_t)cf->npol + 1, sizeof(*j.pol));
-		rc = j.pol ? 0 : -ENOMEM;
-	}
-	for (int i = 0; rc == 0 && i < cf->npol; i++) {
-		struct policy *p = &cf->pol[i];
-		cpufreq_read_state(cf, p);
-		struct journal_policy *jp = &j.pol[j.n++];
-		snprintf(jp->dir, sizeof(jp->dir), "%s", p->dir + rlen + 1);
-		snprintf(jp->governor, sizeof(jp->governor), "%s", p->governor);
-		jp->min_khz = p->min;
-		jp->max_khz = p->max;
-	}
-	/* Another benchtop running on this tree may have changed the policies
-	 * already: what is read now is then its setting, not the original.
-	 * Its journal holds the true originals, so take them from there; then
-	 * whichever benchtop exits last leaves the machine as it was.  The
-	 * first to exit restores the true originals too, which undoes the
-	 * other one's change early - accepted: the alternative leaves the
-	 * machine changed for good.  (Two benchtops journaling at the very
-	 * same moment can still miss each other.)  Failing to look is no
-	 * reason to refuse the change: the values read now stand. */
-	if (rc == 0)
-		journal_live_originals(j.sysfs_root, cf->journal_fallback[0] ? cf->journal_fallback : NULL,
-		                       j.pol, j.n);
-	for (int i = 0; rc == 0 && i < cf->npol; i++) {
-		struct policy *p = &cf->pol[i];
-		const struct journal_policy *jp = &j.pol[i];
-		snprintf(p->orig_gov, sizeof(p->orig_gov), "%s", jp->governor);
-		p->orig_min = jp->min_khz;
-		p->orig_max = jp->max_khz;
-		p->saved = true;
-	}
-	if (rc == 0) {
-		snprintf(cf->journal_path, sizeof(cf->journal_path), seq ? "%s/journal.%d.%d" : "%s/journal.%d",
-		         dir, (int)j.pid, seq);
-		rc = journal_save(cf->journal_path, &j);
-	}
-	free(j.pol);
-	if (rc < 0) {
-		snprintf(msg, len, "nothing changed: the restore journal cannot be written (%s: %s)",
-		         rc == -ENOMEM ? "memory" : cf->journal_path[0] ? cf->journal_path : dir, strerror(-rc));
+	for (int k = 0; k < 3; k++)
+		if ((rc = original(cf, p, files[k], !strcmp(files[k], what), val[k], sizeof(val[k]))) < 0) {
+			unrecordable(msg, len, p, files[k], rc);
+			return rc;
+		}
+	snprintf(jp.dir, sizeof(jp.dir), "%s", rel_dir(cf, p));
+	snprintf(jp.governor, sizeof(jp.governor), "%s", val[0]);
+	if (val[1][0])
+		jp.min_khz = strtol(val[1], NULL, 10);
+	if (val[2][0])
+		jp.max_khz = strtol(val[2], NULL, 10);
+	if ((rc = journal_note_policy(cf->root[0] ? cf->root : "/", &jp, msg, len)) < 0)
 		return rc;
-	}
-	seq++;
-	cf->journaled = true;
+	snprintf(p->orig_gov, sizeof(p->orig_gov), "%s", jp.governor);
+	p->orig_min = jp.min_khz;
+	p->orig_max = jp.max_khz;
+	p->saved = true;
 	return 0;
 }
 
@@ -187,29 +413,80 @@ static int gov_refused(const struct cpufreq *cf, int p, const char *gov, char *m
 	return 0;
 }
 
+/* Append " (left alone: WHY)" for the policies a change skipped. */
+static void add_left(char *msg, size_t len, const char *left)
+{
+	size_t n = strlen(msg);
+
+	if (left[0] && n < len)
+		snprintf(msg + n, len - n, "; %s", left);
+}
+
+/* Change one file on every targeted policy whose originals are recorded;
+ * policies that cannot be recorded are left alone (said in msg; counted
+ * in cf->left_alone).  0 when at least one policy took the value (or
+ * had it already), else the first -errno. */
+static int change_all(struct cpufreq *cf, int p, const char *file, const char *value,
+                      char *msg, size_t len)
+{
+	char left[512] = "";
+	int rc = 0, done = 0, first = 0;
+
+	cf->left_alone = 0;
+	for (int i = p < 0 ? 0 : p; rc == 0 && i < (p < 0 ? cf->npol : p + 1); i++) {
+		struct policy *pol = &cf->pol[i];
+		char why[512];
+		int e = save_policy(cf, pol, file, why, sizeof(why));
+		if (e < 0) {
+			if (!left[0])
+				snprintf(left, sizeof(left), "%s", why);
+			if (first == 0)
+				first = e;
+			cf->left_alone++;
+			continue;
+		}
+		char cur[64];
+		if (read_value(cf->root, rel_dir(cf, pol), file, cur, sizeof(cur)) >= 0 && !strcmp(cur, value)) {
+			done++;
+			continue;
+		}
+		pol->changed = true; /* even a failed write may have half-happened */
+		rc = write_attr(cf->root, rel_dir(cf, pol), file, value);
+		if (rc < 0)
+			write_msg(msg, len, rc, strcmp(file, "scaling_governor") ? "frequency limits" : "governors",
+			          pol->dir, file);
+		else
+			done++;
+		cpufreq_read_state(cf, pol);
+	}
+	if (rc < 0)
+		return rc;
+	if (done == 0) {
+		snprintf(msg, len, "%s", left);
+		return first < 0 ? first : -ENODEV;
+	}
+	msg[0] = '\0';
+	if (left[0])
+		snprintf(msg, len, "%s", left);
+	return 0;
+}
+
 int cpufreq_set_governor(struct cpufreq *cf, int p, const char *gov, char *msg, size_t len)
 {
-	char who[MODEL_CPUS_LEN + 16];
+	char who[MODEL_CPUS_LEN + 16], left[512] = "";
 	int rc = check_policies(cf, p, msg, len);
 
+	cf->left_alone = 0;
 	if (rc == 0)
 		rc = gov_refused(cf, p, gov, msg, len);
 	if (rc == 0)
-		rc = ensure_journal(cf, msg, len);
-	for (int i = p < 0 ? 0 : p; rc == 0 && i < (p < 0 ? cf->npol : p + 1); i++) {
-		struct policy *pol = &cf->pol[i];
-		cpufreq_read_name(pol->dir, "scaling_governor", pol->governor, sizeof(pol->governor));
-		if (strcmp(pol->governor, gov) == 0)
-			continue;
-		pol->changed = true; /* even a failed write may have half-happened */
-		rc = write_text(pol->dir, "scaling_governor", gov);
-		if (rc < 0)
-			write_msg(msg, len, rc, "governors", pol->dir, "scaling_governor");
-		cpufreq_read_name(pol->dir, "scaling_governor", pol->governor, sizeof(pol->governor));
-	}
+		rc = change_all(cf, p, "scaling_governor", gov, left, sizeof(left));
+	if (rc < 0 && left[0])
+		snprintf(msg, len, "%s", left);
 	if (rc == 0) {
 		targets_name(cf, p, who, sizeof(who));
 		snprintf(msg, len, "governor %s on %s", gov, who);
+		add_left(msg, len, left);
 	}
 	return rc;
 }
@@ -233,12 +510,13 @@ static int lift_cap(struct cpufreq *cf, int p, char *msg, size_t len)
 {
 	int rc = 0, lifted = 0;
 
+	cf->left_alone = 0;
 	for (int i = p < 0 ? 0 : p; rc == 0 && i < (p < 0 ? cf->npol : p + 1); i++) {
 		struct policy *pol = &cf->pol[i];
 		pol->max = cpufreq_read_khz(pol->dir, "scaling_max_freq");
 		if (!pol->saved || pol->orig_max <= 0 || pol->max == pol->orig_max)
 			continue;
-		rc = write_khz(pol->dir, "scaling_max_freq", pol->orig_max);
+		rc = write_khz(cf->root, rel_dir(cf, pol), "scaling_max_freq", pol->orig_max);
 		if (rc < 0)
 			write_msg(msg, len, rc, "frequency limits", pol->dir, "scaling_max_freq");
 		else
@@ -252,43 +530,48 @@ static int lift_cap(struct cpufreq *cf, int p, char *msg, size_t len)
 
 int cpufreq_set_maxfreq(struct cpufreq *cf, int p, long khz, char *msg, size_t len)
 {
-	char who[MODEL_CPUS_LEN + 16];
+	char who[MODEL_CPUS_LEN + 16], left[512] = "", val[32];
 	int rc = check_policies(cf, p, msg, len);
 
 	if (rc == 0 && khz <= 0)
 		return lift_cap(cf, p, msg, len);
+	cf->left_alone = 0;
 	if (rc == 0)
 		rc = cap_refused(cf, p, khz, msg, len);
+	snprintf(val, sizeof(val), "%ld", khz);
 	if (rc == 0)
-		rc = ensure_journal(cf, msg, len);
-	for (int i = p < 0 ? 0 : p; rc == 0 && i < (p < 0 ? cf->npol : p + 1); i++) {
-		struct policy *pol = &cf->pol[i];
-		pol->changed = true;
-		rc = write_khz(pol->dir, "scaling_max_freq", khz);
-		if (rc < 0)
-			write_msg(msg, len, rc, "frequency limits", pol->dir, "scaling_max_freq");
-		pol->max = cpufreq_read_khz(pol->dir, "scaling_max_freq");
-	}
+		rc = change_all(cf, p, "scaling_max_freq", val, left, sizeof(left));
+	if (rc < 0 && left[0])
+		snprintf(msg, len, "%s", left);
 	if (rc == 0) {
 		targets_name(cf, p, who, sizeof(who));
 		snprintf(msg, len, "max frequency %.2f GHz on %s", (double)khz / 1e6, who);
+		add_left(msg, len, left);
 	}
 	return rc;
+}
+
+int cpufreq_left_alone(const struct cpufreq *cf)
+{
+	return cf->left_alone;
 }
 
 /* ---- restore ---- */
 
 int cpufreq_restore_report(struct cpufreq *cf, FILE *report)
 {
+	const char *root = cf->root[0] ? cf->root : "/";
 	int first = 0;
 
 	for (int i = 0; i < cf->npol; i++) {
 		struct policy *p = &cf->pol[i];
 		char msg[PATH_MAX + 256];
-		int rc;
-		if (!p->changed || !p->saved)
+		int rc = 0;
+		if (!p->saved)
 			continue;
-		rc = cpufreq_restore_policy(p->dir, p->orig_gov, p->orig_min, p->orig_max, msg, sizeof(msg));
+		if (p->changed)
+			rc = cpufreq_restore_policy(root, rel_dir(cf, p), p->orig_gov, p->orig_min, p->orig_max,
+			                            msg, sizeof(msg));
 		if (rc < 0) {
 			if (report)
 				fprintf(report, "benchtop: %s\n", msg);
@@ -296,16 +579,13 @@ int cpufreq_restore_report(struct cpufreq *cf, FILE *report)
 				first = rc;
 			continue;
 		}
-		p->changed = false;
+		p->changed = p->saved = false;
+		journal_forget_policy(root, rel_dir(cf, p));
 		cpufreq_read_state(cf, p);
 	}
-	if (first == 0 && cf->journaled) {
-		unlink(cf->journal_path);
-		cf->journaled = false;
-	} else if (first < 0 && report && cf->journaled) {
+	if (first < 0 && report && journal_path()[0])
 		fprintf(report, "benchtop: the journal %s is kept: `benchtop --restore` tries again\n",
-		        cf->journal_path);
-	}
+		        journal_path());
 	return first;
 }
 

@@ -24,6 +24,7 @@
 #include "benchtop/num.h"
 #include "benchtop/pagecache.h"
 #include "benchtop/units.h"
+#include "benchtop/journal.h"
 #include "benchtop/xalloc.h"
 
 /* ---- the start ----------------------------------------------------------- */
@@ -139,6 +140,8 @@ int exp_scratch(struct exp *e)
 		e->scratch = NULL;
 		return 3;
 	}
+	if (!e->r->keep)
+		journal_note_scratch(e->scratch);  /* --restore removes a killed run's */
 	return 0;
 }
 
@@ -443,8 +446,10 @@ void exp_close(struct exp *e)
 	if (e->scratch) {
 		if (e->r->keep)
 			fprintf(stderr, "benchtop: kept the experiment's files in %s\n", e->scratch);
-		else   /* only benchtop's own directory, made with mkdtemp */
+		else {  /* only benchtop's own directory, made with mkdtemp */
 			nftw(e->scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+			journal_forget_scratch(e->scratch);
+		}
 		free(e->scratch);
 		e->scratch = NULL;
 	}

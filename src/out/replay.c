@@ -3,6 +3,7 @@
 #include "benchtop/replay.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -58,6 +59,20 @@ static double num(const struct json *obj, const char *key, double def)
 	return json_num(json_get(obj, key), def);
 }
 
+/* An int figure; def for one out of range (a recording is outside input:
+ * converting such a double would be undefined behaviour). */
+static int inum(const struct json *obj, const char *key, int def)
+{
+	double v = num(obj, key, def);
+	return isfinite(v) && v >= INT_MIN && v <= INT_MAX ? (int)v : def;
+}
+
+static long lnum(const struct json *obj, const char *key, long def)
+{
+	double v = num(obj, key, (double)def);
+	return isfinite(v) && v >= -1e15 && v <= 1e15 ? (long)v : def;
+}
+
 static uint64_t count(const struct json *obj, const char *key)
 {
 	double v = num(obj, key, 0);
@@ -77,28 +92,28 @@ static enum wl_state state_of(const char *s)
 
 static void fill_cpu(struct cpu_sample *c, const struct json *j, int i)
 {
-	c->id = (int)num(j, "id", i);
+	c->id = inum(j, "id", i);
 	c->user = num(j, "user", 0);
 	c->system = num(j, "system", 0);
 	c->iowait = num(j, "iowait", 0);
 	c->irq = num(j, "irq", 0);
 	c->idle = num(j, "idle", 100 - c->user - c->system - c->iowait - c->irq);
-	c->khz = (long)num(j, "khz", -1);
+	c->khz = lnum(j, "khz", -1);
 	copy_str(c->governor, sizeof c->governor, json_get(j, "governor"));
 }
 
 static void fill_proc(struct proc_sample *p, const struct json *j)
 {
-	p->pid = (pid_t)num(j, "pid", 0);
-	p->workload = (int)num(j, "workload", 0);
+	p->pid = (pid_t)inum(j, "pid", 0);
+	p->workload = inum(j, "workload", 0);
 	copy_str(p->role, sizeof p->role, json_get(j, "role"));
 	copy_str(p->slot, sizeof p->slot, json_get(j, "slot"));
 	copy_str(p->comm, sizeof p->comm, json_get(j, "comm"));
-	p->cpu = (int)num(j, "cpu", -1);
+	p->cpu = inum(j, "cpu", -1);
 	copy_str(p->allowed, sizeof p->allowed, json_get(j, "allowed"));
 	const char *st = json_str(json_get(j, "state"), "?");
 	p->state = st[0] ? st[0] : '?';
-	p->nthreads = (int)num(j, "threads", 1);
+	p->nthreads = inum(j, "threads", 1);
 	p->cpu_pct = num(j, "cpu_pct", 0);
 	p->wait_pct = num(j, "wait_pct", 0);
 	p->utime = num(j, "utime", 0);
@@ -161,7 +176,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 	for (int i = 0; i < nwl; i++) {
 		const struct json *w = json_at(wls, (size_t)i);
 		struct wl_sample *o = &s->wls[i];
-		o->id = (int)num(w, "id", i + 1);
+		o->id = inum(w, "id", i + 1);
 		o->read_bps = num(w, "read_bps", 0);
 		o->write_bps = num(w, "write_bps", 0);
 		o->bytes = count(w, "bytes");
@@ -390,7 +405,7 @@ static bool workload_failed(const struct json *end, int id)
 	const struct json *wls = json_get(end, "workloads");
 	for (size_t i = 0; i < json_len(wls); i++) {
 		const struct json *w = json_at(wls, i);
-		if ((int)num(w, "id", 0) == id)
+		if (inum(w, "id", 0) == id)
 			return !strcmp(json_str(json_get(w, "state"), ""), "failed");
 	}
 	return false;
@@ -406,9 +421,9 @@ static void print_policies(const struct json *end, FILE *fp)
 	tables_policy_head(fp);
 	for (size_t i = 0; i < json_len(pol); i++) {
 		const struct json *p = json_at(pol, i);
-		struct policy_row r = { (int)num(p, "policy", (double)i), json_str(json_get(p, "cpus"), "-"),
+		struct policy_row r = { inum(p, "policy", (int)i), json_str(json_get(p, "cpus"), "-"),
 		                        json_str(json_get(p, "driver"), ""), json_str(json_get(p, "governor"), ""),
-		                        (long)num(p, "min", 0), (long)num(p, "max", 0) };
+		                        lnum(p, "min", 0), lnum(p, "max", 0) };
 		tables_policy_row(fp, &r);
 	}
 }
@@ -427,7 +442,8 @@ void recording_print_summary(const struct recording *rec, enum units_mode u, FIL
 		double el = num(s, "elapsed", 0);
 		struct sum_row r = { json_str(json_get(s, "test"), "?"), num(s, "user", 0), num(s, "sys", 0), el,
 		                     num(s, "bps", num_div(num(s, "bytes", 0), el)),
-		                     workload_failed(end, (int)num(s, "workload", 0)), 0, false };
+		                     workload_failed(end, inum(s, "workload", 0)), num(s, "paused", 0), false };
+		r.show_paused = r.paused > 0;
 		tables_summary_row(fp, u, &r);
 	}
 	const struct json *ph = json_get(end, "phases");

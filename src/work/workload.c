@@ -16,6 +16,7 @@
 #include "benchtop/affinity.h"
 #include "benchtop/clock.h"
 #include "benchtop/engine.h"
+#include "benchtop/journal.h"
 #include "benchtop/sample.h"
 #include "benchtop/xalloc.h"
 
@@ -191,6 +192,20 @@ static int plan_source(struct workload *w, char *msg, size_t len)
 	return w->src_ctr ? 0 : -ENOMEM;
 }
 
+/* The files benchtop invented for the workload (outside the scratch
+ * directory too, in a directory the user named) are in the journal while
+ * they exist, unless --keep keeps them. */
+static void note_files(struct workload *w, bool note)
+{
+	for (int j = 0; !w->run->keep && w->plan.job && j < w->plan.jobs; j++) {
+		const struct engine_job *jb = &w->plan.job[j];
+		const char *f[2] = { jb->src_invented ? jb->src : NULL, jb->dst_invented ? jb->dst : NULL };
+		for (int k = 0; k < 2; k++)
+			if (f[k] && f[k][0] == '/')
+				note ? journal_note_scratch(f[k]) : journal_forget_scratch(f[k]);
+	}
+}
+
 int workload_prepare(struct workload *w, char *msg, size_t len)
 {
 	if (w->spec->kind == WL_CMD || w->prepared)
@@ -201,6 +216,7 @@ int workload_prepare(struct workload *w, char *msg, size_t len)
 	if (rc)
 		return rc;
 	w->prepared = true;
+	note_files(w, true);
 	/* --loop and the default workload loop inside their processes */
 	w->plan.loop = w->run->loop || w->spec->is_default;
 	w->nctr = w->plan.jobs;
@@ -292,7 +308,17 @@ static int add_child(struct workload *w, pid_t pid, int job, int role)
 	if (w->nch == WL_MAX_CHILDREN)
 		return -ENOSPC;
 	w->ch[w->nch++] = (struct child){ .pid = pid, .job = job, .role = role, .alive = true };
+	/* a group's leader: --restore ends the group after a killed benchtop */
+	if (getpgid(pid) == pid)
+		journal_note_pgid(pid);
 	return 0;
+}
+
+/* The children's groups are gone (reaped): out of the journal. */
+static void forget_groups(struct workload *w)
+{
+	for (int i = 0; i < w->nch; i++)
+		journal_forget_pgid(w->ch[i].pid);
 }
 
 static int spawn_cmd(struct workload *w, char *msg, size_t len)
@@ -403,6 +429,7 @@ static void source_done(struct workload *w, double now)
 	char msg[320];
 	w->src_ready = true;
 	w->own.src = w->src_path;
+	forget_groups(w);
 	w->nch = 0;
 	w->t_start = now;
 	w->run_user0 = w->ru_user;
@@ -806,8 +833,11 @@ void workload_rearm(struct workload *w)
 
 void workload_cleanup(struct workload *w)
 {
-	if (w->prepared)
+	forget_groups(w);
+	if (w->prepared) {
 		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, w->run->keep);
+		note_files(w, false);
+	}
 	if (w->src_made && !w->run->keep)
 		unlink(w->src_path);
 }

@@ -17,6 +17,7 @@
 
 #include "benchtop/cpufreq.h"
 #include "benchtop/journal.h"
+#include "benchtop/app.h"
 #include "benchtop/model.h"
 
 static char base[128];
@@ -326,7 +327,16 @@ static void test_set_then_restore(void **state)
 	assert_file(root, POL(1, "scaling_governor"), "ondemand");
 	assert_file(root, POL(0, "scaling_max_freq"), "2600000");
 	assert_file(root, POL(0, "scaling_min_freq"), "800000");
-	assert_int_equal(stat(jpath, &st), -1);
+	/* the run journal holds nothing of this tree any more */
+	assert_string_equal(cpufreq_journal_path(cf), "");
+	if (stat(jpath, &st) == 0) {
+		char text[8192] = "";
+		FILE *fp = fopen(jpath, "r");
+		assert_non_null(fp);
+		text[fread(text, 1, sizeof(text) - 1, fp)] = '\0';
+		fclose(fp);
+		assert_null(strstr(text, root));
+	}
 	cpufreq_restore(cf); /* twice is harmless */
 	cpufreq_close(cf);
 	free(root);
@@ -350,7 +360,7 @@ static void test_restore_checks_available(void **state)
 	assert_non_null(strstr(line, "cannot restore governor ondemand"));
 	assert_file(root, POL(0, "scaling_governor"), "performance");
 	assert_string_not_equal(cpufreq_journal_path(cf), ""); /* kept for --restore */
-	unlink(cpufreq_journal_path(cf));
+	journal_forget_policy(root, "devices/system/cpu/cpufreq/policy0");
 	fclose(rep);
 	cpufreq_close(cf);
 	free(root);
@@ -434,7 +444,7 @@ static void test_residency_reset(void **state)
 /* A benchtop killed after a change leaves its journal; --restore applies it. */
 static void test_journal_left_behind(void **state)
 {
-	char *root = tree("--cpus 2"), dir[PATH_MAX], msg[512];
+	char *root = tree("--cpus 2"), msg[512];
 	FILE *rep = tmpfile();
 	char out[4096] = "";
 	pid_t pid = fork();
@@ -451,8 +461,7 @@ static void test_journal_left_behind(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_file(root, POL(1, "scaling_governor"), "powersave");
-	assert_int_equal(journal_dir(NULL, dir, sizeof(dir)), 0);
-	assert_int_equal(journal_restore_dir(dir, root, rep), 0);
+	assert_int_equal(app_restore(root, rep), 0);
 	rewind(rep);
 	assert_true(fread(out, 1, sizeof(out) - 1, rep) > 0);
 	assert_non_null(strstr(out, "restored 2 cpufreq policies"));
@@ -461,19 +470,18 @@ static void test_journal_left_behind(void **state)
 	assert_file(root, POL(1, "scaling_max_freq"), "2600000");
 	/* the journal is gone: a second run has nothing to do */
 	rewind(rep);
-	assert_int_equal(journal_restore_all(root, rep), 0);
+	assert_int_equal(app_restore(root, rep), 0);
 	fclose(rep);
 	free(root);
 }
 
 /* Two benchtops on one tree (the second a child process: journals are
- * per process): the second one's originals are the first one's, not the
- * first one's changes, so the tree ends as it began whoever exits last. */
+ * per process): the second is refused with the first's PID and changes
+ * nothing, so the tree ends at its originals when the first exits. */
 static void test_two_benchtops(void **state)
 {
-	char *root = tree("--cpus 2"), msg[512], c;
+	char *root = tree("--cpus 2"), msg[512], c, want[32];
 	int ready[2], go[2], status;
-	struct journal j;
 	pid_t pid;
 
 	(void)state;
@@ -481,7 +489,7 @@ static void test_two_benchtops(void **state)
 	assert_int_equal(pipe(go), 0);
 	pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0) { /* benchtop A: changes first, exits last */
+	if (pid == 0) { /* benchtop A: changes first */
 		/* only the parent holds go's write end: when it fails, A sees EOF */
 		close(go[1]);
 		close(ready[0]);
@@ -499,31 +507,22 @@ static void test_two_benchtops(void **state)
 	assert_int_equal(read(ready[0], &c, 1), 1);
 	assert_file(root, POL(0, "scaling_governor"), "performance");
 
-	/* benchtop B, while A runs */
+	/* benchtop B, while A runs: refused, naming A */
 	struct cpufreq *cf = cpufreq_open(root, 2);
-	assert_int_equal(cpufreq_set_governor(cf, -1, "powersave", msg, sizeof(msg)), 0);
-	assert_int_equal(cpufreq_set_maxfreq(cf, 1, 1200000, msg, sizeof(msg)), 0);
-	assert_int_equal(journal_load(cpufreq_journal_path(cf), &j), 0);
-	assert_int_equal(j.n, 2);
-	for (size_t i = 0; i < j.n; i++) {
-		assert_string_equal(j.pol[i].governor, "ondemand");
-		assert_int_equal(j.pol[i].min_khz, 800000);
-		assert_int_equal(j.pol[i].max_khz, 2600000);
-	}
-	journal_free(&j);
-	/* lifting B's cap goes back to the true original, not A's cap */
-	assert_int_equal(cpufreq_set_maxfreq(cf, 1, 0, msg, sizeof(msg)), 0);
-	assert_file(root, POL(1, "scaling_max_freq"), "2600000");
-	assert_int_equal(cpufreq_set_maxfreq(cf, 1, 1200000, msg, sizeof(msg)), 0);
-
-	/* B exits first: the true originals (A's change is undone early) */
+	snprintf(want, sizeof(want), "benchtop %d", (int)pid);
+	assert_int_equal(cpufreq_set_governor(cf, -1, "powersave", msg, sizeof(msg)), -EBUSY);
+	assert_non_null(strstr(msg, want));
+	assert_non_null(strstr(msg, "running"));
+	assert_int_equal(cpufreq_set_maxfreq(cf, 1, 1200000, msg, sizeof(msg)), -EBUSY);
+	assert_non_null(strstr(msg, want));
+	assert_int_equal(cpufreq_left_alone(cf), 1);
+	assert_file(root, POL(0, "scaling_governor"), "performance");
+	assert_file(root, POL(1, "scaling_max_freq"), "1600000");
+	assert_string_equal(cpufreq_journal_path(cf), "");
 	assert_int_equal(cpufreq_restore_report(cf, NULL), 0);
 	cpufreq_close(cf);
-	assert_file(root, POL(0, "scaling_governor"), "ondemand");
-	assert_file(root, POL(1, "scaling_governor"), "ondemand");
-	assert_file(root, POL(1, "scaling_max_freq"), "2600000");
 
-	/* A exits last: still the originals */
+	/* A exits: the originals */
 	assert_int_equal(write(go[1], "g", 1), 1);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -539,6 +538,98 @@ static void test_two_benchtops(void **state)
 	}
 	close(ready[0]);
 	close(go[1]);
+	free(root);
+}
+
+/* A governor file benchtop could not put back exactly (10 KB, a NUL
+ * byte) is left alone and said so; the other policy changes. */
+static void test_odd_governor_left_alone(void **state)
+{
+	char *root = tree("--cpus 2"), msg[512], big[10240 + 1], path[PATH_MAX + 128];
+	struct cpufreq *cf;
+	FILE *fp;
+
+	(void)state;
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	spit(root, POL(0, "scaling_governor"), big);
+	cf = cpufreq_open(root, 2);
+	assert_int_equal(cpufreq_set_governor(cf, -1, "performance", msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "left alone"));
+	assert_non_null(strstr(msg, "too long"));
+	assert_int_equal(cpufreq_left_alone(cf), 1);
+	assert_file(root, POL(1, "scaling_governor"), "performance");
+	slurp(root, POL(0, "scaling_governor"), path, sizeof(path));
+	assert_int_equal(strlen(path), sizeof(path) - 1); /* still the 10 KB (its start) */
+	/* policy 0 only: nothing changes at all */
+	assert_int_equal(cpufreq_set_governor(cf, 0, "powersave", msg, sizeof(msg)), -EFBIG);
+	assert_non_null(strstr(msg, "left alone"));
+	assert_int_equal(cpufreq_restore_report(cf, NULL), 0);
+	assert_file(root, POL(1, "scaling_governor"), "ondemand");
+	cpufreq_close(cf);
+
+	/* a NUL byte in the middle */
+	snprintf(path, sizeof(path), "%s/%s", root, POL(1, "scaling_governor"));
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fwrite("ond\0emand\n", 1, 10, fp);
+	fclose(fp);
+	cf = cpufreq_open(root, 2);
+	/* a policy whose governor cannot be recorded keeps its limits too */
+	assert_int_equal(cpufreq_set_maxfreq(cf, 1, 1600000, msg, sizeof(msg)), -EILSEQ);
+	assert_non_null(strstr(msg, "NUL byte"));
+	assert_file(root, POL(1, "scaling_max_freq"), "2600000");
+	assert_int_equal(cpufreq_set_governor(cf, 1, "performance", msg, sizeof(msg)), -EILSEQ);
+	assert_non_null(strstr(msg, "NUL byte"));
+	cpufreq_restore(cf);
+	cpufreq_close(cf);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 10); /* untouched */
+	free(root);
+}
+
+/* Restoring never writes through a symbolic link out of the tree; links
+ * inside it (cpuN/cpufreq -> ../cpufreq/policyN) still work. */
+static void test_restore_beneath(void **state)
+{
+	char *root = tree("--cpus 2"), msg[512], victim[PATH_MAX + 16], link[PATH_MAX + 128];
+	FILE *fp;
+
+	(void)state;
+	snprintf(victim, sizeof(victim), "%s.victim", root);
+	fp = fopen(victim, "w");
+	assert_non_null(fp);
+	fputs("secret\n", fp);
+	fclose(fp);
+	snprintf(link, sizeof(link), "%s/%s", root, POL(0, "scaling_governor"));
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_true(cpufreq_restore_policy(root, "devices/system/cpu/cpufreq/policy0", "performance",
+	                                   -1, -1, msg, sizeof(msg)) < 0);
+	assert_non_null(strstr(msg, "symbolic link"));
+	/* a relative link climbing out: refused too */
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink("../../../../../../x.victim", link), 0);
+	assert_true(cpufreq_restore_policy(root, "devices/system/cpu/cpufreq/policy0", "performance",
+	                                   -1, -1, msg, sizeof(msg)) < 0);
+	slurp("/", victim + 1, msg, sizeof(msg));
+	assert_string_equal(msg, "secret");
+	/* through the per-CPU link inside the tree: written */
+	assert_int_equal(cpufreq_restore_policy(root, "devices/system/cpu/cpu1/cpufreq", "performance",
+	                                        800000, 1600000, msg, sizeof(msg)), 0);
+	assert_file(root, POL(1, "scaling_governor"), "performance");
+	assert_file(root, POL(1, "scaling_max_freq"), "1600000");
+	/* values outside the policy's governors and range: refused */
+	assert_int_equal(cpufreq_restore_policy(root, "devices/system/cpu/cpufreq/policy1", "userspace",
+	                                        -1, -1, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(cpufreq_restore_policy(root, "devices/system/cpu/cpufreq/policy1", "",
+	                                        -1, 9000000, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "outside the policy's range"));
+	assert_file(root, POL(1, "scaling_max_freq"), "1600000");
+	assert_int_equal(cpufreq_restore_policy(root, "devices/system/cpu/cpufreq/../../../..", "performance",
+	                                        -1, -1, msg, sizeof(msg)), -EINVAL);
+	unlink(victim);
 	free(root);
 }
 
@@ -660,6 +751,8 @@ int main(void)
 		cmocka_unit_test(test_journal_left_behind),
 		cmocka_unit_test(test_two_benchtops),
 		cmocka_unit_test(test_read_only_tree),
+		cmocka_unit_test(test_odd_governor_left_alone),
+		cmocka_unit_test(test_restore_beneath),
 		cmocka_unit_test(test_vm_and_cpuinfo),
 		cmocka_unit_test(test_avg_freq_and_json),
 	};

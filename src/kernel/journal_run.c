@@ -1,0 +1,352 @@
+/* journal_run.c - the run journal of this process: the notes (see
+ * journal.h).  One journal per process, rewritten whole at each note and
+ * removed when it holds nothing. */
+#include "journal_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+static struct {
+	pid_t owner;            /* the process this state is for */
+	struct journal j;
+	int dirfd, fd;          /* fd: the journal on disk, locked */
+	char dir[PATH_MAX], name[64], path[PATH_MAX + 64];
+} run = { .dirfd = -1, .fd = -1 };
+
+/* A forked child has a copy of its parent's state: it starts afresh
+ * (closing its copies leaves the parent's lock held). */
+static void own_state(void)
+{
+	pid_t me = getpid();
+
+	if (run.owner == me)
+		return;
+	if (run.owner) {
+		if (run.fd >= 0)
+			close(run.fd);
+		if (run.dirfd >= 0)
+			close(run.dirfd);
+		journal_free(&run.j);
+	}
+	memset(&run.j, 0, sizeof(run.j));
+	run.fd = run.dirfd = -1;
+	run.dir[0] = run.path[0] = '\0';
+	run.owner = me;
+	snprintf(run.name, sizeof(run.name), "journal.%d", (int)me);
+}
+
+static int open_dir(char *why, size_t len)
+{
+	int rc;
+
+	if (run.dirfd >= 0)
+		return 0;
+	if ((rc = journal_dir_path(run.dir, sizeof(run.dir))) < 0) {
+		if (why)
+			snprintf(why, len, "no directory for the journal (set XDG_RUNTIME_DIR or HOME)");
+		return rc;
+	}
+	return journal_open_dir(run.dir, true, &run.dirfd, why, len);
+}
+
+static bool empty(const struct journal *j)
+{
+	return !j->n && !j->nscratch && !j->npgid && !j->ncgroup && !j->npaused;
+}
+
+/* Put the journal on disk as it is now (or remove it when empty). */
+static int sync_run(void)
+{
+	int rc, fd = -1;
+
+	if (empty(&run.j)) {
+		if (run.fd >= 0) {
+			unlinkat(run.dirfd, run.name, 0);
+			close(run.fd);
+			run.fd = -1;
+			run.path[0] = '\0';
+		}
+		return 0;
+	}
+	if ((rc = open_dir(NULL, 0)) < 0)
+		return rc;
+	if (!run.j.pid) {
+		run.j.pid = run.owner;
+		run.j.starttime = journal_proc_starttime(run.owner);
+		journal_boot_id(run.j.boot_id, sizeof(run.j.boot_id));
+	}
+	if ((rc = journal_write_at(run.dirfd, run.name, &run.j, &fd)) < 0)
+		return rc;
+	if (run.fd >= 0)
+		close(run.fd);
+	run.fd = fd;
+	snprintf(run.path, sizeof(run.path), "%s/%s", run.dir, run.name);
+	return 0;
+}
+
+const char *journal_path(void)
+{
+	own_state();
+	return run.path;
+}
+
+/* ---- strings and processes ---- */
+
+static int find_string(char **arr, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(arr[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int note_string(char ***arr, size_t *n, const char *path)
+{
+	int rc;
+
+	own_state();
+	if (!path || !journal_clean_path(path, true))
+		return -EINVAL;
+	if (find_string(*arr, *n, path) >= 0)
+		return 0;
+	if ((rc = journal_add_string(arr, n, path)) < 0)
+		return rc;
+	return sync_run();
+}
+
+static int forget_string(char ***arr, size_t *n, const char *path)
+{
+	int i;
+
+	own_state();
+	if (!path || (i = find_string(*arr, *n, path)) < 0)
+		return 0;
+	free((*arr)[i]);
+	(*arr)[i] = (*arr)[--*n];
+	return sync_run();
+}
+
+static int find_proc(const struct journal_proc *arr, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (arr[i].pid == pid)
+			return (int)i;
+	return -1;
+}
+
+static int note_proc(struct journal_proc **arr, size_t *n, pid_t pid)
+{
+	int rc;
+
+	own_state();
+	if (pid < 2)
+		return -EINVAL;
+	if (find_proc(*arr, *n, pid) >= 0)
+		return 0;
+	if ((rc = journal_add_proc(arr, n, pid, journal_proc_starttime(pid))) < 0)
+		return rc;
+	return sync_run();
+}
+
+static int forget_proc(struct journal_proc *arr, size_t *n, pid_t pid)
+{
+	int i;
+
+	own_state();
+	if ((i = find_proc(arr, *n, pid)) < 0)
+		return 0;
+	arr[i] = arr[--*n];
+	return sync_run();
+}
+
+int journal_note_scratch(const char *path)
+{
+	return note_string(&run.j.scratch, &run.j.nscratch, path);
+}
+
+int journal_forget_scratch(const char *path)
+{
+	return forget_string(&run.j.scratch, &run.j.nscratch, path);
+}
+
+int journal_note_cgroup(const char *path)
+{
+	return note_string(&run.j.cgroup, &run.j.ncgroup, path);
+}
+
+int journal_forget_cgroup(const char *path)
+{
+	return forget_string(&run.j.cgroup, &run.j.ncgroup, path);
+}
+
+int journal_note_pgid(pid_t pgid)
+{
+	return note_proc(&run.j.pgid, &run.j.npgid, pgid);
+}
+
+int journal_forget_pgid(pid_t pgid)
+{
+	own_state();
+	return forget_proc(run.j.pgid, &run.j.npgid, pgid);
+}
+
+int journal_note_paused(pid_t pid)
+{
+	return note_proc(&run.j.paused, &run.j.npaused, pid);
+}
+
+int journal_note_resumed(pid_t pid)
+{
+	own_state();
+	return forget_proc(run.j.paused, &run.j.npaused, pid);
+}
+
+/* ---- policies ---- */
+
+static void canonical(const char *path, char *buf)
+{
+	if (!realpath(path, buf))
+		snprintf(buf, PATH_MAX, "%s", path);
+}
+
+static int find_root(const struct journal *j, const char *root)
+{
+	for (size_t i = 0; i < j->nroots; i++)
+		if (strcmp(j->roots[i], root) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int find_policy(const struct journal *j, int root, const char *dir)
+{
+	for (size_t i = 0; i < j->n; i++)
+		if (j->pol[i].root == root && strcmp(j->pol[i].dir, dir) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Does journal j hold the policy whose resolved directory is want? */
+static bool holds(const struct journal *j, const char *want)
+{
+	char path[PATH_MAX + JOURNAL_DIR_LEN], real[PATH_MAX];
+
+	for (size_t i = 0; i < j->n; i++) {
+		journal_policy_path(j, i, path, sizeof(path));
+		canonical(path, real);
+		if (strcmp(real, want) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void busy_msg(const struct journal *j, int fd, const char *name, const char *dir,
+                     char *msg, size_t len)
+{
+	const char *pol = strrchr(dir, '/');
+	bool live = flock(fd, LOCK_SH | LOCK_NB) < 0 || journal_owner_alive(j);
+
+	pol = pol ? pol + 1 : dir;
+	if (live)
+		snprintf(msg, len, "%s is steered by benchtop %d, which is running (journal %s/%s): "
+		         "left alone", pol, (int)j->pid, run.dir, name);
+	else
+		snprintf(msg, len, "%s still has the changes of benchtop %d, which stopped without "
+		         "undoing them (journal %s/%s): run benchtop --restore first", pol,
+		         (int)j->pid, run.dir, name);
+}
+
+/* Another journal in our directory holding the policy at want: -EBUSY. */
+static int other_holder(const char *want, const char *dir, char *msg, size_t len)
+{
+	int dfd = openat(run.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0; /* nothing readable: nothing found */
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		struct journal j;
+		int fd;
+		if (strncmp(de->d_name, "journal.", 8) != 0 || strcmp(de->d_name, run.name) == 0)
+			continue;
+		if (journal_open_checked(run.dirfd, de->d_name, de->d_name, &fd, NULL, 0) < 0)
+			continue;
+		if (journal_read_fd(fd, &j) == 0) {
+			if (holds(&j, want)) {
+				busy_msg(&j, fd, de->d_name, dir, msg, len);
+				rc = -EBUSY;
+			}
+			journal_free(&j);
+		}
+		close(fd);
+	}
+	closedir(d);
+	return rc;
+}
+
+int journal_note_policy(const char *sysfs_root, const struct journal_policy *p,
+                        char *msg, size_t len)
+{
+	char root[PATH_MAX], full[PATH_MAX + JOURNAL_DIR_LEN], want[PATH_MAX];
+	struct journal_policy q = *p;
+	int rc, rfd, r;
+
+	own_state();
+	canonical(sysfs_root && sysfs_root[0] ? sysfs_root : "/", root);
+	if (!journal_clean_path(p->dir, false) || (p->governor[0] && !journal_governor_name(p->governor))) {
+		snprintf(msg, len, "%s cannot be recorded: its name or governor is not plain text", p->dir);
+		return -EINVAL;
+	}
+	r = find_root(&run.j, root);
+	if (r >= 0 && find_policy(&run.j, r, p->dir) >= 0)
+		return 0;
+	if ((rc = open_dir(msg, len)) < 0) {
+		char why[PATH_MAX + 128];
+		snprintf(why, sizeof(why), "%s", msg);
+		snprintf(msg, len, "no journal to record the originals in: %s", why);
+		return rc;
+	}
+	snprintf(full, sizeof(full), "%s/%s", strcmp(root, "/") ? root : "", p->dir);
+	canonical(full, want);
+	/* Two benchtops noting at once take turns: the tree's root is locked
+	 * while one looks at the others' journals and writes its own. */
+	rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rfd >= 0)
+		flock(rfd, LOCK_EX);
+	rc = other_holder(want, p->dir, msg, len);
+	if (rc == 0 && r < 0) {
+		rc = journal_add_root(&run.j, root);
+		r = (int)run.j.nroots - 1;
+	}
+	q.root = r;
+	if (rc == 0)
+		rc = journal_add_policy(&run.j, &q);
+	if (rc == 0 && (rc = sync_run()) < 0) {
+		run.j.n--; /* not on disk: not noted */
+		snprintf(msg, len, "the journal %s/%s cannot be written: %s", run.dir, run.name, strerror(-rc));
+	}
+	if (rfd >= 0)
+		close(rfd);
+	return rc;
+}
+
+int journal_forget_policy(const char *sysfs_root, const char *dir)
+{
+	char root[PATH_MAX];
+	int r, i;
+
+	own_state();
+	canonical(sysfs_root && sysfs_root[0] ? sysfs_root : "/", root);
+	if ((r = find_root(&run.j, root)) < 0 || (i = find_policy(&run.j, r, dir)) < 0)
+		return 0;
+	run.j.pol[i] = run.j.pol[--run.j.n];
+	return sync_run();
+}
