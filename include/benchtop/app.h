@@ -51,6 +51,8 @@ struct app {
 	int tfd, sfd;
 	bool quit;
 	int quit_signal;             /* SIGINT/SIGTERM/SIGHUP that asked to quit */
+	bool term_lost;              /* the dashboard's terminal went away: no more drawing */
+	bool out_lost;               /* standard output was closed (batch): nothing more to it */
 	char status[256];
 	int selected;
 	enum units_mode units;

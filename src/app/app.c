@@ -260,6 +260,25 @@ static void restart_finished(struct app *a)
 	}
 }
 
+/* Batch lines go to standard output; when its reader has gone (EPIPE:
+ * `benchtop -b ... | head -1`) the run ends in order, as on q, and what
+ * is left to say goes to standard error. */
+static void check_output(struct app *a)
+{
+	if (!a->out || a->out_lost)
+		return;
+	if (fflush(a->out) == 0 && !ferror(a->out))
+		return;
+	int e = errno;
+	a->out_lost = true;
+	a->out = NULL;
+	if (!a->quit) {
+		a->quit = true;
+		fprintf(stderr, "benchtop: standard output: %s: ending the run\n",
+		        e == EPIPE ? "closed by its reader (broken pipe)" : strerror(e));
+	}
+}
+
 static void tick_body(struct app *a)
 {
 	double now = app_mono();
@@ -296,8 +315,7 @@ static void tick_body(struct app *a)
 	note_workload_ends(a);
 	if (a->rec)
 		fflush(a->rec);
-	if (a->out)
-		fflush(a->out);
+	check_output(a);
 	restart_finished(a);
 }
 
@@ -464,15 +482,31 @@ static void draw(struct app *a)
 	ui_draw(&v);
 }
 
-static void handle_keys(struct app *a)
+/* Returns whether any key came. */
+static bool handle_keys(struct app *a)
 {
 	struct ui_view v;
 	view_of(a, &v);
 	struct action act;
-	while (ui_key(&v, &act) == 1) {
+	bool got = false;
+	while (!a->quit && ui_key(&v, &act) == 1) {
+		got = true;
 		action_apply(a, &act);
 		view_of(a, &v);
 	}
+	return got;
+}
+
+/* The terminal went away (hang-up, end of file, EIO) without a SIGHUP
+ * reaching benchtop (under make, the terminal's session leader is make):
+ * the run ends as on SIGHUP, and the terminal is never polled again. */
+static void terminal_lost(struct app *a)
+{
+	a->term_lost = true;
+	a->quit = true;
+	if (!a->quit_signal)
+		a->quit_signal = SIGHUP;
+	fprintf(stderr, "benchtop: the terminal has gone: ending the run\n");
 }
 
 static void loop(struct app *a)
@@ -481,7 +515,7 @@ static void loop(struct app *a)
 		struct pollfd pfd[3] = {
 			{ .fd = a->tfd, .events = POLLIN },
 			{ .fd = a->sfd, .events = POLLIN },
-			{ .fd = a->dashboard ? ui_fd() : -1, .events = POLLIN },
+			{ .fd = a->dashboard && !a->term_lost ? ui_fd() : -1, .events = POLLIN },
 		};
 		int n = poll(pfd, 3, poll_timeout(a));
 		if (n < 0 && errno != EINTR)
@@ -501,11 +535,11 @@ static void loop(struct app *a)
 			tick(a);
 		}
 		run_due_at(a);
-		if (a->dashboard) {
-			if (pfd[2].revents)
-				handle_keys(a);
+		if (a->dashboard && pfd[2].revents &&
+		    ui_terminal_lost(pfd[2].revents, handle_keys(a)))
+			terminal_lost(a);
+		if (a->dashboard && !a->term_lost)
 			draw(a);
-		}
 	}
 }
 
@@ -603,7 +637,10 @@ int app_run(struct run *run, struct app_result *res)
 		app_teardown(a);
 		return 3;
 	}
-	if (a->dashboard && ui_open(run->theme, run->no_color, msg, sizeof msg)) {
+	/* Without a terminal the dashboard would wait for keys that never
+	 * come (cron, nohup, </dev/null): refuse before anything runs. */
+	if (a->dashboard && (!ui_terminal_usable(msg, sizeof msg) ||
+	                     ui_open(run->theme, run->no_color, msg, sizeof msg))) {
 		fprintf(stderr, "benchtop: %s\n", msg);
 		free(m);
 		return app_abandon(a, 2);
@@ -675,7 +712,10 @@ int app_run(struct run *run, struct app_result *res)
 	if (res) {
 		fill_result(a, res);
 	} else {
-		FILE *sum = run->batch && run->format != FMT_TEXT ? stderr : stdout;
+		/* A lost terminal or closed output: the summary goes where it
+		 * can still be read (a log of standard error). */
+		FILE *sum = a->term_lost || a->out_lost ||
+		            (run->batch && run->format != FMT_TEXT) ? stderr : stdout;
 		summary_print(a, sum);
 	}
 	print_failures(a);

@@ -667,11 +667,16 @@ static void play(struct player *p)
 			on_signals(p);
 		if (pfd[2].revents) {
 			struct action act;
+			bool got = false;
 			view_of(p, &v);
 			while (!p->quit && ui_key(&v, &act) == 1) {
+				got = true;
 				apply(p, &act);
 				view_of(p, &v);
 			}
+			/* the terminal has gone: end as on SIGHUP, never poll it again */
+			if (ui_terminal_lost(pfd[2].revents, got))
+				p->quit = true;
 		}
 	}
 }
@@ -694,7 +699,10 @@ int replay_main(const struct run *r)
 		status = 3;
 	} else if (!r->batch) {
 		struct theme probe;
-		if (theme_load(r->theme, &probe, err, sizeof err) < 0) {
+		if (!ui_terminal_usable(err, sizeof err)) {
+			fprintf(stderr, "benchtop: %s\n", err);
+			status = 2;
+		} else if (theme_load(r->theme, &probe, err, sizeof err) < 0) {
 			fprintf(stderr, "benchtop: %s\n", err);
 			status = 2;
 		} else if (ui_open(r->theme, r->no_color, err, sizeof err) < 0) {

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# hardening-life.sh - a run ends when its terminal or its reader goes, no
+# process of a run outlives it, attach touches only what it may and puts
+# back what it changed, and input files are checked before they are read.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$ROOT/tests/e2e/lib.sh"
+T=$E2E_TMP
+export XDG_RUNTIME_DIR=$T/xdg HOME=$T/home TMPDIR=$T/tmp XDG_CONFIG_HOME=$T/config
+mkdir -p "$XDG_RUNTIME_DIR" "$HOME" "$TMPDIR" "$XDG_CONFIG_HOME"
+chmod 700 "$XDG_RUNTIME_DIR"
+MOUNTS=() KILL=()
+trap 'for p in "${KILL[@]}"; do kill -KILL "$p" 2>/dev/null; done;
+      for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done; e2e_cleanup' EXIT
+
+[ -x "$BENCHTOP" ] || skip_all "$BENCHTOP is not built"
+LONG=700.$$        # `sleep $LONG`: a duration only this script's processes use
+# marked CMDLINE: how many live processes have exactly this command line.
+marked() { pgrep -c -x -f "$1" 2>/dev/null || true; }
+gov_of() { cat "$1/devices/system/cpu/cpufreq/policy0/scaling_governor"; }
+scratch_left() { ls -d "$TMPDIR"/benchtop.* >/dev/null 2>&1; }
+# wait_gone PID SECONDS: PID has ended within SECONDS.
+wait_gone() { wait_for "$2" sh -c "! kill -0 $1 2>/dev/null"; }
+
+# ---- a terminal that goes away -------------------------------------------
+# make is the terminal's session leader and waits for benchtop (as under
+# `make run`): killing the tmux session hangs up the terminal, make gets
+# SIGHUP and benchtop never does.  It must end on its own, in order.
+tmux_lost() {
+	local S=lost sys=$T/sys-lost
+	"$ROOT/tests/fakesys.sh" "$sys" --cpus 2 || return
+	printf '.PHONY: go\ngo:\n\t$(BT) $(ARGS)\n' >"$T/Makefile"
+	tm_start $S 100x30 "cd $T && exec make -s -f $T/Makefile go BT=$BENCHTOP \
+ARGS='--sysfs $sys --governor performance -t 600 -w write:size=30M -- sleep $LONG' 2>$T/lost.err"
+	local pid=""
+	wait_for 10 sh -c "pgrep -f -- '--sysfs $sys' | grep -v \$\$ >/dev/null" &&
+		pid=$(pgrep -f "^$BENCHTOP --sysfs $sys" | head -1)
+	check "make-led dashboard started ($pid)" [ -n "$pid" ]
+	[ -n "$pid" ] || return
+	KILL+=("$pid")
+	wait_for 10 sh -c "[ \"\$(cat $sys/devices/system/cpu/cpufreq/policy0/scaling_governor)\" = performance ]"
+	check "governor changed while the run goes" [ "$(gov_of "$sys")" = performance ]
+	check "scratch directory made" scratch_left
+	tm_kill $S
+	wait_gone "$pid" 10
+	check "benchtop ends within 10 s of losing its terminal" sh -c "! kill -0 $pid 2>/dev/null"
+	check "governor restored" [ "$(gov_of "$sys")" = ondemand ]
+	check "scratch removed" sh -c "! ls -d $TMPDIR/benchtop.* >/dev/null 2>&1"
+	check "workload stopped" [ "$(marked "sleep $LONG")" = 0 ]
+	check "says the terminal has gone" grep -q "terminal has gone" "$T/lost.err"
+	check "summary to stderr" grep -q "elaps" "$T/lost.err"
+}
+tmux_lost
+
+# ---- no terminal at all ---------------------------------------------------
+"$BENCHTOP" -- sleep 3 </dev/null >"$T/noterm.out" 2>"$T/noterm.err" &
+p=$!
+KILL+=("$p")
+wait_gone $p 5
+check "no terminal: ends at once" sh -c "! kill -0 $p 2>/dev/null"
+wait $p
+rc=$?
+check "no terminal: exit 2 ($rc)" [ $rc = 2 ]
+check "no terminal: message points to -b" grep -q -- "-b" "$T/noterm.err"
+check "no terminal: one line" [ "$(wc -l <"$T/noterm.err")" = 1 ]
+check "no terminal: no scratch left" sh -c "! ls -d $TMPDIR/benchtop.* >/dev/null 2>&1"
+
+# ---- a closed standard output ----------------------------------------------
+start=$(date +%s)
+timeout 60 "$BENCHTOP" -b -i 0.1 -- sleep 600 2>"$T/pipe.err" | head -1 >/dev/null
+took=$(( $(date +%s) - start ))
+check "| head -1: ends promptly (${took}s)" [ "$took" -lt 15 ]
+check "| head -1: says output was closed" grep -q "standard output" "$T/pipe.err"
+check "| head -1: summary to stderr" grep -q "elaps" "$T/pipe.err"
+
+finish
