@@ -14,6 +14,7 @@
 
 struct workload;
 struct sampler;
+struct cgroup;
 struct cpufreq;
 
 /* A placement rule for one process: re-applied each tick to its threads. */
@@ -76,6 +77,7 @@ struct app {
 	bool in_tick;                /* events from inside a tick follow its sample */              /* stopping everything at the end of the run */               /* every workload ended (dashboard waits for q) */
 	double self_cpu_last;
 	double ended;                /* t of the end record */
+	struct cgroup *cg;           /* the run's cgroup (its workloads' groups inside), or NULL */
 	pid_t *attached;
 	size_t nattached;
 	char *governors[32];         /* for the G menu (NULL-terminated) */

@@ -85,6 +85,16 @@ int workload_phase_rows(const struct workload *w, struct workload_totals rows[2]
 
 /* A command root's write_bytes read from its zombie before reaping. */
 void workload_note_exit_io(struct workload *w, uint64_t write_bytes);
+/* Give the workload a cgroup of its own (owned from now on; removed by
+ * workload_free once empty): its processes join it before they exec, its
+ * CPU is the group's, and it ends when the last process of its tree ends.
+ * NULL: none here (processes are tracked by group and descent only). */
+struct cgroup;
+void workload_set_cgroup(struct workload *w, struct cgroup *g);
+const struct cgroup *workload_cgroup(const struct workload *w);
+/* After children were reaped: a workload whose children ended while other
+ * processes of its tree ran on ends once the last of them has ended. */
+void workload_tree_check(struct workload *w, double now);
 /* Allow a restart after a stop (r key, --loop). */
 void workload_rearm(struct workload *w);
 bool workload_stop_requested(const struct workload *w);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "benchtop/affinity.h"
+#include "benchtop/cgroup.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/sample.h"
@@ -133,7 +134,7 @@ static void reap_children(struct app *a)
 	for (;;) {
 		siginfo_t si = { 0 };
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
-			return;
+			break;
 		pid_t pid = si.si_pid;
 		struct workload *w = owner_of(a, pid);
 		if (w && !strcmp(workload_kind(w), "cmd"))
@@ -141,12 +142,16 @@ static void reap_children(struct app *a)
 		int st;
 		struct rusage ru;
 		if (wait4(pid, &st, WNOHANG, &ru) <= 0)
-			return;
+			break;
 		if (w)
 			workload_reap(w, pid, st, &ru, app_now(a));
 		else
 			adopt_orphan(a, pid, &ru);
 	}
+	/* the last process of a tree may have been an orphan, or someone
+	 * else's child */
+	for (int i = 0; i < a->nwl; i++)
+		workload_tree_check(a->wl[i], app_now(a));
 }
 
 static bool any_running(struct app *a)
@@ -184,26 +189,22 @@ static void stop_all(struct app *a)
 		reap_children(a);
 		usleep(5000);
 	}
-	/* Any descendant that escaped its group was reparented to us (the
-	 * subreaper): kill what is left of the tracked trees and reap every
-	 * child until none is left. */
-	pid_t pids[1024];
-	for (int w = 1; w <= a->nwl; w++) {
-		int n = sampler_pids(a->sp, w, pids, 1024);
-		for (int i = 0; i < n; i++)
-			kill(pids[i], SIGKILL);
-	}
-	deadline = app_mono() + 2;
-	while (app_mono() < deadline) {
+	/* Whatever is left of the workloads' trees, wherever it went (setsid,
+	 * double fork): the run's cgroup ends it all at once; without one,
+	 * every descendant (orphans were handed to benchtop, their
+	 * subreaper) is killed, again while any is left. */
+	deadline = app_mono() + 3;
+	for (;;) {
+		int left = a->cg ? cgroup_kill(a->cg), cgroup_populated(a->cg) == 1
+		                 : proc_signal_descendants(getpid(), SIGKILL) > 0;
 		int st;
 		struct rusage ru;
-		pid_t p = wait4(-1, &st, WNOHANG, &ru);
-		if (p > 0)
+		pid_t p;
+		while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0)
 			adopt_orphan(a, p, &ru);
-		if (p < 0 && errno == ECHILD)
+		if ((!left && p < 0 && errno == ECHILD) || app_mono() >= deadline)
 			break;
-		if (p == 0)
-			usleep(2000);
+		usleep(2000);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "benchtop/affinity.h"
+#include "benchtop/cgroup.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/sample.h"
@@ -229,6 +230,30 @@ static int block_signals(struct app *a)
 	return a->sfd < 0 ? -errno : 0;
 }
 
+/* Each workload gets a cgroup of its own inside the run's, so that no
+ * process of it outlives the run; where the machine allows none, benchtop
+ * says once that escapes are possible and tracks descendants instead. */
+static void setup_cgroups(struct app *a)
+{
+	char why[512];
+	static bool said;
+	if (a->nwl == 0 || cgroup_run_open(&a->cg, why, sizeof why)) {
+		if (a->nwl)
+			snprintf(a->status, sizeof a->status,
+			         "no cgroup for the workloads (%s): a process that leaves its process group "
+			         "may outlive the run", why);
+		if (a->nwl && a->run->batch && !said)
+			fprintf(stderr, "benchtop: %s\n", a->status);
+		said = a->nwl > 0;
+		return;
+	}
+	for (int i = 0; i < a->nwl; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "w%d", i + 1);
+		workload_set_cgroup(a->wl[i], cgroup_child(a->cg, name));
+	}
+}
+
 static int setup_workloads(struct app *a, char *msg, size_t len)
 {
 	struct run *r = a->run;
@@ -259,6 +284,7 @@ static int setup_workloads(struct app *a, char *msg, size_t len)
 		sampler_watch_path(a->sp, a->scratch);
 	else
 		sampler_watch_path(a->sp, ".");
+	setup_cgroups(a);
 	return 0;
 }
 
@@ -362,6 +388,11 @@ void app_teardown(struct app *a)
 		workload_free(a->wl[i]);
 	}
 	remove_scratch(a);
+	if (a->cg) {
+		cgroup_kill(a->cg);
+		cgroup_remove(a->cg);
+		a->cg = NULL;
+	}
 	free(a->wl);
 	free(a->wl_names);
 	for (int i = 0; a->wl_mask && i <= a->nwl; i++)

@@ -29,10 +29,12 @@ tmux_lost() {
 	local S=lost sys=$T/sys-lost
 	"$ROOT/tests/fakesys.sh" "$sys" --cpus 2 || return
 	printf '.PHONY: go\ngo:\n\t$(BT) $(ARGS)\n' >"$T/Makefile"
-	tm_start $S 100x30 "cd $T && exec make -s -f $T/Makefile go BT=$BENCHTOP \
+	# (tmux runs it in the server's environment: the private dirs are passed)
+	tm_start $S 100x30 "cd $T && exec env TMPDIR=$TMPDIR XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR \
+HOME=$HOME XDG_CONFIG_HOME=$XDG_CONFIG_HOME make -s -f $T/Makefile go BT=$BENCHTOP \
 ARGS='--sysfs $sys --governor performance -t 600 -w write:size=30M -- sleep $LONG' 2>$T/lost.err"
 	local pid=""
-	wait_for 10 sh -c "pgrep -f -- '--sysfs $sys' | grep -v \$\$ >/dev/null" &&
+	wait_for 10 pgrep -f "^$BENCHTOP --sysfs $sys" >/dev/null &&
 		pid=$(pgrep -f "^$BENCHTOP --sysfs $sys" | head -1)
 	check "make-led dashboard started ($pid)" [ -n "$pid" ]
 	[ -n "$pid" ] || return
@@ -57,6 +59,7 @@ p=$!
 KILL+=("$p")
 wait_gone $p 5
 check "no terminal: ends at once" sh -c "! kill -0 $p 2>/dev/null"
+kill -KILL $p 2>/dev/null
 wait $p
 rc=$?
 check "no terminal: exit 2 ($rc)" [ $rc = 2 ]
@@ -71,5 +74,36 @@ took=$(( $(date +%s) - start ))
 check "| head -1: ends promptly (${took}s)" [ "$took" -lt 15 ]
 check "| head -1: says output was closed" grep -q "standard output" "$T/pipe.err"
 check "| head -1: summary to stderr" grep -q "elaps" "$T/pipe.err"
+
+# ---- no process of a run outlives it ----------------------------------------
+ESC=777.$$
+"$BENCHTOP" -b -t 4 -- sh -c "for i in \$(seq 1100); do setsid sleep $ESC & done; wait" \
+	>/dev/null 2>"$T/esc.err"
+rc=$?
+check "setsid escapes: exit 0 ($rc)" [ $rc = 0 ]
+n=$(marked "sleep $ESC")
+check "setsid escapes: none of 1100 left after the run ($n)" [ "$n" = 0 ]
+[ "$n" = 0 ] || pkill -KILL -x -f "sleep $ESC"
+if grep -q "no cgroup" "$T/esc.err"; then
+	skip "background job belongs to the workload: no cgroup here ($(head -1 "$T/esc.err"))"
+else
+	# sh ends at once; its background loop is the workload until -t
+	start=$(date +%s%N)
+	"$BENCHTOP" -b --format json -t 3 -- sh -c '(while :; do :; done) & sleep 0.01' \
+		>"$T/bg.json" 2>/dev/null &
+	pid=$!
+	KILL+=("$pid")
+	grp=""
+	wait_for 5 sh -c "find /sys/fs/cgroup -maxdepth 8 -type d -name benchtop.$pid | grep -q ." &&
+		grp=$(find /sys/fs/cgroup -maxdepth 8 -type d -name "benchtop.$pid" | head -1)
+	wait $pid
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	check "background job: the run had a cgroup ($grp)" [ -n "$grp" ]
+	check "background job: the run lasts until -t (${ms} ms)" [ "$ms" -ge 2800 ]
+	check "background job: benchtop ends promptly after -t (${ms} ms)" [ "$ms" -lt 5500 ]
+	check "background job: its CPU counts" \
+		jq -se 'map(select(.type=="end"))[0].summary[0] | .user + .sys > 0.3' "$T/bg.json" >/dev/null
+	check "background job: its cgroup is removed" [ -n "$grp" ] && [ ! -d "$grp" ]
+fi
 
 finish
