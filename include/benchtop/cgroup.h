@@ -54,9 +54,4 @@ int cgroup_remove(struct cgroup *g);
 /* Free the handle only, leaving the group. */
 void cgroup_free(struct cgroup *g);
 
-/* Where there is no group: send sig to every live descendant of ancestor
- * (by parent links in /proc; benchtop is its children's subreaper, so
- * orphans of its tree are still its descendants).  Returns how many. */
-int proc_signal_descendants(pid_t ancestor, int sig);
-
 #endif

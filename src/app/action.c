@@ -227,6 +227,10 @@ static void report_lost(struct app *a, const struct proc_sample *p, const unsign
 
 void action_enforce_placement(struct app *a)
 {
+	/* At the end attached processes get back what they had, workloads
+	 * are stopping: no rule is applied again. */
+	if (a->finishing)
+		return;
 	const struct snapshot *s = a->snap;
 	prune_pins(a);
 	for (int i = 0; i < s->nproc; i++) {
@@ -237,11 +241,17 @@ void action_enforce_placement(struct app *a)
 		if (!m || affinity_pid_matches(p->pid, m, a->ncpu))
 			continue;
 		report_lost(a, p, m);
-		char msg[200];
-		if (affinity_set_pid(p->pid, m, a->ncpu, msg, sizeof msg) < 0 && msg[0])
-			snprintf(a->status, sizeof a->status, "%s", msg);
-		else
+		char msg[200] = "";
+		attach_remember(a, p->pid);
+		int rc = affinity_set_pid(p->pid, m, a->ncpu, msg, sizeof msg);
+		if (rc < 0) {
+			a->place_failed++;
+			a->place_errno = -rc;
+			snprintf(a->place_error, sizeof a->place_error, "%s", msg[0] ? msg : strerror(-rc));
+			snprintf(a->status, sizeof a->status, "%s", a->place_error);
+		} else {
 			placed_index(a, p->pid, true);
+		}
 	}
 }
 
@@ -268,16 +278,56 @@ static void affinity_map(struct app *a, pid_t only, char *buf, size_t len)
 	free(m);
 }
 
+/* s as the inside of a JSON string (quotes, backslashes and controls
+ * escaped), cut to fit len. */
+static void json_inner(const char *s, char *out, size_t len)
+{
+	size_t k = 0;
+	for (; *s && k + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			out[k++] = '\\', out[k++] = (char)c;
+		else if (c < 0x20)
+			k += (size_t)snprintf(out + k, len - k, "\\u%04x", c);
+		else
+			out[k++] = (char)c;
+	}
+	out[k] = 0;
+}
+
+/* error: NULL when it was done, else why it was not (for every process,
+ * or for some: the event says which and the status line says so). */
 static void placement_event(struct app *a, const char *action, const char *label,
                             const char *target, const char *cpus, const char *before,
-                            pid_t only)
+                            pid_t only, const char *error)
 {
-	char detail[MODEL_DETAIL_LEN], after[MODEL_DETAIL_LEN / 2 - 64];
+	/* before (at most MODEL_DETAIL_LEN / 2 - 64), after and the error
+	 * always fit in one detail, so it is never cut into broken JSON */
+	char detail[MODEL_DETAIL_LEN], after[MODEL_DETAIL_LEN / 2 - 224], err[160] = "";
 	affinity_map(a, only, after, sizeof after);
+	if (error)
+		json_inner(error, err, sizeof err);
 	snprintf(detail, sizeof detail,
-	         "{\"target\":\"%s\",\"cpus\":\"%s\",\"before\":%s,\"after\":%s}",
-	         target, cpus, before, after);
-	app_event(a, action, label, detail);
+	         "{\"target\":\"%s\",\"cpus\":\"%s\",\"ok\":%s%s%s%s,\"before\":%s,\"after\":%s}",
+	         target, cpus, error ? "false" : "true", error ? ",\"error\":\"" : "", err,
+	         error ? "\"" : "", before, after);
+	char failed[96];
+	if (error)
+		snprintf(failed, sizeof failed, "%s failed", label);
+	app_event(a, action, error ? failed : label, detail);
+}
+
+/* After a placement: none of it failed (0), or the status line says what
+ * failed and why, also on standard error in batch mode (-errno). */
+static int placement_outcome(struct app *a, const char *what)
+{
+	if (!a->place_failed)
+		return 0;
+	snprintf(a->status, sizeof a->status, "%s: %d process%s could not be placed: %s", what,
+	         a->place_failed, a->place_failed == 1 ? "" : "es", a->place_error);
+	if (a->run->batch)
+		fprintf(stderr, "benchtop: %s\n", a->status);
+	return -(a->place_errno ? a->place_errno : EPERM);
 }
 
 /* Apply a mask to one process now and report what it became. */
@@ -286,16 +336,21 @@ static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned ch
 	char msg[200] = "", after[MODEL_CPUS_LEN], label[64], target[32], before[MODEL_DETAIL_LEN / 2 - 64];
 	cpulist_format(mask, a->ncpu, after, sizeof after);
 	affinity_map(a, p->pid, before, sizeof before);
+	attach_remember(a, p->pid);
 	int rc = affinity_set_pid(p->pid, mask, a->ncpu, msg, sizeof msg);
+	snprintf(label, sizeof label, "pin %d:%s", (int)p->pid, after);
+	snprintf(target, sizeof target, "%d", (int)p->pid);
 	if (rc < 0) {
-		snprintf(a->status, sizeof a->status, "%s", msg[0] ? msg : strerror(-rc));
+		snprintf(a->status, sizeof a->status, "cannot pin %s (PID %d) to CPU %s: %s", p->comm,
+		         (int)p->pid, after, msg[0] ? msg : strerror(-rc));
+		placement_event(a, "pin", label, target, after, before, p->pid, msg[0] ? msg : strerror(-rc));
+		if (a->run->batch)
+			fprintf(stderr, "benchtop: %s\n", a->status);
 		return rc;
 	}
 	set_pin(a, p->pid, mask);
 	placed_index(a, p->pid, true);
-	snprintf(label, sizeof label, "pin %d:%s", (int)p->pid, after);
-	snprintf(target, sizeof target, "%d", (int)p->pid);
-	placement_event(a, "pin", label, target, after, before, p->pid);
+	placement_event(a, "pin", label, target, after, before, p->pid, NULL);
 	snprintf(a->status, sizeof a->status, "pinned %s (PID %d) to CPU %s", p->comm, (int)p->pid, after);
 	return 0;
 }
@@ -376,14 +431,17 @@ static int act_pin_list(struct app *a, const struct action *act)
 		char after[MODEL_CPUS_LEN], label[64], target[32], before[MODEL_DETAIL_LEN / 2 - 64];
 		cpulist_format(m, a->ncpu, after, sizeof after);
 		affinity_map(a, 0, before, sizeof before);
+		a->place_failed = 0;
 		apply_to_workloads(a, w, m);
 		if (w < 0)
 			snprintf(target, sizeof target, "all");
 		else
 			snprintf(target, sizeof target, "workload %d", w);
 		snprintf(label, sizeof label, "pin %s:%s", w < 0 ? "all" : target, after);
-		placement_event(a, "pin", label, target, after, before, 0);
+		placement_event(a, "pin", label, target, after, before, 0,
+		                a->place_failed ? a->place_error : NULL);
 		snprintf(a->status, sizeof a->status, "%s pinned to CPU %s", target, after);
+		rc = placement_outcome(a, label);
 	}
 	free(m);
 	return rc;
@@ -409,6 +467,7 @@ static int act_placement(struct app *a, enum action_id id)
 	const char *name = id == ACT_PACK ? "pack" : id == ACT_FREE ? "free" : "spread";
 	char after[MODEL_CPUS_LEN] = "", before[MODEL_DETAIL_LEN / 2 - 64];
 	affinity_map(a, 0, before, sizeof before);
+	a->place_failed = 0;
 	if (id == ACT_PACK) {
 		const struct proc_sample *p = selected_proc(a);
 		/* A process pinned to one CPU is there, even if it has not run
@@ -454,12 +513,13 @@ static int act_placement(struct app *a, enum action_id id)
 	free(m);
 	char label[64];
 	snprintf(label, sizeof label, "%s", name);
-	placement_event(a, "placement", label, name, after, before, 0);
+	placement_event(a, "placement", label, name, after, before, 0,
+	                a->place_failed ? a->place_error : NULL);
 	snprintf(a->status, sizeof a->status, "%s: %s", name,
 	         id == ACT_PACK ? "every tracked process on one CPU" :
 	         id == ACT_FREE ? "every tracked process on all CPUs" :
 	                          "every tracked process on a CPU of its own, round robin");
-	return 0;
+	return placement_outcome(a, name);
 }
 
 static int act_governor(struct app *a, const struct action *act)
@@ -522,7 +582,8 @@ static int act_pause(struct app *a, bool pause)
 	for (int i = 0; i < a->nwl; i++)
 		workload_pause(a->wl[i], pause);
 	for (size_t i = 0; i < a->nattached; i++)
-		kill(a->attached[i], pause ? SIGSTOP : SIGCONT);
+		if (pause || !attach_found_stopped(a, a->attached[i]))
+			kill(a->attached[i], pause ? SIGSTOP : SIGCONT);
 	a->paused = pause;
 	app_event(a, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}");
 	snprintf(a->status, sizeof a->status, pause ? "workloads paused (SIGSTOP); space resumes" :

@@ -27,6 +27,7 @@
 #include "benchtop/cgroup.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/ptree.h"
 #include "benchtop/sample.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -196,7 +197,7 @@ static void stop_all(struct app *a)
 	deadline = app_mono() + 3;
 	for (;;) {
 		int left = a->cg ? cgroup_kill(a->cg), cgroup_populated(a->cg) == 1
-		                 : proc_signal_descendants(getpid(), SIGKILL) > 0;
+		                 : ptree_signal_descendants(getpid(), SIGKILL) > 0;
 		int st;
 		struct rusage ru;
 		pid_t p;
@@ -426,8 +427,15 @@ static void run_due_at(struct app *a)
 			snprintf(act.text, sizeof act.text, "%s", at->arg);
 		if (at->kind == AT_PAUSE && a->paused)
 			continue;
-		if (action_apply(a, &act) < 0 && a->run->batch)
-			fprintf(stderr, "benchtop: --at %g: %s\n", at->t, a->status);
+		if (action_apply(a, &act) < 0) {
+			/* a placement the machine refused; a governor that could
+			 * not be set is said, and the run goes on as it was */
+			if (act.id == ACT_PIN_LIST || act.id == ACT_PACK || act.id == ACT_FREE ||
+			    act.id == ACT_SPREAD)
+				a->action_failed = true;
+			if (a->run->batch)
+				fprintf(stderr, "benchtop: --at %g: %s\n", at->t, a->status);
+		}
 	}
 }
 
@@ -547,11 +555,8 @@ static void loop(struct app *a)
 static void finish(struct app *a)
 {
 	a->finishing = true;
-	/* Attached processes go on after benchtop: never leave them stopped. */
-	if (a->paused && a->nattached) {
-		struct action act = { .id = ACT_RESUME };
-		action_apply(a, &act);
-	}
+	/* Attached processes go on after benchtop, as benchtop found them. */
+	attach_restore(a);
 	stop_all(a);
 	/* One last sample after every child is reaped, so totals are final. */
 	a->snap->dt = app_mono() - a->last_tick;
@@ -570,7 +575,8 @@ static int exit_status(struct app *a)
 	for (int i = 0; i < a->nwl; i++)
 		if (workload_state(a->wl[i]) == WLS_FAILED)
 			return 1;
-	return 0;
+	/* an --at placement the machine refused (a pin without permission) */
+	return a->action_failed ? 3 : 0;
 }
 
 static void print_failures(struct app *a)
@@ -614,6 +620,11 @@ int app_run(struct run *run, struct app_result *res)
 		a->cell = res->cell;
 	}
 	unsigned char *m = NULL;
+	for (size_t i = 0; run->mode == MODE_ATTACH && i < run->nattach; i++)
+		if (attach_check(run->attach[i], msg, sizeof msg) == -EINVAL) {
+			fprintf(stderr, "benchtop: %s\n", msg);
+			return 2;
+		}
 	int rc = app_setup(a, msg, sizeof msg);
 	if (rc) {
 		/* the files or the machine refused: a destination that exists,

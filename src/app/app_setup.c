@@ -329,6 +329,7 @@ static int setup_attach(struct app *a, char *msg, size_t len)
 			snprintf(msg, len, "--attach: no process %d (give PIDs of running processes)", (int)p);
 			return -ESRCH;
 		}
+		attach_remember(a, p);
 		sampler_add(a->sp, p, 0, "attached", true);
 	}
 	return 0;
@@ -404,6 +405,7 @@ void app_teardown(struct app *a)
 	free(a->pins);
 	free(a->placed);
 	free(a->start_mask);
+	attach_free(a);
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);
 	free(a->online);

@@ -1,7 +1,6 @@
 /* cgroup.c - cgroup v2 groups for a run's workloads (see cgroup.h). */
 #include "benchtop/cgroup.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -282,63 +281,3 @@ void cgroup_free(struct cgroup *g)
 	free(g);
 }
 
-/* ---- without a group ---------------------------------------------------- */
-
-static pid_t parent_of(pid_t pid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')'); /* comm may hold anything */
-	int ppid;
-	return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? ppid : -1;
-}
-
-int proc_signal_descendants(pid_t ancestor, int sig)
-{
-	DIR *d = opendir("/proc");
-	if (!d)
-		return 0;
-	size_t n = 0, cap = 0;
-	pid_t (*pp)[2] = NULL;  /* pid, parent */
-	for (struct dirent *e; (e = readdir(d));) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			void *m = realloc(pp, cap * sizeof *pp);
-			if (!m)
-				break;
-			pp = m;
-		}
-		pp[n][0] = (pid_t)pid;
-		pp[n][1] = parent_of((pid_t)pid);
-		n++;
-	}
-	closedir(d);
-	int sent = 0;
-	for (size_t i = 0; i < n; i++) {
-		/* walk up: is ancestor among its forebears? */
-		pid_t p = pp[i][1];
-		for (int depth = 0; p > 1 && p != ancestor && depth < 4096; depth++) {
-			pid_t up = -1;
-			for (size_t k = 0; k < n && up < 0; k++)
-				if (pp[k][0] == p)
-					up = pp[k][1];
-			p = up;
-		}
-		if (p == ancestor && kill(pp[i][0], sig) == 0)
-			sent++;
-	}
-	free(pp);
-	return sent;
-}

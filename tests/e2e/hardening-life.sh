@@ -106,4 +106,77 @@ else
 	check "background job: its cgroup is removed" [ -n "$grp" ] && [ ! -d "$grp" ]
 fi
 
+# ---- attach ----------------------------------------------------------------
+cpus_of() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
+state_of() { sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status"; }
+NCPU=$(nproc --all)
+init_before=$(cpus_of 1)
+"$BENCHTOP" -b -t 1 --attach 1 --at 0.2:pin=0 >/dev/null 2>"$T/a1.err"
+rc=$?
+check "attach 1: refused with exit 2 ($rc)" [ $rc = 2 ]
+check "attach 1: says why" grep -q "PID 1" "$T/a1.err"
+check "attach 1: PID 1's affinity unchanged ($(cpus_of 1))" [ "$(cpus_of 1)" = "$init_before" ]
+kt=$(ps -eo pid=,comm= | awk '$2 ~ /^kworker/ { print $1; exit }')
+if [ -n "$kt" ]; then
+	kt_before=$(cpus_of "$kt")
+	"$BENCHTOP" -b -t 1 --attach "$kt" --at 0.2:pin=0 >/dev/null 2>"$T/a2.err"
+	rc=$?
+	check "attach kernel thread $kt: refused with exit 2 ($rc)" [ $rc = 2 ]
+	check "attach kernel thread: says why" grep -q "kernel thread" "$T/a2.err"
+	check "attach kernel thread: affinity unchanged" [ "$(cpus_of "$kt")" = "$kt_before" ]
+else
+	skip "no kworker thread found to attach to"
+fi
+"$BENCHTOP" -b -t 1 --attach 2 >/dev/null 2>&1
+check "attach 2 (kthreadd): refused with exit 2" [ $? = 2 ]
+
+if [ "$NCPU" -ge 2 ]; then
+	# a running and a stopped process: both pinned and paused by benchtop,
+	# both as they were afterwards
+	sleep "$LONG" & run=$!
+	sleep "$LONG" & stp=$!
+	KILL+=("$run" "$stp")
+	kill -STOP "$stp"
+	wait_for 5 sh -c "[ \"\$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/$stp/status)\" = T ]"
+	orig=$(cpus_of "$run")
+	"$BENCHTOP" -b --format json -t 2 --attach "$run,$stp" --at 0.3:pin=1 --at 0.6:pause \
+		>"$T/att.json" 2>"$T/att.err"
+	rc=$?
+	check "attach: exit 0 ($rc)" [ $rc = 0 ]
+	check "attach: it was pinned during the run" \
+		jq -se 'map(select(.type=="event" and .action=="pin"))[0].detail.ok == true' "$T/att.json" >/dev/null
+	check "attach: affinity put back at exit ($(cpus_of "$run"), was $orig)" [ "$(cpus_of "$run")" = "$orig" ]
+	check "attach: the paused process runs again ($(state_of "$run"))" [ "$(state_of "$run")" != T ]
+	check "attach: the one found stopped stays stopped ($(state_of "$stp"))" [ "$(state_of "$stp")" = T ]
+	"$BENCHTOP" -b -t 1 --attach "$run" --at 0.3:pin=1 --leave-placement >/dev/null 2>&1
+	check "attach --leave-placement: benchtop's pin stays ($(cpus_of "$run"))" [ "$(cpus_of "$run")" = 1 ]
+	kill -KILL "$run" "$stp" 2>/dev/null; wait "$run" "$stp" 2>/dev/null
+else
+	skip "one CPU: attach placement cannot be seen"
+fi
+"$BENCHTOP" -b -t 1 --leave-placement -- true >/dev/null 2>"$T/lp.err"
+check "--leave-placement without --attach: exit 2" [ $? = 2 ]
+
+# a pin the kernel refuses (an ordinary user pinning root's process)
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	sleep "$LONG" & rp=$!
+	KILL+=("$rp")
+	before=$(cpus_of "$rp")
+	mkdir -p "$T/nobody" && chown 65534:65534 "$T/nobody" && chmod 700 "$T/nobody"
+	setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T/nobody" \
+		XDG_RUNTIME_DIR="$T/nobody" TMPDIR="$T/nobody" XDG_CONFIG_HOME="$T/nobody" \
+		"$BENCHTOP" -b --format json -t 1.5 --attach "$rp" --at 0.3:pin=0 \
+		>"$T/eperm.json" 2>"$T/eperm.err"
+	rc=$?
+	check "failed pin: exit 3 ($rc)" [ $rc = 3 ]
+	check "failed pin: the event says it failed, and why" \
+		jq -se 'map(select(.type=="event" and .action=="pin"))[0].detail | .ok == false and (.error | length > 0)' \
+		"$T/eperm.json" >/dev/null
+	check "failed pin: stderr says so" grep -q "could not be placed" "$T/eperm.err"
+	check "failed pin: affinity unchanged" [ "$(cpus_of "$rp")" = "$before" ]
+	kill -KILL "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
+else
+	skip "failed pin: needs root and setpriv to run benchtop as another user"
+fi
+
 finish
