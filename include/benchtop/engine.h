@@ -65,6 +65,10 @@ struct engine_plan {
 	enum engine_role roles[ENGINE_MAX_ROLES];
 };
 
+/* Forget what earlier engine_prepare calls will write: call once before
+ * the workloads of a run are prepared (their needs on one file system add
+ * up until then). */
+void engine_space_reset(void);
 /* Check and prepare workload w.
  *
  * Files: a copy without dst, a write without path and a read/seek without

@@ -663,17 +663,6 @@ int app_run(struct run *run, struct app_result *res)
 	app_catch_crashes(a);
 	a->t0 = a->last_tick = app_mono();
 	a->self_cpu_last = cpu_self();
-	if (run->governor) {
-		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
-		snprintf(act.text, sizeof act.text, "%s", run->governor);
-		if (action_apply(a, &act) < 0) {
-			if (a->dashboard)
-				ui_close();
-			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->status);
-			free(m);
-			return app_abandon(a, 3);
-		}
-	}
 	if (m) {
 		for (int i = 0; i <= a->nwl; i++) {
 			a->wl_mask[i] = malloc((size_t)a->ncpu);
@@ -688,6 +677,17 @@ int app_run(struct run *run, struct app_result *res)
 		record_start(a, a->out);
 	else if (a->out && run->batch)
 		batch_header(a, a->out);
+	/* The start record comes first; the governor's event follows it. */
+	if (run->governor) {
+		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
+		snprintf(act.text, sizeof act.text, "%s", run->governor);
+		if (action_apply(a, &act) < 0) {
+			if (a->dashboard)
+				ui_close();
+			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->status);
+			return app_abandon(a, 3);
+		}
+	}
 	/* --placement spread: each workload starts on a CPU of its own */
 	a->spread = run->placement == PLACE_SPREAD;
 	rc = app_start_workloads(a, msg, sizeof msg);

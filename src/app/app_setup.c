@@ -18,6 +18,7 @@
 #include "benchtop/cgroup.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/engine.h"
 #include "benchtop/sample.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -82,8 +83,14 @@ static int make_scratch(struct app *a, char *msg, size_t len)
 
 static void remove_scratch(struct app *a)
 {
-	if (!a->scratch_made || a->run->keep)
+	if (!a->scratch_made)
 		return;
+	/* --keep keeps the files, not an empty directory */
+	if (a->run->keep) {
+		rmdir(a->scratch);
+		a->scratch_made = false;
+		return;
+	}
 	/* Only benchtop's own files are in it; anything else (a file a
 	 * user dropped there) makes rmdir fail, and it stays. */
 	if (rmdir(a->scratch) < 0 && errno == ENOTEMPTY) {
@@ -265,6 +272,7 @@ static int setup_workloads(struct app *a, char *msg, size_t len)
 		if (rc)
 			return rc;
 	}
+	engine_space_reset();
 	for (int i = 0; i < a->nwl; i++) {
 		a->wl[i] = workload_new(i + 1, &r->wl[i], r, a->scratch);
 		if (!a->wl[i])

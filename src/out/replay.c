@@ -3,6 +3,7 @@
 #include "benchtop/replay.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +63,21 @@ static double num(const struct json *obj, const char *key, double def)
 	return json_num(json_get(obj, key), def);
 }
 
+/* A number that must fit an int (a long): anything else (fractions are
+ * cut, but 7.5e10, NaN or infinity) is not that field's value, and the
+ * default stands. */
+static int inum(const struct json *obj, const char *key, int def)
+{
+	double v = num(obj, key, def);
+	return v > -2147483648.0 && v < 2147483648.0 ? (int)v : def;
+}
+
+static long lnum(const struct json *obj, const char *key, long def)
+{
+	double v = num(obj, key, (double)def);
+	return v > -9.2e18 && v < 9.2e18 ? (long)v : def;
+}
+
 static uint64_t count(const struct json *obj, const char *key)
 {
 	double v = num(obj, key, 0);
@@ -80,27 +97,27 @@ static enum wl_state state_of(const char *s)
 
 static void fill_cpu(struct cpu_sample *c, const struct json *j, int i)
 {
-	c->id = (int)num(j, "id", i);
+	c->id = inum(j, "id", i);
 	c->user = num(j, "user", 0);
 	c->system = num(j, "system", 0);
 	c->iowait = num(j, "iowait", 0);
 	c->irq = num(j, "irq", 0);
 	c->idle = num(j, "idle", 100 - c->user - c->system - c->iowait - c->irq);
-	c->khz = (long)num(j, "khz", -1);
+	c->khz = lnum(j, "khz", -1);
 	copy_str(c->governor, sizeof c->governor, json_get(j, "governor"));
 }
 
 static void fill_proc(struct proc_sample *p, const struct json *j)
 {
-	p->pid = (pid_t)num(j, "pid", 0);
-	p->workload = (int)num(j, "workload", 0);
+	p->pid = (pid_t)inum(j, "pid", 0);
+	p->workload = inum(j, "workload", 0);
 	copy_str(p->role, sizeof p->role, json_get(j, "role"));
 	copy_str(p->comm, sizeof p->comm, json_get(j, "comm"));
-	p->cpu = (int)num(j, "cpu", -1);
+	p->cpu = inum(j, "cpu", -1);
 	copy_str(p->allowed, sizeof p->allowed, json_get(j, "allowed"));
 	const char *st = json_str(json_get(j, "state"), "?");
 	p->state = st[0] ? st[0] : '?';
-	p->nthreads = (int)num(j, "threads", 1);
+	p->nthreads = inum(j, "threads", 1);
 	p->cpu_pct = num(j, "cpu_pct", 0);
 	p->wait_pct = num(j, "wait_pct", 0);
 	p->utime = num(j, "utime", 0);
@@ -163,7 +180,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 	for (int i = 0; i < nwl; i++) {
 		const struct json *w = json_at(wls, (size_t)i);
 		struct wl_sample *o = &s->wls[i];
-		o->id = (int)num(w, "id", i + 1);
+		o->id = inum(w, "id", i + 1);
 		o->read_bps = num(w, "read_bps", 0);
 		o->write_bps = num(w, "write_bps", 0);
 		o->bytes = count(w, "bytes");
@@ -284,22 +301,87 @@ static bool blank(const char *s, size_t n)
 	return true;
 }
 
+/* One line of fp into *line (grown as needed, the newline kept), at most
+ * RECORDING_LINE_MAX bytes: its length, -1 at the end of the file, -E2BIG
+ * for a longer line (nothing more is read of it). */
+static ssize_t read_line(FILE *fp, char **line, size_t *cap)
+{
+	size_t n = 0;
+	for (;;) {
+		if (*cap - n < 2) {
+			size_t want = *cap ? *cap * 2 : 4096;
+			if (want > RECORDING_LINE_MAX + 2)
+				want = RECORDING_LINE_MAX + 2;
+			if (want <= *cap)
+				return -E2BIG;
+			char *m = realloc(*line, want);
+			if (!m)
+				return -ENOMEM;
+			*line = m;
+			*cap = want;
+		}
+		if (!fgets(*line + n, (int)(*cap - n), fp))
+			return n ? (ssize_t)n : -1;
+		n += strlen(*line + n);
+		if ((*line)[n - 1] == '\n')
+			return (ssize_t)n;
+		if (n > RECORDING_LINE_MAX)
+			return -E2BIG;
+	}
+}
+
+/* A recording is a regular file: a directory, a device (/dev/zero) or a
+ * pipe is refused before anything is read. */
+static FILE *open_recording(const char *path, char *err, size_t errlen, int *rc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	*rc = 0;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*rc = -errno;
+		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(-*rc));
+	} else if (!S_ISREG(st.st_mode)) {
+		*rc = -EINVAL;
+		snprintf(err, errlen, "recording %s is not a regular file (it is %s): give a file "
+		         "written by benchtop -o or --format json", path,
+		         S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device" :
+		         S_ISBLK(st.st_mode) ? "a block device" : S_ISFIFO(st.st_mode) ? "a pipe" :
+		         "a socket");
+	}
+	FILE *fp = *rc ? NULL : fdopen(fd, "r");
+	if (!fp && fd >= 0)
+		close(fd);
+	if (!fp && !*rc) {
+		*rc = -errno;
+		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(-*rc));
+	}
+	return fp;
+}
+
 int recording_load(const char *path, struct recording **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	FILE *fp = fopen(path, "r");
-	if (!fp) {
-		int e = errno;
-		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(e));
-		return -e;
-	}
+	int rc;
+	FILE *fp = open_recording(path, err, errlen, &rc);
+	if (!fp)
+		return rc;
 	struct recording *rec = calloc(1, sizeof *rec);
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t n;
-	int rc = rec ? 0 : -ENOMEM;
-	while (!rc && (n = getline(&line, &cap, fp)) >= 0) {
+	rc = rec ? 0 : -ENOMEM;
+	while (!rc && (n = read_line(fp, &line, &cap)) != -1) {
 		lineno++;
+		if (n == -E2BIG) {
+			snprintf(err, errlen, "%s:%zu: line longer than %d MiB: not a benchtop recording",
+			         path, lineno, RECORDING_LINE_MAX >> 20);
+			rc = -EINVAL;
+			break;
+		}
+		if (n < 0) {
+			rc = (int)n;
+			break;
+		}
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = 0;
 		if (!blank(line, (size_t)n))
@@ -396,7 +478,7 @@ static bool workload_failed(const struct json *end, int id)
 	const struct json *wls = json_get(end, "workloads");
 	for (size_t i = 0; i < json_len(wls); i++) {
 		const struct json *w = json_at(wls, i);
-		if ((int)num(w, "id", 0) == id)
+		if (inum(w, "id", 0) == id)
 			return !strcmp(json_str(json_get(w, "state"), ""), "failed");
 	}
 	return false;
@@ -414,7 +496,7 @@ static void print_policies(const struct json *end, FILE *fp)
 	for (size_t i = 0; i < json_len(pol); i++) {
 		const struct json *p = json_at(pol, i);
 		const char *drv = json_str(json_get(p, "driver"), ""), *gov = json_str(json_get(p, "governor"), "");
-		fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %.0f-%.0f\n", (int)num(p, "policy", (double)i),
+		fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %.0f-%.0f\n", inum(p, "policy", i),
 		        json_str(json_get(p, "cpus"), "-"), *drv ? drv : "-", *gov ? gov : "-",
 		        num(p, "min", 0) / 1000, num(p, "max", 0) / 1000);
 	}
@@ -438,7 +520,7 @@ void recording_print_summary(const struct recording *rec, enum units_mode u, FIL
 		fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s%s\n", user, sys, el,
 		        ratio(user + sys, el) * 100, rate < 100 ? 1 : 0, rate,
 		        json_str(json_get(s, "test"), "?"),
-		        workload_failed(end, (int)num(s, "workload", 0)) ? " (failed)" : "");
+		        workload_failed(end, inum(s, "workload", 0)) ? " (failed)" : "");
 	}
 	const struct json *ph = json_get(end, "phases");
 	fprintf(fp, "\n%8s  %8s  %7s  %4s  %5s  %6s  %s\n", "from", "to", units_rate_label(u), "hog",

@@ -61,6 +61,13 @@ static double num(const struct json *o, const char *key, double def)
 	return json_num(json_get(o, key), def);
 }
 
+/* A count that must fit an int; anything else (7.5e10, NaN) is 0. */
+static int inum0(const struct json *o, const char *key)
+{
+	double v = num(o, key, 0);
+	return v > -2147483648.0 && v < 2147483648.0 ? (int)v : 0;
+}
+
 /* 1, 2 or 5 times a power of ten, at least x / 5: five or so ticks. */
 static double nice_step(double x)
 {
@@ -311,7 +318,7 @@ static int placement(FILE *fp, const struct recording *rec, int top)
 	if (total > n)
 		fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"s\">and %zu more processes</text>\n",
 		        PL + 160, (y += STRIP_ROW) - 3, total - n);
-	int ncpu = (int)num(recording_start(rec), "ncpu", 0), x = PL + 160;
+	int ncpu = inum0(recording_start(rec), "ncpu"), x = PL + 160;
 	for (int c = 0; c < ncpu && c < 64; c++, x += 60)
 		fprintf(fp, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" fill=\"%s\"/>"
 		        "<text x=\"%d\" y=\"%d\" class=\"s\">CPU %d</text>\n",
@@ -490,7 +497,7 @@ static void header_text(FILE *fp, const struct recording *rec)
 	fprintf(fp, ", started ");
 	esc(fp, json_str(json_get(st, "started"), "?"), 40);
 	fprintf(fp, ", %.1f s, %d CPUs, sampled every %g s, %zu samples, %zu events, frequency: ",
-	        recording_duration(rec), (int)num(st, "ncpu", 0), num(st, "interval", 0),
+	        recording_duration(rec), inum0(st, "ncpu"), num(st, "interval", 0),
 	        recording_nsamples(rec), recording_nevents(rec));
 	esc(fp, json_str(json_get(st, "freq_source"), "none"), 40);
 	fprintf(fp, "</text>\n");

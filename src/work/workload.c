@@ -842,8 +842,11 @@ void workload_rearm(struct workload *w)
 
 void workload_cleanup(struct workload *w)
 {
+	/* a workload that never ran (the run was refused after its files
+	 * were made) leaves none of them, not even the result file */
 	if (w->prepared)
-		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, w->run->keep);
+		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED || w->runs == 0,
+		               w->run->keep && w->runs > 0);
 	if (w->src_made && !w->run->keep)
 		unlink(w->src_path);
 }

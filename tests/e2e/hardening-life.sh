@@ -179,4 +179,96 @@ else
 	skip "failed pin: needs root and setpriv to run benchtop as another user"
 fi
 
+# ---- input files, free space, records -----------------------------------------
+# two 50M writes on a 100M file system: refused before either writes
+SMALL=$T/small
+mkdir -p "$SMALL"
+if mount -t tmpfs -o size=100M tmpfs "$SMALL" 2>/dev/null; then
+	MOUNTS+=("$SMALL")
+	"$BENCHTOP" -b -w write:path="$SMALL/a",size=50M -w write:path="$SMALL/b",size=50M \
+		>/dev/null 2>"$T/space.err"
+	rc=$?
+	check "two 50M writes on 100M: refused with exit 3 ($rc)" [ $rc = 3 ]
+	check "two 50M writes: the message says how much is needed" grep -q "100.0 MiB" "$T/space.err"
+	check "two 50M writes: one line" [ "$(wc -l <"$T/space.err")" = 1 ]
+	check "two 50M writes: nothing written or left" [ -z "$(ls -A "$SMALL")" ]
+	"$BENCHTOP" -b -w write:path="$SMALL/a",size=50M >/dev/null 2>&1
+	check "one 50M write on 100M: runs (control)" [ $? = 0 ]
+	umount "$SMALL"
+else
+	skip "cannot mount a tmpfs for the free-space check"
+fi
+
+for f in /dev/zero "$T"; do
+	start=$(date +%s)
+	timeout 20 "$BENCHTOP" --replay "$f" >/dev/null 2>"$T/rz.err"
+	rc=$?
+	check "--replay $f: exit 2 ($rc) at once" [ $rc = 2 ] && [ $(( $(date +%s) - start )) -lt 5 ]
+	check "--replay $f: is not a regular file" grep -q "is not a regular file" "$T/rz.err"
+	timeout 20 "$BENCHTOP" --report "$f" -o "$T/r.svg" >/dev/null 2>"$T/rr.err"
+	rc=$?
+	check "--report $f: exit 2 ($rc), not a regular file" \
+		sh -c "[ $rc = 2 ] && grep -q 'is not a regular file' '$T/rr.err'"
+done
+head -c $((17 << 20)) /dev/zero | tr '\0' a | sed '1s/^/{"type":"start","x":"/' >"$T/long.jsonl"
+"$BENCHTOP" -b --replay "$T/long.jsonl" >/dev/null 2>"$T/long.err"
+rc=$?
+check "a line over 16 MiB: exit 2 ($rc)" [ $rc = 2 ]
+check "a line over 16 MiB: names file and line" grep -q "long.jsonl:1: line longer than 16 MiB" "$T/long.err"
+printf '%s\n' '{"type":"start","version":1,"ncpu":1,"interval":0.5,"workloads":[]}' \
+	'{"type":"sample","t":0.5,"cpus":[{"id":7.5e10,"khz":1e300}],"procs":[{"pid":7.5e10,"workload":-9e99,"cpu":1e300,"threads":7.5e10}],"workloads":[{"id":7.5e10}]}' \
+	>"$T/huge.jsonl"
+"$BENCHTOP" -b --replay "$T/huge.jsonl" >/dev/null 2>"$T/huge.err"
+rc=$?
+check "numbers out of int range in a recording: read without undefined behaviour ($rc)" \
+	sh -c "[ $rc = 0 ] && ! grep -q 'runtime error' '$T/huge.err'"
+
+# the start record comes first, also with --governor
+gsys=$T/sys-start
+"$ROOT/tests/fakesys.sh" "$gsys" --cpus 2
+"$BENCHTOP" -b --format json --sysfs "$gsys" --governor performance -o "$T/start.jsonl" -- sleep 0.3 \
+	>"$T/start.out" 2>/dev/null
+check "--governor: the start record is the first record (-o)" \
+	[ "$(head -1 "$T/start.jsonl" | jq -r .type)" = start ]
+check "--governor: the start record is the first record (stdout)" \
+	[ "$(head -1 "$T/start.out" | jq -r .type)" = start ]
+check "--governor: its event follows" \
+	jq -se 'map(select(.type=="event"))[0].action == "governor"' "$T/start.jsonl" >/dev/null
+
+# --keep keeps files, never an empty scratch directory
+K=$T/keep
+mkdir -p "$K"
+echo data >"$T/ksrc"
+TMPDIR=$K "$BENCHTOP" -b --keep -w copy:src="$T/ksrc",dst="$T/kdst" >/dev/null 2>&1
+TMPDIR=$K "$BENCHTOP" -b --keep -w write:path="$T/kw",size=1M >/dev/null 2>&1
+check "--keep: no empty benchtop.XXXXXX directory left" \
+	sh -c "! find '$K' -mindepth 1 -type d -empty | grep -q ."
+TMPDIR=$K "$BENCHTOP" -b --keep -w write:size=1M >/dev/null 2>&1
+check "--keep: a scratch directory with kept files stays" \
+	sh -c "find '$K' -mindepth 2 -type f -name 'benchtop-write.*' | grep -q ."
+
+# messages that say what happened
+mkdir -p "$T/adir.preset"
+"$BENCHTOP" --preset "$T/adir.preset" >/dev/null 2>"$T/pd.err"
+rc=$?
+check "preset that is a directory: exit 2 ($rc), says so" \
+	sh -c "[ $rc = 2 ] && grep -q 'is a directory' '$T/pd.err'"
+truncate -s 256M "$T/msrc"
+"$BENCHTOP" -b -w copy:src="$T/msrc",dst="$T/mdst",engine=mmap,bs=512 >/dev/null 2>"$T/mm.err" &
+mp=$!
+KILL+=("$mp")
+if wait_for 20 sh -c "[ \$(stat -c %s '$T/mdst' 2>/dev/null || echo 0) -gt 4194304 ]" &&
+   kill -0 $mp 2>/dev/null; then
+	truncate -s 1M "$T/msrc"
+	wait $mp
+	rc=$?
+	check "mmap source shrinks: exit 1 ($rc)" [ $rc = 1 ]
+	check "mmap source shrinks: says the source changed size" grep -q "source changed size" "$T/mm.err"
+	check "mmap source shrinks: not \"Bad address\"" sh -c "! grep -q 'Bad address' '$T/mm.err'"
+else
+	wait $mp
+	skip "the mmap copy ended before its source could be cut"
+fi
+rm -f "$T/msrc" "$T/mdst"
+
 finish
