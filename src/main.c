@@ -1,9 +1,11 @@
 /* main.c - command line to a run: help, version, restore, or app_main. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "benchtop/app.h"
 #include "benchtop/cli.h"
+#include "benchtop/config.h"
 #include "benchtop/experiment.h"
 #include "benchtop/journal.h"
 #include "benchtop/replay.h"
@@ -20,15 +22,41 @@ static int refuse_unbuilt(const struct run *r)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line with the config file's defaults before it (*cfg and
+ * *words hold them; free both at the end): 0, or 2 after printing why (a
+ * bad config line names its file and line). */
+static int parse_with_config(int argc, char **argv, struct config *cfg, int *n,
+                             char ***words, struct run *r)
 {
-	struct run r;
-	char err[CLI_ERR_MAX];
-	if (cli_parse(argc, argv, &r, err, sizeof err)) {
+	char err[CLI_ERR_MAX], path[4096];
+	if (config_path(path, sizeof path) == 0 &&
+	    config_load(path, cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "benchtop: %s\n", err);
+		return 2;
+	}
+	if (config_merge_argv(cfg, argc, argv, n, words) < 0) {
+		fprintf(stderr, "benchtop: out of memory\n");
+		return 2;
+	}
+	if (cli_parse(*n, *words, r, err, sizeof err)) {
 		fprintf(stderr, "benchtop: %s\n", err);
 		fprintf(stderr, "Try 'benchtop --help' for more information.\n");
 		return 2;
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r;
+	struct config cfg = { 0 };
+	char **words = NULL;
+	if (parse_with_config(argc, argv, &cfg, &argc, &words, &r)) {
+		free(words);
+		config_free(&cfg);
+		return 2;
+	}
+	argv = words;
 	int status = 0;
 	switch (r.mode) {
 	case MODE_HELP:
@@ -58,5 +86,7 @@ int main(int argc, char **argv)
 			status = app_main(&r);
 	}
 	cli_free(&r);
+	free(words);
+	config_free(&cfg);
 	return status;
 }

@@ -1,6 +1,7 @@
 /* app.h - one run of benchtop: the state the poll loop, the actions, the
- * outputs and the summary share.  Internal to app.c, action.c, record.c
- * and summary.c; main.c only calls app_main(). */
+ * run's outputs and its summary share.  Internal to src/app/ (app.c,
+ * app_setup.c, action.c, record.c, summary.c); out/ uses only
+ * record_start_head, main.c only app_run. */
 #ifndef BENCHTOP_APP_H
 #define BENCHTOP_APP_H
 
@@ -9,6 +10,7 @@
 #include <sys/types.h>
 #include "benchtop/action.h"
 #include "benchtop/cli.h"
+#include "benchtop/json.h"
 #include "benchtop/model.h"
 #include "benchtop/workload.h"
 
@@ -145,9 +147,6 @@ void record_event(FILE *fp, const struct event *e);
 void record_end(struct app *a, FILE *fp);
 void batch_header(struct app *a, FILE *fp);
 void batch_line(struct app *a, FILE *fp, const struct snapshot *s);
-void json_string(FILE *fp, const char *s);
-/* A number, or null for NaN and infinities (JSON has neither). */
-void json_number(FILE *fp, double v);
 
 /* The summary and phase tables (summary.c). */
 void summary_print(struct app *a, FILE *fp);

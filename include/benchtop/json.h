@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define JSON_MAX_DEPTH 64
 
@@ -57,5 +58,19 @@ size_t json_strlen(const struct json *v);
 bool json_bool(const struct json *v, bool def);
 /* True for an explicit null; false for a missing value (v NULL). */
 bool json_is_null(const struct json *v);
+
+/* ---- the writer (json_write.c): the one place JSON text is made ---- */
+
+/* s (NULL as "") as a JSON string, quotes included: '"' and '\\'
+ * escaped, \n and \t by name, other control characters as \u00XX;
+ * bytes from 0x80 up are copied as they are (the caller's UTF-8). */
+void json_string(FILE *fp, const char *s);
+/* A number ("%.9g"), or null for NaN and infinities (JSON has neither). */
+void json_number(FILE *fp, double v);
+/* s escaped as json_string does, quotes included, into buf[0..size):
+ * always NUL-terminated and always a complete JSON string; text that
+ * does not fit is cut at a character boundary (never inside an escape
+ * or a UTF-8 sequence).  Returns the length written. */
+size_t json_quote(char *buf, size_t size, const char *s);
 
 #endif

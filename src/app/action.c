@@ -15,6 +15,7 @@
 #include "benchtop/sample.h"
 #include "benchtop/ui.h"
 #include "benchtop/workload.h"
+#include "benchtop/xalloc.h"
 
 
 static const struct proc_sample *selected_proc(struct app *a)
@@ -43,7 +44,7 @@ static int set_pin(struct app *a, pid_t pid, const unsigned char *mask)
 	if (!p) {
 		if (a->npins == a->pincap) {
 			size_t n = a->pincap ? a->pincap * 2 : 16;
-			struct pin_rule *q = realloc(a->pins, n * sizeof *q);
+			struct pin_rule *q = xrealloc(a->pins, n * sizeof *q);
 			if (!q)
 				return -ENOMEM;
 			a->pins = q;
@@ -51,7 +52,7 @@ static int set_pin(struct app *a, pid_t pid, const unsigned char *mask)
 		}
 		p = &a->pins[a->npins++];
 		p->pid = pid;
-		p->mask = malloc((size_t)a->ncpu);
+		p->mask = xmalloc((size_t)a->ncpu);
 		if (!p->mask) {
 			a->npins--;
 			return -ENOMEM;
@@ -80,9 +81,8 @@ static void clear_pins(struct app *a, int workload)
 static void set_wl_mask(struct app *a, int w, const unsigned char *mask)
 {
 	if (!a->wl_mask[w])
-		a->wl_mask[w] = malloc((size_t)a->ncpu);
-	if (a->wl_mask[w])
-		memcpy(a->wl_mask[w], mask, (size_t)a->ncpu);
+		a->wl_mask[w] = xmalloc((size_t)a->ncpu);
+	memcpy(a->wl_mask[w], mask, (size_t)a->ncpu);
 	if (w >= 1 && w <= a->nwl)
 		workload_set_mask(a->wl[w - 1], mask);
 }
@@ -120,7 +120,7 @@ static const unsigned char *desired_mask(struct app *a, const struct proc_sample
 		return r->mask;
 	if (a->spread) {
 		int n = cpulist_count(a->allowed, a->ncpu);
-		unsigned char *m = calloc((size_t)a->ncpu, 1);
+		unsigned char *m = xcalloc((size_t)a->ncpu, 1);
 		if (!m || n == 0) {
 			free(m);
 			return NULL;
@@ -176,7 +176,7 @@ const unsigned char *action_start_mask(struct app *a, int w)
 	if (a->wl_mask[w] || !a->spread)
 		return a->wl_mask[w];
 	int n = cpulist_count(a->allowed, a->ncpu);
-	if (n == 0 || !(a->start_mask || (a->start_mask = malloc((size_t)a->ncpu))))
+	if (n == 0 || !(a->start_mask || (a->start_mask = xmalloc((size_t)a->ncpu))))
 		return NULL;
 	int want = a->spread_next++ % n, c = 0;
 	for (; c < a->ncpu; c++)
@@ -198,7 +198,7 @@ static int placed_index(struct app *a, pid_t pid, bool add)
 		return -1;
 	if (a->nplaced == a->placedcap) {
 		size_t n = a->placedcap ? a->placedcap * 2 : 32;
-		struct placed *q = realloc(a->placed, n * sizeof *q);
+		struct placed *q = xrealloc(a->placed, n * sizeof *q);
 		if (!q)
 			return -1;
 		a->placed = q;
@@ -259,7 +259,7 @@ void action_enforce_placement(struct app *a)
  * back from the kernel: the before and after of a placement event. */
 static void affinity_map(struct app *a, pid_t only, char *buf, size_t len)
 {
-	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
 	size_t k = (size_t)snprintf(buf, len, "{");
 	const struct snapshot *s = a->snap;
 	for (int i = 0; m && i < s->nproc && k < len; i++) {
@@ -379,7 +379,7 @@ static int act_pin_cpu(struct app *a, int cpu)
 	int rc = check_cpu(a, cpu);
 	if (rc)
 		return rc;
-	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
 	if (!m)
 		return -ENOMEM;
 	m[cpu] = 1;
@@ -402,7 +402,7 @@ static void apply_to_workloads(struct app *a, int w, const unsigned char *mask)
 
 static int act_pin_list(struct app *a, const struct action *act)
 {
-	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
 	char err[200];
 	if (!m)
 		return -ENOMEM;
@@ -449,7 +449,7 @@ static int act_pin_list(struct app *a, const struct action *act)
 
 static int pinned_cpu(struct app *a, const struct proc_sample *p)
 {
-	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
 	int cpu = -1;
 	if (m && cpulist_parse(p->allowed, m, a->ncpu, NULL, 0) == 0 && cpulist_count(m, a->ncpu) == 1)
 		for (int c = 0; c < a->ncpu; c++)
@@ -461,7 +461,7 @@ static int pinned_cpu(struct app *a, const struct proc_sample *p)
 
 static int act_placement(struct app *a, enum action_id id)
 {
-	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
 	if (!m)
 		return -ENOMEM;
 	const char *name = id == ACT_PACK ? "pack" : id == ACT_FREE ? "free" : "spread";
@@ -714,14 +714,9 @@ int action_apply(struct app *a, const struct action *act)
 		return act_maxfreq(a, act);
 	case ACT_MARKER: {
 		char detail[MODEL_DETAIL_LEN];
-		snprintf(detail, sizeof detail, "{\"text\":\"");
-		size_t k = strlen(detail);
-		for (const char *p = act->text; *p && k < sizeof detail - 8; p++) {
-			if (*p == '"' || *p == '\\')
-				detail[k++] = '\\';
-			detail[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
-		}
-		snprintf(detail + k, sizeof detail - k, "\"}");
+		int k = snprintf(detail, sizeof detail, "{\"text\":");
+		k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
+		snprintf(detail + k, sizeof detail - k, "}");
 		app_event(a, "marker", act->text[0] ? act->text : "marker", detail);
 		snprintf(a->status, sizeof a->status, "marker: %s", act->text);
 		return 0;

@@ -25,6 +25,7 @@
 
 #include "benchtop/affinity.h"
 #include "benchtop/cgroup.h"
+#include "benchtop/clock.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/ptree.h"
@@ -33,13 +34,12 @@
 #include "benchtop/ui.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
+#include "benchtop/xalloc.h"
 
 
 double app_mono(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return clock_mono();
 }
 
 double app_now(const struct app *a)
@@ -63,7 +63,9 @@ void app_event(struct app *a, const char *action, const char *label, const char 
 void app_event_at(struct app *a, double t, const char *action, const char *label,
                   const char *detail)
 {
-	if (!a->in_tick) {
+	/* A workload's end is an event, but not a new phase. */
+	bool phase = strcmp(action, "workload_end") != 0;
+	if (!a->in_tick && phase) {
 		uint64_t b = 0;
 		for (int i = 0; i < a->nwl; i++)
 			b += workload_bytes_now(a->wl[i]);
@@ -73,9 +75,13 @@ void app_event_at(struct app *a, double t, const char *action, const char *label
 	snprintf(e.action, sizeof e.action, "%s", action);
 	snprintf(e.label, sizeof e.label, "%s", label);
 	snprintf(e.detail, sizeof e.detail, "%s", detail && *detail ? detail : "{}");
-	history_add_event(a->hist, &e);
-	if (a->cf)
-		cpufreq_mark(a->cf);
+	if (!phase) {
+		history_note_event(a->hist, &e);
+	} else {
+		history_add_event(a->hist, &e);
+		if (a->cf)
+			cpufreq_mark(a->cf);
+	}
 	if (a->rec) {
 		struct event r = e;
 		r.t += a->t_offset;
@@ -211,8 +217,20 @@ static void stop_all(struct app *a)
 
 /* ---- ticks ------------------------------------------------------------- */
 
+/* A workload that finished and starts again (--loop, the default
+ * workload): a command's next run; an engine only when its files gave
+ * nothing to loop over. */
+static bool will_restart(struct app *a, int i)
+{
+	struct workload *w = a->wl[i];
+	const struct wl_spec *s = workload_spec(w);
+	return (a->run->loop || s->is_default) && workload_state(w) == WLS_DONE &&
+	       !workload_stop_requested(w) && !a->quit && !a->finishing;
+}
+
 /* Children are reaped whenever SIGCHLD arrives, so an end is noticed by
- * comparing with the state the previous tick saw. */
+ * comparing with the state the previous tick saw.  Only an end for good
+ * is an event: a loop's next pass is counted, not marked. */
 static void note_workload_ends(struct app *a)
 {
 	for (int i = 0; i < a->nwl; i++) {
@@ -220,23 +238,16 @@ static void note_workload_ends(struct app *a)
 		enum wl_state before = a->wl_seen[i];
 		a->wl_seen[i] = s;
 		/* Workloads benchtop itself stops at the end are not events. */
-		if ((s == WLS_DONE || s == WLS_FAILED) && before != s && !a->finishing) {
+		if ((s == WLS_DONE || s == WLS_FAILED) && before != s && !a->finishing &&
+		    !will_restart(a, i)) {
 			char label[64], detail[MODEL_DETAIL_LEN];
 			const char *word = s == WLS_FAILED ? "failed" :
 			                   workload_stop_requested(a->wl[i]) ? "stopped" : "done";
 			snprintf(label, sizeof label, "w%d %s", i + 1, word);
-			snprintf(detail, sizeof detail, "{\"workload\":%d,\"state\":\"%s\",\"error\":",
-			         i + 1, word);
-			size_t k = strlen(detail);
-			const char *err = workload_error(a->wl[i]);
-			/* error text as a JSON string, quotes and controls escaped */
-			detail[k++] = '"';
-			for (const char *p = err; *p && k < sizeof detail - 8; p++) {
-				if (*p == '"' || *p == '\\')
-					detail[k++] = '\\';
-				detail[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
-			}
-			snprintf(detail + k, sizeof detail - k, "\"}");
+			int k = snprintf(detail, sizeof detail,
+			                 "{\"workload\":%d,\"state\":\"%s\",\"error\":", i + 1, word);
+			k += (int)json_quote(detail + k, sizeof detail - k - 1, workload_error(a->wl[i]));
+			snprintf(detail + k, sizeof detail - k, "}");
 			/* stamped when it ended, not when the tick noticed */
 			double t = workload_ended_at(a->wl[i]);
 			const struct phase *cur = history_phase(a->hist, history_nphases(a->hist) - 1);
@@ -249,12 +260,9 @@ static void note_workload_ends(struct app *a)
 
 static void restart_finished(struct app *a)
 {
-	bool loop = a->run->loop;
 	for (int i = 0; i < a->nwl; i++) {
 		struct workload *w = a->wl[i];
-		const struct wl_spec *s = workload_spec(w);
-		if (!(loop || s->is_default) || workload_state(w) != WLS_DONE ||
-		    workload_stop_requested(w) || a->quit)
+		if (!will_restart(a, i))
 			continue;
 		char msg[256];
 		if (workload_start(w, a->sp, action_start_mask(a, i + 1), a->ncpu, app_now(a), msg, sizeof msg))
@@ -665,7 +673,7 @@ int app_run(struct run *run, struct app_result *res)
 	a->self_cpu_last = cpu_self();
 	if (m) {
 		for (int i = 0; i <= a->nwl; i++) {
-			a->wl_mask[i] = malloc((size_t)a->ncpu);
+			a->wl_mask[i] = xmalloc((size_t)a->ncpu);
 			if (a->wl_mask[i])
 				memcpy(a->wl_mask[i], m, (size_t)a->ncpu);
 		}

@@ -23,6 +23,7 @@
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
 #include "benchtop/workload.h"
+#include "benchtop/xalloc.h"
 
 /* ---- a crash ---------------------------------------------------------
  * A bug must not leave the terminal in curses mode nor workloads running:
@@ -113,7 +114,7 @@ int app_start_mask(struct app *a, unsigned char **out, char *msg, size_t len)
 	*out = NULL;
 	if (!a->run->cpus && a->run->placement != PLACE_PACK)
 		return 0;
-	unsigned char *m = calloc(n, 1);
+	unsigned char *m = xcalloc(n, 1);
 	if (!m)
 		return -ENOMEM;
 	if (a->run->cpus) {
@@ -174,7 +175,7 @@ static int check_maxfreq(struct app *a, const struct at_action *at, char *msg, s
 int app_check_start(struct app *a, char *msg, size_t len)
 {
 	const struct run *r = a->run;
-	unsigned char *m = calloc((size_t)a->ncpu, 1);
+	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
 	int rc = m ? 0 : -ENOMEM;
 	char err[256], what[160];
 	for (size_t i = 0; !rc && i < r->nat; i++) {
@@ -213,11 +214,11 @@ static void fill_governors(struct app *a)
 	if (!a->cf || cpufreq_npolicies(a->cf) < 1)
 		return;
 	const char *list = cpufreq_policy_governors(a->cf, 0);
-	char *copy = strdup(list ? list : "");
+	char *copy = xstrdup(list ? list : "");
 	int n = 0;
 	for (char *save = NULL, *t = strtok_r(copy, " \n", &save); t && n < 31;
 	     t = strtok_r(NULL, " \n", &save))
-		a->governors[n++] = strdup(t);
+		a->governors[n++] = xstrdup(t);
 	a->governors[n] = NULL;
 	free(copy);
 }
@@ -349,8 +350,8 @@ int app_setup(struct app *a, char *msg, size_t len)
 	a->ncpu = affinity_ncpu();
 	if (a->ncpu < 1)
 		a->ncpu = 1;
-	a->online = calloc((size_t)a->ncpu, 1);
-	a->allowed = calloc((size_t)a->ncpu, 1);
+	a->online = xcalloc((size_t)a->ncpu, 1);
+	a->allowed = xcalloc((size_t)a->ncpu, 1);
 	if (!a->online || !a->allowed)
 		return -ENOMEM;
 	for (int c = 0; c < a->ncpu; c++)
@@ -374,10 +375,10 @@ int app_setup(struct app *a, char *msg, size_t len)
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	a->nwl = r->mode == MODE_ATTACH ? 0 : (int)r->nwl;
-	a->wl = calloc((size_t)a->nwl + 1, sizeof *a->wl);
-	a->wl_names = calloc((size_t)a->nwl + 1, sizeof *a->wl_names);
-	a->wl_mask = calloc((size_t)a->nwl + 1, sizeof *a->wl_mask);
-	a->wl_seen = calloc((size_t)a->nwl + 1, sizeof *a->wl_seen);
+	a->wl = xcalloc((size_t)a->nwl + 1, sizeof *a->wl);
+	a->wl_names = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_names);
+	a->wl_mask = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_mask);
+	a->wl_seen = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_seen);
 	if (!a->wl || !a->wl_names || !a->wl_mask || !a->wl_seen)
 		return -ENOMEM;
 	return r->mode == MODE_ATTACH ? setup_attach(a, msg, len) : setup_workloads(a, msg, len);

@@ -12,6 +12,7 @@
 #include "benchtop/cpulist.h"
 #include "benchtop/journal.h"
 #include "benchtop/ptree.h"
+#include "benchtop/xalloc.h"
 
 /* One process as benchtop found it. */
 struct found {
@@ -60,22 +61,16 @@ void attach_remember(struct app *a, pid_t pid)
 {
 	if (!a->nattached || find(a, pid))
 		return;
-	struct attach_state *s = a->att;
-	if (!s && !(s = a->att = calloc(1, sizeof *s)))
-		return;
+	struct attach_state *s = a->att ? a->att : (a->att = xcalloc(1, sizeof *s));
 	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct found *f = realloc(s->f, cap * sizeof *f);
-		if (!f)
-			return;
-		s->f = f;
-		s->cap = cap;
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->f = xreallocarray(s->f, s->cap, sizeof *s->f);
 	}
 	struct found *f = &s->f[s->n++];
 	*f = (struct found){ .pid = pid, .start = journal_proc_starttime(pid),
 	                     .stopped = ptree_state(pid) == 'T' };
-	f->mask = malloc((size_t)a->ncpu);
-	if (f->mask && affinity_get_pid(pid, f->mask, a->ncpu) < 0) {
+	f->mask = xmalloc((size_t)a->ncpu);
+	if (affinity_get_pid(pid, f->mask, a->ncpu) < 0) {
 		free(f->mask);
 		f->mask = NULL;
 	}
@@ -98,8 +93,8 @@ static bool same_process(const struct found *f)
 static void put_back_affinity(struct app *a)
 {
 	struct attach_state *s = a->att;
-	unsigned char *now = calloc((size_t)a->ncpu, 1);
-	for (size_t i = 0; s && now && i < s->n; i++) {
+	unsigned char *now = xcalloc((size_t)a->ncpu, 1);
+	for (size_t i = 0; s && i < s->n; i++) {
 		struct found *f = &s->f[i];
 		if (!f->mask || !same_process(f))
 			continue;

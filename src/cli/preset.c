@@ -1,6 +1,7 @@
 /* preset.c - named experiments: preset files (presets/NAME.preset), where
  * they are found, and how a preset's arguments merge with the user's. */
 #include "benchtop/preset.h"
+#include "benchtop/xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -40,11 +41,11 @@ void preset_free_words(char **argv)
 /* Appends c to the word being built (buf holds at most strlen(s)+1). */
 static int add_word(char ***argv, int *argc, char *buf, size_t n)
 {
-	char **v = realloc(*argv, ((size_t)*argc + 2) * sizeof *v);
+	char **v = xrealloc(*argv, ((size_t)*argc + 2) * sizeof *v);
 	if (!v)
 		return -ENOMEM;
 	*argv = v;
-	v[*argc] = strndup(buf, n);
+	v[*argc] = xstrndup(buf, n);
 	if (!v[*argc])
 		return -ENOMEM;
 	v[++*argc] = NULL;
@@ -53,12 +54,12 @@ static int add_word(char ***argv, int *argc, char *buf, size_t n)
 
 int preset_split(const char *s, int *argc, char ***argv, char *err, size_t errlen)
 {
-	char *buf = malloc(strlen(s) + 1);
+	char *buf = xmalloc(strlen(s) + 1);
 	size_t n = 0;
 	bool in_word = false;
 	int rc = buf ? 0 : -ENOMEM;
 	*argc = 0;
-	*argv = calloc(1, sizeof **argv);
+	*argv = xcalloc(1, sizeof **argv);
 	if (!*argv)
 		rc = -ENOMEM;
 	for (const char *p = s; !rc && *p; p++) {
@@ -130,7 +131,7 @@ static int preset_line(struct preset *p, char *line, const char *where, int ln, 
 	if (!strcmp(key, "description")) {
 		if (p->description)
 			return fail(err, errlen, "%s:%d: a second description: give one", where, ln);
-		p->description = strdup(val);
+		p->description = xstrdup(val);
 		return p->description ? 0 : fail(err, errlen, "out of memory");
 	}
 	if (strcmp(key, "args") != 0)
@@ -148,7 +149,7 @@ static int preset_line(struct preset *p, char *line, const char *where, int ln, 
 
 int preset_parse(const char *text, const char *where, struct preset *p, char *err, size_t errlen)
 {
-	char *copy = strdup(text), *save = NULL;
+	char *copy = xstrdup(text), *save = NULL;
 	int ln = 0, rc = copy ? 0 : fail(err, errlen, "out of memory");
 	memset(p, 0, sizeof *p);
 	/* strtok_r would merge blank lines and lose line numbers. */
@@ -215,7 +216,7 @@ void preset_names(char *buf, size_t len)
 			size_t l = strlen(de->d_name);
 			if (l <= 7 || strcmp(de->d_name + l - 7, ".preset") != 0)
 				continue;
-			char *nm = strndup(de->d_name, l - 7);
+			char *nm = xstrndup(de->d_name, l - 7);
 			bool dup = false;
 			for (size_t k = 0; nm && k < nn; k++)
 				dup = dup || !strcmp(names[k], nm);
@@ -261,7 +262,7 @@ static char *slurp(const char *path, int *e)
 	}
 	for (;;) {
 		if (cap - n < 4096) {
-			char *t = cap > (1 << 20) ? NULL : realloc(text, cap + 8192);
+			char *t = cap > (1 << 20) ? NULL : xrealloc(text, cap + 8192);
 			if (!t) {
 				*e = cap > (1 << 20) ? EFBIG : ENOMEM;
 				break;
@@ -407,8 +408,8 @@ int preset_merge(const struct preset *p, int k, const char *name, int argc, char
                  struct run *out, char *err, size_t errlen)
 {
 	int pc = p->argc[k], total = 3 + pc + argc, n = 0;
-	char **words = calloc((size_t)total + 1, sizeof *words);
-	struct occ *uo = calloc((size_t)argc + 1, sizeof *uo), *po = calloc((size_t)pc + 1, sizeof *po);
+	char **words = xcalloc((size_t)total + 1, sizeof *words);
+	struct occ *uo = xcalloc((size_t)argc + 1, sizeof *uo), *po = xcalloc((size_t)pc + 1, sizeof *po);
 	const struct occ *tail = NULL;
 	char **tail_words = NULL;
 	uint64_t uopts = 0, preset_bit = bit_of("preset");

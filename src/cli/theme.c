@@ -1,5 +1,6 @@
 /* theme.c - theme files: `role = colour [on colour] [bold]` lines. */
 #include "benchtop/theme.h"
+#include "benchtop/xalloc.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -173,7 +174,7 @@ static int parse_line(char *line, const char *file, int lineno,
 int theme_parse(const char *text, const char *file, struct theme *t,
                 char *err, size_t errlen)
 {
-	char *copy = strdup(text);
+	char *copy = xstrdup(text);
 	if (!copy)
 		return -ENOMEM;
 	int lineno = 1, rc = 0;

@@ -8,6 +8,7 @@
  * 1024) CPUs work. */
 #include "benchtop/affinity.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -79,7 +80,7 @@ int affinity_check_cpus(const char *sys_root, const unsigned char *mask, int ncp
 			return -EINVAL;
 		}
 		if (!affinity_cpu_online(sys_root, c)) {
-			unsigned char *on = calloc((size_t)have, 1);
+			unsigned char *on = xcalloc((size_t)have, 1);
 
 			if (on)
 				affinity_online(sys_root, on, have);
@@ -298,7 +299,7 @@ int affinity_set_pid(pid_t pid, const unsigned char *mask, int ncpu, char *msg, 
 	if (rc < 0)
 		return rc;
 	p.set = set_from_mask(mask, ncpu, &p.size);
-	p.got = calloc((size_t)ncpu, 1);
+	p.got = xcalloc((size_t)ncpu, 1);
 	if (!p.set || !p.got) {
 		rc = -ENOMEM;
 		snprintf(p.msg, p.len, "out of memory pinning process %d", (int)pid);
@@ -340,7 +341,7 @@ bool affinity_pid_matches(pid_t pid, const unsigned char *mask, int ncpu)
 
 	if (pid <= 0 || ncpu <= 0)
 		return false;
-	p.got = calloc((size_t)ncpu, 1);
+	p.got = xcalloc((size_t)ncpu, 1);
 	if (!p.got)
 		return false;
 	ok = each_task(pid, match_task, &p) == 0 && p.tasks > 0 && p.changed == 0;

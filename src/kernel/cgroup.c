@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/xalloc.h"
+
 struct cgroup {
 	int dfd;                 /* the group's directory */
 	char path[PATH_MAX];
@@ -65,9 +67,7 @@ static int own_group(char *buf, size_t len)
 
 static struct cgroup *open_dir(const char *path)
 {
-	struct cgroup *g = calloc(1, sizeof *g);
-	if (!g)
-		return NULL;
+	struct cgroup *g = xcalloc(1, sizeof *g);
 	snprintf(g->path, sizeof g->path, "%s", path);
 	g->dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (g->dfd < 0) {

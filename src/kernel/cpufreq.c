@@ -3,6 +3,9 @@
  * Writes are in cpufreq_write.c, residency in cpufreq_residency.c. */
 #include "cpufreq_impl.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/clock.h"
+#include "benchtop/sysfile.h"
+#include "benchtop/xalloc.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -15,30 +18,6 @@
 #include <unistd.h>
 
 /* ---- small file helpers ---- */
-
-/* Read a small file into buf, NUL-terminated at the first NUL or the end,
- * trailing whitespace cut.  Returns the length or -errno. */
-int cpufreq_read_text(const char *dir, const char *name, char *buf, size_t len)
-{
-	char path[PATH_MAX + 64];
-	int fd, n;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = (int)read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return n;
-	buf[n] = '\0';
-	n = (int)strlen(buf);
-	while (n > 0 && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	return n;
-}
 
 /* A positive kHz figure, or -1 for missing or junk content. */
 static long parse_khz(const char *s)
@@ -63,7 +42,7 @@ long cpufreq_read_khz(const char *dir, const char *name)
 {
 	char buf[64];
 
-	return cpufreq_read_text(dir, name, buf, sizeof(buf)) > 0 ? parse_khz(buf) : -1;
+	return sysfile_read(dir, name, buf, sizeof(buf)) > 0 ? parse_khz(buf) : -1;
 }
 
 /* A governor or driver name: short, printable, no spaces. */
@@ -80,7 +59,7 @@ static bool sane_name(const char *s, size_t n)
 void cpufreq_read_name(const char *dir, const char *file, char *out, size_t len)
 {
 	char buf[128];
-	int n = cpufreq_read_text(dir, file, buf, sizeof(buf));
+	int n = sysfile_read(dir, file, buf, sizeof(buf));
 
 	out[0] = '\0';
 	if (n > 0 && (size_t)n < len && sane_name(buf, (size_t)n))
@@ -94,7 +73,7 @@ void cpufreq_read_governors(const char *dir, char *out, size_t len)
 	size_t used = 0;
 
 	out[0] = '\0';
-	if (cpufreq_read_text(dir, "scaling_available_governors", buf, sizeof(buf)) <= 0)
+	if (sysfile_read(dir, "scaling_available_governors", buf, sizeof(buf)) <= 0)
 		return;
 	for (char *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
 		size_t n = strlen(w);
@@ -157,7 +136,7 @@ static void read_freqs(struct policy *p)
 	int n;
 
 	p->nfreqs = 0;
-	if (cpufreq_read_text(p->dir, "scaling_available_frequencies", buf, sizeof(buf)) > 0) {
+	if (sysfile_read(p->dir, "scaling_available_frequencies", buf, sizeof(buf)) > 0) {
 		char *save = NULL;
 		for (char *w = strtok_r(buf, " \t\n", &save); w && p->nfreqs < MAX_FREQS;
 		     w = strtok_r(NULL, " \t\n", &save)) {
@@ -209,7 +188,7 @@ static void load_policy(struct cpufreq *cf, struct policy *p)
 /* Add a policy at dir covering the CPUs in mask (those not yet taken). */
 static int add_policy(struct cpufreq *cf, const char *dir, unsigned char *mask)
 {
-	struct policy *np = realloc(cf->pol, (size_t)(cf->npol + 1) * sizeof(*np));
+	struct policy *np = xrealloc(cf->pol, (size_t)(cf->npol + 1) * sizeof(*np));
 	int taken = 0;
 
 	if (!np)
@@ -240,9 +219,9 @@ static void policy_cpus(const struct cpufreq *cf, const char *dir, int fallback,
 	char buf[4096];
 
 	memset(mask, 0, (size_t)cf->ncpu);
-	if (cpufreq_read_text(dir, "affected_cpus", buf, sizeof(buf)) > 0 && parse_cpus(buf, mask, cf->ncpu) > 0)
+	if (sysfile_read(dir, "affected_cpus", buf, sizeof(buf)) > 0 && parse_cpus(buf, mask, cf->ncpu) > 0)
 		return;
-	if (cpufreq_read_text(dir, "related_cpus", buf, sizeof(buf)) > 0 && parse_cpus(buf, mask, cf->ncpu) > 0)
+	if (sysfile_read(dir, "related_cpus", buf, sizeof(buf)) > 0 && parse_cpus(buf, mask, cf->ncpu) > 0)
 		return;
 	if (fallback >= 0 && fallback < cf->ncpu)
 		mask[fallback] = 1;
@@ -266,7 +245,7 @@ static void scan_policy_dirs(struct cpufreq *cf, unsigned char *mask)
 		return;
 	while ((de = readdir(d)) && n < 1024)
 		if (strncmp(de->d_name, "policy", 6) == 0 && isdigit((unsigned char)de->d_name[6]))
-			names[n++] = strdup(de->d_name);
+			names[n++] = xstrdup(de->d_name);
 	closedir(d);
 	qsort(names, n, sizeof(char *), cmp_policy_name);
 	for (size_t i = 0; i < n; i++) {
@@ -394,10 +373,10 @@ static int alloc_cpus(struct cpufreq *cf)
 {
 	size_t n = (size_t)cf->ncpu;
 
-	cf->cpu_pol = malloc(n * sizeof(int));
-	cf->cpuinfo_khz = malloc(n * sizeof(long));
-	cf->since_start = calloc(n, sizeof(struct rows));
-	cf->since_mark = calloc(n, sizeof(struct rows));
+	cf->cpu_pol = xmalloc(n * sizeof(int));
+	cf->cpuinfo_khz = xmalloc(n * sizeof(long));
+	cf->since_start = xcalloc(n, sizeof(struct rows));
+	cf->since_mark = xcalloc(n, sizeof(struct rows));
 	if (!cf->cpu_pol || !cf->cpuinfo_khz || !cf->since_start || !cf->since_mark)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -409,7 +388,7 @@ static int alloc_cpus(struct cpufreq *cf)
 
 struct cpufreq *cpufreq_open_at(const char *sysfs_root, const char *procfs_root, int ncpu)
 {
-	struct cpufreq *cf = calloc(1, sizeof(*cf));
+	struct cpufreq *cf = xcalloc(1, sizeof(*cf));
 	unsigned char *mask;
 	size_t len;
 
@@ -421,7 +400,7 @@ struct cpufreq *cpufreq_open_at(const char *sysfs_root, const char *procfs_root,
 	while (len > 0 && cf->root[len - 1] == '/')
 		cf->root[--len] = '\0'; /* "/" becomes "": paths start with "/devices" */
 	snprintf(cf->procfs, sizeof(cf->procfs), "%s", procfs_root ? procfs_root : "");
-	mask = calloc((size_t)cf->ncpu, 1);
+	mask = xcalloc((size_t)cf->ncpu, 1);
 	if (!mask || alloc_cpus(cf) < 0) {
 		free(mask);
 		cpufreq_close(cf);
@@ -504,14 +483,6 @@ const char *cpufreq_unavailable_reason(const struct cpufreq *cf)
 
 /* ---- sampling ---- */
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static long cpu_khz(const struct cpufreq *cf, int cpu)
 {
 	int pi = cf->cpu_pol[cpu];
@@ -553,10 +524,10 @@ void cpufreq_sample(struct cpufreq *cf, struct snapshot *s, double dt)
 	if (cf->skip > 0) {
 		cf->skip--;
 	} else {
-		double t0 = mono_now(), spent;
+		double t0 = clock_mono(), spent;
 		read_pass(cf, cf->pending_dt);
 		cf->pending_dt = 0;
-		spent = mono_now() - t0;
+		spent = clock_mono() - t0;
 		/* a pass over 20 ms would hold up keys and drawing */
 		cf->skip = spent > 0.02 ? (int)(spent / 0.02) : 0;
 		if (cf->skip > 10)

@@ -5,6 +5,9 @@
  * arithmetic. */
 #include "cpufreq_impl.h"
 
+#include "benchtop/sysfile.h"
+#include "benchtop/xalloc.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -88,16 +91,16 @@ int cpufreq_aperf_pmu(const char *pmu_dir, unsigned *type, unsigned long long co
 	char buf[128], format[64], dir[PATH_MAX + 16];
 	long t;
 
-	if (cpufreq_read_text(pmu_dir, "type", buf, sizeof(buf)) <= 0 || (t = atol(buf)) <= 0) {
+	if (sysfile_read(pmu_dir, "type", buf, sizeof(buf)) <= 0 || (t = atol(buf)) <= 0) {
 		snprintf(why, len, "no perf msr PMU (%.80s/type unreadable)", pmu_dir);
 		return -ENOENT;
 	}
 	snprintf(dir, sizeof(dir), "%s/format", pmu_dir);
-	if (cpufreq_read_text(dir, "event", format, sizeof(format)) <= 0)
+	if (sysfile_read(dir, "event", format, sizeof(format)) <= 0)
 		snprintf(format, sizeof(format), "config:0-63"); /* msr's own layout */
 	snprintf(dir, sizeof(dir), "%s/events", pmu_dir);
 	for (int i = 0; i < APERF_NEV; i++) {
-		if (cpufreq_read_text(dir, ev_name[i], buf, sizeof(buf)) <= 0) {
+		if (sysfile_read(dir, ev_name[i], buf, sizeof(buf)) <= 0) {
 			snprintf(why, len, "perf msr PMU has no %s event", ev_name[i]);
 			return -ENOENT;
 		}
@@ -139,9 +142,9 @@ static void explain(int err, int ev, int cpu, char *why, size_t len)
 struct aperf *cpufreq_aperf_open(unsigned type, const unsigned long long config[APERF_NEV], int ncpu,
                                  char *why, size_t len)
 {
-	struct aperf *a = calloc(1, sizeof(*a));
+	struct aperf *a = xcalloc(1, sizeof(*a));
 
-	if (!a || ncpu <= 0 || !(a->cpu = calloc((size_t)ncpu, sizeof(*a->cpu)))) {
+	if (!a || ncpu <= 0 || !(a->cpu = xcalloc((size_t)ncpu, sizeof(*a->cpu)))) {
 		snprintf(why, len, "out of memory");
 		free(a);
 		return NULL;

@@ -67,8 +67,8 @@ struct cpufreq {
 	double pending_dt;
 };
 
-/* Small readers (cpufreq.c).  Missing or junk content reads as -1 / "". */
-int cpufreq_read_text(const char *dir, const char *name, char *buf, size_t len);
+/* Small readers (cpufreq.c; whole files through sysfile.h).  Missing or
+ * junk content reads as -1 / "". */
 long cpufreq_read_khz(const char *dir, const char *name);
 void cpufreq_read_name(const char *dir, const char *file, char *out, size_t len);
 void cpufreq_read_governors(const char *dir, char *out, size_t len);

@@ -3,6 +3,11 @@
  * the tick; since start, since the last event, and per completed phase. */
 #include "cpufreq_impl.h"
 
+#include "benchtop/sysfile.h"
+
+#include "benchtop/json.h"
+#include "benchtop/xalloc.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +42,7 @@ int cpufreq_read_tis(const struct policy *p, long *khz, unsigned long long *val)
 {
 	char buf[8192];
 
-	if (cpufreq_read_text(p->dir, "stats/time_in_state", buf, sizeof(buf)) <= 0)
+	if (sysfile_read(p->dir, "stats/time_in_state", buf, sizeof(buf)) <= 0)
 		return -1;
 	return parse_tis(buf, khz, val, MAX_ROWS);
 }
@@ -153,13 +158,13 @@ long cpufreq_mean_khz(const struct cpufreq *cf, int cpu, bool since_event)
 
 void cpufreq_mark(struct cpufreq *cf)
 {
-	struct rows **np = realloc(cf->phases, (cf->nphases + 1) * sizeof(*np));
+	struct rows **np = xrealloc(cf->phases, (cf->nphases + 1) * sizeof(*np));
 
 	if (!np)
 		return; /* the phase merges into the next one: no record lost */
 	cf->phases = np;
 	cf->phases[cf->nphases++] = cf->since_mark;
-	cf->since_mark = calloc((size_t)cf->ncpu, sizeof(struct rows));
+	cf->since_mark = xcalloc((size_t)cf->ncpu, sizeof(struct rows));
 	if (!cf->since_mark)
 		cf->since_mark = cf->phases[--cf->nphases];
 }
@@ -190,19 +195,6 @@ void cpufreq_phase_residency_json(const struct cpufreq *cf, size_t phase, FILE *
 	fputc('}', fp);
 }
 
-static void json_str(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\')
-			fprintf(fp, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(fp, "\\u%04x", *s);
-		else
-			fputc(*s, fp);
-	fputc('"', fp);
-}
-
 static void json_khz(FILE *fp, const char *key, long v)
 {
 	if (v > 0)
@@ -217,11 +209,11 @@ void cpufreq_policies_json(const struct cpufreq *cf, FILE *fp)
 	for (int i = 0; i < cf->npol; i++) {
 		const struct policy *p = &cf->pol[i];
 		fprintf(fp, "%s{\"policy\":%d,\"cpus\":", i ? "," : "", i);
-		json_str(fp, p->cpus);
+		json_string(fp, p->cpus);
 		fputs(",\"driver\":", fp);
-		json_str(fp, p->driver);
+		json_string(fp, p->driver);
 		fputs(",\"governor\":", fp);
-		json_str(fp, p->governor);
+		json_string(fp, p->governor);
 		json_khz(fp, "min", p->min);
 		json_khz(fp, "max", p->max);
 		json_khz(fp, "cpuinfo_min", p->cpuinfo_min);

@@ -2,6 +2,8 @@
  * the restore journal, and the restore itself. */
 #include "cpufreq_impl.h"
 #include "benchtop/journal.h"
+#include "benchtop/sysfile.h"
+#include "benchtop/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,20 +15,7 @@
 
 static int write_text(const char *dir, const char *name, const char *value)
 {
-	char path[PATH_MAX + 64], buf[64];
-	int fd, rc = 0, n;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	/* O_TRUNC is ignored by sysfs and replaces a fake tree's content. */
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = snprintf(buf, sizeof(buf), "%s\n", value);
-	if (write(fd, buf, (size_t)n) != n)
-		rc = errno ? -errno : -EIO;
-	if (close(fd) < 0 && rc == 0)
-		rc = -errno;
-	return rc;
+	return sysfile_write(dir, name, value);
 }
 
 static int write_khz(const char *dir, const char *name, long khz)
@@ -114,7 +103,7 @@ static int ensure_journal(struct cpufreq *cf, char *msg, size_t len)
 		journal_boot_id(j.boot_id, sizeof(j.boot_id));
 		if (!realpath(cf->root[0] ? cf->root : "/", j.sysfs_root))
 			snprintf(j.sysfs_root, sizeof(j.sysfs_root), "%s", cf->root[0] ? cf->root : "/");
-		j.pol = calloc((size_t)cf->npol + 1, sizeof(*j.pol));
+		j.pol = xcalloc((size_t)cf->npol + 1, sizeof(*j.pol));
 		rc = j.pol ? 0 : -ENOMEM;
 	}
 	for (int i = 0; rc == 0 && i < cf->npol; i++) {

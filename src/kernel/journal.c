@@ -1,6 +1,7 @@
 /* journal.c - the restore journal (see journal.h for the file format). */
 #include "benchtop/journal.h"
 #include "benchtop/cpufreq.h"
+#include "benchtop/xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -195,7 +196,7 @@ static int parse_policy(const char *line, struct journal *j)
 	snprintf(p.dir, sizeof(p.dir), "%s", dir);
 	if (strcmp(gov, "-") != 0)
 		snprintf(p.governor, sizeof(p.governor), "%s", gov);
-	np = realloc(j->pol, (j->n + 1) * sizeof(*np));
+	np = xrealloc(j->pol, (j->n + 1) * sizeof(*np));
 	if (!np)
 		return -ENOMEM;
 	j->pol = np;
@@ -367,8 +368,8 @@ static int live_originals(char dirs[][PATH_MAX], int ndirs, const char *sysfs_ro
 
 	if (n == 0)
 		return 0;
-	lp.st = calloc(n, sizeof(*lp.st));
-	lp.taken = calloc(n, sizeof(*lp.taken));
+	lp.st = xcalloc(n, sizeof(*lp.st));
+	lp.taken = xcalloc(n, sizeof(*lp.taken));
 	if (!lp.st || !lp.taken)
 		rc = -ENOMEM;
 	if (rc == 0)

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "benchtop/xalloc.h"
+
 /* The fields after comm in /proc/PID/stat ("S 1 ..."), in buf. */
 static const char *stat_fields(pid_t pid, char *buf, size_t len)
 {
@@ -66,10 +68,7 @@ int ptree_signal_descendants(pid_t ancestor, int sig)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
-			void *m = realloc(pp, cap * sizeof *pp);
-			if (!m)
-				break;
-			pp = m;
+			pp = xreallocarray(pp, cap, sizeof *pp);
 		}
 		pp[n][0] = (pid_t)pid;
 		pp[n][1] = ptree_parent((pid_t)pid);

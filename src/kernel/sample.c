@@ -21,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/clock.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/xalloc.h"
 
 #define FULL_EVERY 20
 #define SELECT_CHUNK 64       /* libproc2 refuses long pid lists */
@@ -482,13 +484,6 @@ static int src_mem(struct sampler *sp, double dt)
 	return rc;
 }
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Run a source unless it is resting; time it and adapt how often it runs. */
 static void source_run(struct sampler *sp, struct source *src, double now)
 {
@@ -497,9 +492,9 @@ static void source_run(struct sampler *sp, struct source *src, double now)
 		return;
 	}
 	double dt = src->last_t < 0 ? 0 : now - src->last_t;
-	double t0 = mono_ms();
+	double t0 = (clock_mono() * 1e3);
 	src->fn(sp, dt);
-	src->ms = mono_ms() - t0;
+	src->ms = (clock_mono() * 1e3) - t0;
 	src->last_t = now;
 	if (src->ms > SLOW_MS && src->every < MAX_EVERY)
 		src->every *= 2;
@@ -525,9 +520,9 @@ static int sampler_init(struct sampler *sp, const char *proc_root, int ncpu, int
 	};
 	_Static_assert(sizeof src == sizeof sp->src, "one entry per source");
 	memcpy(sp->src, src, sizeof src);
-	sp->wl = calloc((size_t)nwl + 1, sizeof *sp->wl);
-	sp->cpus = calloc((size_t)ncpu, sizeof *sp->cpus);
-	sp->mask = calloc((size_t)sp->nconf, 1);
+	sp->wl = xcalloc((size_t)nwl + 1, sizeof *sp->wl);
+	sp->cpus = xcalloc((size_t)ncpu, sizeof *sp->cpus);
+	sp->mask = xcalloc((size_t)sp->nconf, 1);
 	sp->cset = CPU_ALLOC(sp->nconf);
 	sp->csize = CPU_ALLOC_SIZE(sp->nconf);
 	sp->files = sfiles_new();
@@ -547,7 +542,7 @@ struct sampler *sampler_new(const char *proc_root, int ncpu, int nwl)
 {
 	if (ncpu <= 0 || nwl < 0)
 		return NULL;
-	struct sampler *sp = calloc(1, sizeof *sp);
+	struct sampler *sp = xcalloc(1, sizeof *sp);
 	if (!sp)
 		return NULL;
 	if (sampler_init(sp, proc_root, ncpu, nwl) != 0) {
@@ -592,7 +587,7 @@ int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, b
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	sp->wl[workload].measure_io |= measure_io;
 	if (sp->wl[workload].t_prev <= 0)
-		sp->wl[workload].t_prev = mono_ms() / 1e3;  /* its bytes count from here */
+		sp->wl[workload].t_prev = (clock_mono() * 1e3) / 1e3;  /* its bytes count from here */
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "benchtop/sample.h"
+#include "benchtop/xalloc.h"
 
 #define TICK_POS 4
 
@@ -47,7 +48,7 @@ struct sfiles {
 
 struct sfiles *sfiles_new(void)
 {
-	return calloc(1, sizeof(struct sfiles));
+	return xcalloc(1, sizeof(struct sfiles));
 }
 
 void sfiles_free(struct sfiles *f)
@@ -68,7 +69,7 @@ int sample_grow(void **p, int *cap, int want, size_t elem)
 	int n = *cap ? *cap * 2 : 8;
 	while (n < want)
 		n *= 2;
-	void *q = realloc(*p, (size_t)n * elem);
+	void *q = xrealloc(*p, (size_t)n * elem);
 	if (!q)
 		return -ENOMEM;
 	*p = q;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "benchtop/sample.h"
+#include "benchtop/xalloc.h"
 
 /* One list makes both the libproc2 item array and the enum indexing it. */
 #define CPU_ITEMS(X) \
@@ -65,12 +66,12 @@ struct ssys {
 
 struct ssys *ssys_new(int ncpu)
 {
-	struct ssys *y = calloc(1, sizeof *y);
+	struct ssys *y = xcalloc(1, sizeof *y);
 
 	if (!y)
 		return NULL;
 	y->ncpu = ncpu;
-	y->prev = calloc((size_t)ncpu, sizeof *y->prev);
+	y->prev = xcalloc((size_t)ncpu, sizeof *y->prev);
 	if (!y->prev) {
 		free(y);
 		return NULL;

@@ -1,5 +1,6 @@
 /* model.c - snapshots and the history ring, events and phases. */
 #include "benchtop/model.h"
+#include "benchtop/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ static int grow(void **p, int *cap, int want, size_t elem)
 	int n = *cap ? *cap : 4;
 	while (n < want)
 		n *= 2;
-	void *q = realloc(*p, (size_t)n * elem);
+	void *q = xrealloc(*p, (size_t)n * elem);
 	if (!q)
 		return -ENOMEM;
 	memset((char *)q + (size_t)*cap * elem, 0, (size_t)(n - *cap) * elem);
@@ -45,7 +46,7 @@ static int grow(void **p, int *cap, int want, size_t elem)
 
 struct snapshot *snapshot_new(int ncpu, int nproc, int nwl)
 {
-	struct snapshot_cap *c = calloc(1, sizeof *c);
+	struct snapshot_cap *c = xcalloc(1, sizeof *c);
 	if (!c)
 		return NULL;
 	struct snapshot *s = &c->s;
@@ -123,12 +124,12 @@ struct history {
 
 struct history *history_new(size_t cap)
 {
-	struct history *h = calloc(1, sizeof *h);
+	struct history *h = xcalloc(1, sizeof *h);
 	if (!h)
 		return NULL;
 	h->cap = cap ? cap : 1;
-	h->ring = calloc(h->cap, sizeof *h->ring);
-	h->ph = calloc(1, sizeof *h->ph);
+	h->ring = xcalloc(h->cap, sizeof *h->ring);
+	h->ph = xcalloc(1, sizeof *h->ph);
 	if (!h->ring || !h->ph) {
 		history_free(h);
 		return NULL;
@@ -236,20 +237,32 @@ const struct snapshot *history_last(const struct history *h)
 	return h->len ? history_at(h, h->len - 1) : NULL;
 }
 
-int history_add_event(struct history *h, const struct event *e)
+static int add_event(struct history *h, const struct event *e)
 {
 	if (h->nev == h->evcap) {
 		size_t n = h->evcap ? h->evcap * 2 : 16;
-		struct event *q = realloc(h->ev, n * sizeof *q);
+		struct event *q = xrealloc(h->ev, n * sizeof *q);
 		if (!q)
 			return -ENOMEM;
 		h->ev = q;
 		h->evcap = n;
 	}
 	h->ev[h->nev++] = *e;
+	return 0;
+}
+
+int history_note_event(struct history *h, const struct event *e)
+{
+	return add_event(h, e);
+}
+
+int history_add_event(struct history *h, const struct event *e)
+{
+	if (add_event(h, e))
+		return -ENOMEM;
 	if (h->nph == h->phcap) {
 		size_t n = h->phcap * 2;
-		struct phase *q = realloc(h->ph, n * sizeof *q);
+		struct phase *q = xrealloc(h->ph, n * sizeof *q);
 		if (!q)
 			return -ENOMEM;
 		h->ph = q;

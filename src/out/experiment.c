@@ -21,9 +21,12 @@
 
 #include "benchtop/affinity.h"
 #include "benchtop/app.h"
+#include "benchtop/clock.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/engine.h"
+#include "benchtop/num.h"
 #include "benchtop/units.h"
+#include "benchtop/xalloc.h"
 
 #ifndef BENCHTOP_SHAREDIR
 #define BENCHTOP_SHAREDIR "/usr/local/share/benchtop"
@@ -82,18 +85,6 @@ struct exp {
 };
 
 static const char *const place_words[] = { "as-is", "pack", "free", "spread" };
-
-static double now_mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double div0(double a, double b)
-{
-	return b > 1e-9 ? a / b : 0;
-}
 
 static void jstr_or_null(FILE *fp, const char *s)
 {
@@ -306,7 +297,7 @@ static void run_step(struct exp *e, size_t i)
 	memset(&res, 0, sizeof res);
 	/* the step's samples and events go into the experiment's record */
 	res.rec = e->rec;
-	res.t_offset = now_mono() - e->t0;
+	res.t_offset = clock_mono() - e->t0;
 	res.cell = (int)i + 1;
 	cr->status = step_process(e, &c, &res);
 	for (int k = 0; k < res.nwl && k < APP_RESULT_MAX; k++) {
@@ -364,9 +355,9 @@ static void totals_json(FILE *fp, const struct cell_result *cr)
 	fprintf(fp, ",\"elapsed\":");
 	json_number(fp, cr->elapsed);
 	fprintf(fp, ",\"hog\":");
-	json_number(fp, div0(cr->user + cr->sys, cr->elapsed));
+	json_number(fp, num_div(cr->user + cr->sys, cr->elapsed));
 	fprintf(fp, ",\"bytes\":%llu,\"bps\":", (unsigned long long)cr->bytes);
-	json_number(fp, div0((double)cr->bytes, cr->elapsed));
+	json_number(fp, num_div((double)cr->bytes, cr->elapsed));
 }
 
 static void item_json(struct exp *e, FILE *fp, size_t i, bool record)
@@ -375,7 +366,7 @@ static void item_json(struct exp *e, FILE *fp, size_t i, bool record)
 	fputc('{', fp);
 	if (record) {
 		fprintf(fp, "\"type\":\"%s\",\"t\":", e->matrix ? "cell" : "step");
-		json_number(fp, now_mono() - e->t0);
+		json_number(fp, clock_mono() - e->t0);
 		fprintf(fp, ",\"%s\":%zu,", e->matrix ? "cell" : "step", i + 1);
 	}
 	if (e->matrix) {
@@ -412,7 +403,7 @@ static void end_record(struct exp *e, FILE *fp)
 {
 	char name[160];
 	fprintf(fp, "{\"type\":\"end\",\"t\":");
-	json_number(fp, now_mono() - e->t0);
+	json_number(fp, clock_mono() - e->t0);
 	fprintf(fp, ",\"summary\":[");
 	for (size_t i = 0; i < e->n; i++) {
 		item_name(e, i, name, sizeof name);
@@ -456,9 +447,9 @@ static void text_row(struct exp *e, size_t i)
 {
 	const struct cell_result *cr = &e->res[i];
 	enum units_mode u = e->r->units;
-	double rate = units_rate_value(u, div0((double)cr->bytes, cr->elapsed));
+	double rate = units_rate_value(u, num_div((double)cr->bytes, cr->elapsed));
 	double us = cr->calls ? cr->elapsed * 1e6 / (double)cr->calls : 0;
-	double hog = div0(cr->user + cr->sys, cr->elapsed) * 100;
+	double hog = num_div(cr->user + cr->sys, cr->elapsed) * 100;
 	const char *gov = cr->gov ? cr->gov : "as-is", *place = place_words[cr->place];
 	FILE *fp = e->out;
 	if (e->r->format == FMT_CSV) {
@@ -493,7 +484,7 @@ static void pivot(struct exp *e, size_t nplace, size_t ngov)
 		fprintf(fp, "%-9s", place_words[e->res[p * ngov].place]);
 		for (size_t g = 0; g < ngov; g++) {
 			const struct cell_result *cr = &e->res[p * ngov + g];
-			double rate = units_rate_value(u, div0((double)cr->bytes, cr->elapsed));
+			double rate = units_rate_value(u, num_div((double)cr->bytes, cr->elapsed));
 			if (cr->status >= 2)
 				fprintf(fp, "  %12s", "-");
 			else
@@ -511,7 +502,7 @@ static size_t split_list(const char *s, char **buf, char **words, size_t max)
 {
 	size_t n = 0;
 	char *save = NULL;
-	*buf = s ? strdup(s) : NULL;
+	*buf = s ? xstrdup(s) : NULL;
 	for (char *w = *buf ? strtok_r(*buf, ",", &save) : NULL; w && n < max; w = strtok_r(NULL, ",", &save))
 		words[n++] = w;
 	return n;
@@ -569,7 +560,7 @@ static int plan_matrix(struct exp *e, size_t *nplace, size_t *ngov)
 	*nplace = np ? np : 1;
 	*ngov = ng ? ng : 1;
 	e->n = *nplace * *ngov;
-	e->res = calloc(e->n, sizeof *e->res);
+	e->res = xcalloc(e->n, sizeof *e->res);
 	if (!e->res)
 		status = 1;
 	for (size_t p = 0; !status && p < *nplace; p++)
@@ -587,7 +578,7 @@ static int plan_sweep(struct exp *e)
 {
 	uint64_t bs[EXP_MAX_STEPS];
 	e->n = experiment_steps(e->r->sweep_from, e->r->sweep_to, bs, EXP_MAX_STEPS);
-	e->res = calloc(e->n ? e->n : 1, sizeof *e->res);
+	e->res = xcalloc(e->n ? e->n : 1, sizeof *e->res);
 	if (!e->res)
 		return 1;
 	for (size_t i = 0; i < e->n; i++)
@@ -625,8 +616,8 @@ static int prepare(struct exp *e, size_t *nplace, size_t *ngov)
 		        APP_RESULT_MAX, r->nwl);
 		return 2;
 	}
-	e->wl = calloc(r->nwl, sizeof *e->wl);
-	e->reuse = calloc(r->nwl, sizeof *e->reuse);
+	e->wl = xcalloc(r->nwl, sizeof *e->wl);
+	e->reuse = xcalloc(r->nwl, sizeof *e->reuse);
 	if (!e->wl || !e->reuse)
 		return 1;
 	bool source = false;
@@ -661,7 +652,7 @@ static int run_experiment(struct run *r)
 		e->ncpu = 1;
 	status = prepare(e, &nplace, &ngov);
 	if (!status) {
-		e->t0 = now_mono();
+		e->t0 = clock_mono();
 		if (e->rec)
 			start_record(e, e->rec);
 		if (json)

@@ -16,9 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/clock.h"
+#include "benchtop/num.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
 #include "benchtop/units.h"
+#include "benchtop/xalloc.h"
 
 /* ---- the recording ------------------------------------------------------- */
 
@@ -45,7 +48,7 @@ static int grow(void **p, size_t *cap, size_t want, size_t elem)
 	if (want <= *cap)
 		return 0;
 	size_t n = *cap ? *cap * 2 : 64;
-	void *q = realloc(*p, n * elem);
+	void *q = xrealloc(*p, n * elem);
 	if (!q)
 		return -ENOMEM;
 	*p = q;
@@ -185,6 +188,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 		o->write_bps = num(w, "write_bps", 0);
 		o->bytes = count(w, "bytes");
 		o->calls = count(w, "calls");
+		o->passes = count(w, "passes");
 		o->state = state_of(json_str(json_get(w, "state"), "running"));
 	}
 	copy_str(s->disk.device, sizeof s->disk.device, json_get(disk, "device"));
@@ -238,13 +242,13 @@ static int set_names(struct recording *rec)
 {
 	const struct json *wls = json_get(rec->start, "workloads");
 	rec->nwl = (int)json_len(wls);
-	rec->wl_names = calloc((size_t)rec->nwl + 1, sizeof *rec->wl_names);
+	rec->wl_names = xcalloc((size_t)rec->nwl + 1, sizeof *rec->wl_names);
 	if (!rec->wl_names)
 		return -ENOMEM;
 	for (int i = 0; i < rec->nwl; i++) {
 		const struct json *w = json_at(wls, (size_t)i);
 		const char *n = json_str(json_get(w, "name"), json_str(json_get(w, "spec"), "?"));
-		if (!(rec->wl_names[i] = strdup(n)))
+		if (!(rec->wl_names[i] = xstrdup(n)))
 			return -ENOMEM;
 	}
 	return 0;
@@ -314,10 +318,7 @@ static ssize_t read_line(FILE *fp, char **line, size_t *cap)
 				want = RECORDING_LINE_MAX + 2;
 			if (want <= *cap)
 				return -E2BIG;
-			char *m = realloc(*line, want);
-			if (!m)
-				return -ENOMEM;
-			*line = m;
+			*line = xrealloc(*line, want);
 			*cap = want;
 		}
 		if (!fgets(*line + n, (int)(*cap - n), fp))
@@ -365,7 +366,7 @@ int recording_load(const char *path, struct recording **out, char *err, size_t e
 	FILE *fp = open_recording(path, err, errlen, &rc);
 	if (!fp)
 		return rc;
-	struct recording *rec = calloc(1, sizeof *rec);
+	struct recording *rec = xcalloc(1, sizeof *rec);
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t n;
@@ -468,11 +469,6 @@ const char *recording_cpufreq(const struct recording *rec)
 
 /* ---- the summary --------------------------------------------------------- */
 
-static double ratio(double a, double b)
-{
-	return b > 1e-9 ? a / b : 0;
-}
-
 static bool workload_failed(const struct json *end, int id)
 {
 	const struct json *wls = json_get(end, "workloads");
@@ -515,10 +511,10 @@ void recording_print_summary(const struct recording *rec, enum units_mode u, FIL
 	for (size_t i = 0; i < json_len(sum); i++) {
 		const struct json *s = json_at(sum, i);
 		double user = num(s, "user", 0), sys = num(s, "sys", 0), el = num(s, "elapsed", 0);
-		double bps = num(s, "bps", ratio(num(s, "bytes", 0), el));
+		double bps = num(s, "bps", num_div(num(s, "bytes", 0), el));
 		double rate = units_rate_value(u, bps);
 		fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s%s\n", user, sys, el,
-		        ratio(user + sys, el) * 100, rate < 100 ? 1 : 0, rate,
+		        num_div(user + sys, el) * 100, rate < 100 ? 1 : 0, rate,
 		        json_str(json_get(s, "test"), "?"),
 		        workload_failed(end, inum(s, "workload", 0)) ? " (failed)" : "");
 	}
@@ -561,13 +557,6 @@ struct player {
 	char status[256];
 };
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Recording time on screen now. */
 static double position(const struct player *p)
 {
@@ -575,7 +564,7 @@ static double position(const struct player *p)
 		return p->duration;
 	if (p->paused)
 		return p->anchor_pos;
-	double pos = p->anchor_pos + (mono() - p->anchor_wall) * p->speed;
+	double pos = p->anchor_pos + (clock_mono() - p->anchor_wall) * p->speed;
 	return pos < p->duration ? pos : p->duration;
 }
 
@@ -583,7 +572,7 @@ static double position(const struct player *p)
 static void reanchor(struct player *p)
 {
 	p->anchor_pos = position(p);
-	p->anchor_wall = mono();
+	p->anchor_wall = clock_mono();
 }
 
 /* Feed every item that is due into the history. */
@@ -617,7 +606,7 @@ static void arm(struct player *p)
 			due = recording_item(p->rec, p->next, &ev, &idx);
 		}
 		double wall = p->anchor_wall + (due - p->anchor_pos) / p->speed;
-		double now = mono();
+		double now = clock_mono();
 		if (wall < now + 1e-4)
 			wall = now + 1e-4;
 		its.it_value.tv_sec = (time_t)wall;
@@ -724,7 +713,7 @@ static void on_signals(struct player *p)
 static void play(struct player *p)
 {
 	struct ui_view v;
-	p->anchor_wall = mono();
+	p->anchor_wall = clock_mono();
 	while (!p->quit) {
 		advance(p);
 		if (p->selected >= 0 && history_last(p->hist) && p->selected >= history_last(p->hist)->nproc)

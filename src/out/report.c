@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "benchtop/units.h"
+#include "benchtop/xalloc.h"
 
 #define W 1000                 /* picture width */
 #define PL 80                  /* plot left edge */
@@ -667,7 +668,7 @@ static int write_report(const struct recording *rec, const struct run *r, enum r
 {
 	const char *out = r->record;
 	size_t n = strlen(out) + 16;
-	char *tmp = malloc(n);
+	char *tmp = xmalloc(n);
 	if (!tmp)
 		return -ENOMEM;
 	snprintf(tmp, n, "%s.tmpXXXXXX", out);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "benchtop/units.h"
+#include "benchtop/xalloc.h"
 
 #define YLAB 8          /* columns for the y-axis labels */
 #define MAX_SERIES 12
@@ -231,7 +232,31 @@ static void fmt_axis(double v, char *buf, size_t len)
 	snprintf(buf, len, "%7.*f", prec, v);
 }
 
-static void draw_axes(const struct plot *p, int y0, int x0, double top)
+static uint64_t passes_of(const struct snapshot *s)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < s->nwl; i++)
+		n += s->wls[i].passes;
+	return n;
+}
+
+/* A small tick on the time axis under each sample in which a workload
+ * completed a pass (engines loop inside their processes: a pass is not an
+ * event, so it gets no marker). */
+static void pass_ticks(const struct ui_view *v, const struct plot *p, int y, int x0)
+{
+	size_t len = history_len(v->hist);
+	attr_t a = ui_attr(ROLE_AXIS);
+	for (size_t i = len; i-- > 1;) {
+		int sub, col = sample_col(v->hist, i, p->w, p->spc, &sub);
+		if (col < 0)
+			break;
+		if (passes_of(history_at(v->hist, i)) > passes_of(history_at(v->hist, i - 1)))
+			mvaddch(y, x0 + col, ACS_BTEE | a);
+	}
+}
+
+static void draw_axes(const struct ui_view *v, const struct plot *p, int y0, int x0, double top)
 {
 	char b[32];
 	for (int r = 0; r < p->h; r += (p->h > 8 ? p->h / 4 : p->h - 1)) {
@@ -246,6 +271,7 @@ static void draw_axes(const struct plot *p, int y0, int x0, double top)
 	attron(a);
 	mvhline(y0 + p->h, x0, ACS_HLINE, p->w);
 	attroff(a);
+	pass_ticks(v, p, y0 + p->h, x0);
 	for (int c = p->w - 1; c >= 6; c -= 12)
 		if (p->col_t[c] >= 0) {
 			snprintf(b, sizeof(b), "%.0fs", p->col_t[c]);
@@ -285,8 +311,8 @@ static bool plot_alloc(struct plot *p)
 	size_t need = (size_t)p->h * (size_t)p->w, ns = (size_t)p->w * (size_t)p->spc;
 	if (need > cap || (size_t)p->w > cap) {
 		size_t n = need > (size_t)p->w ? need : (size_t)p->w;
-		uint8_t *b = realloc(bits, n), *o = realloc(owner, n);
-		double *t = realloc(col_t, n * sizeof(double));
+		uint8_t *b = xrealloc(bits, n), *o = xrealloc(owner, n);
+		double *t = xrealloc(col_t, n * sizeof(double));
 		bits = b ? b : bits;
 		owner = o ? o : owner;
 		col_t = t ? t : col_t;
@@ -295,8 +321,8 @@ static bool plot_alloc(struct plot *p)
 		cap = n;
 	}
 	if (ns > scap) {
-		double *vv = realloc(val, ns * MAX_SERIES * sizeof(double));
-		int *c = realloc(col, ns * sizeof(int)), *sb = realloc(sub, ns * sizeof(int));
+		double *vv = xrealloc(val, ns * MAX_SERIES * sizeof(double));
+		int *c = xrealloc(col, ns * sizeof(int)), *sb = xrealloc(sub, ns * sizeof(int));
 		val = vv ? vv : val;
 		col = c ? c : col;
 		sub = sb ? sb : sub;
@@ -337,5 +363,5 @@ void ui_graph_draw(const struct ui_view *v, struct rect r)
 	int y0 = r.y + 1, x0 = r.x + YLAB;
 	paint(&p, y0, x0);
 	draw_markers(v, &p, y0, x0);
-	draw_axes(&p, y0, x0, top);
+	draw_axes(v, &p, y0, x0, top);
 }

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <wchar.h>
+#include "benchtop/xalloc.h"
 
 #define MIN_ROWS 24
 #define MIN_COLS 80
@@ -98,8 +99,17 @@ static void setup_curses(bool no_color)
 	apply_theme();
 }
 
+/* Out of memory while the dashboard is up: the terminal is given back
+ * before the message prints (endwin only; nothing is freed). */
+static void restore_terminal(void)
+{
+	if (scr)
+		endwin();
+}
+
 static int open_common(const char *theme, bool no_color, char *err, size_t errlen)
 {
+	xalloc_on_fatal(restore_terminal);
 	int rc = theme_load(theme, &cur, err, errlen);
 	if (rc < 0) {
 		endwin();
@@ -154,6 +164,7 @@ void ui_close(void)
 {
 	if (!scr)
 		return;
+	xalloc_on_fatal(NULL);
 	endwin();
 	delscreen(scr);
 	scr = NULL;
@@ -414,7 +425,7 @@ void ui_cache_store(struct ui_cache *c, struct rect r, uint64_t key)
 {
 	size_t n = (size_t)r.h * (size_t)r.w;
 	if (n > c->cap) {
-		cchar_t *p = realloc(c->cells, n * sizeof(*p));
+		cchar_t *p = xrealloc(c->cells, n * sizeof(*p));
 		if (!p) {
 			c->key = 0;
 			return;

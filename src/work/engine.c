@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "benchtop/engine.h"
+#include "benchtop/xalloc.h"
 #include "engines/engines.h"
 
 #define MIB (1ull << 20)
@@ -120,10 +121,10 @@ static char *dir_of(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	if (!slash)
-		return strdup(".");
+		return xstrdup(".");
 	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
 }
 
 /* Free bytes for us, and the 5% that must stay free, on dir's file system. */
@@ -171,7 +172,7 @@ static int fill_fd(int fd, uint64_t size, struct engine_counters *c)
 {
 	const size_t chunk = MIB;
 	uint64_t state = 0x853c49e6748fea9bull ^ (uint64_t)getpid();
-	char *buf = malloc(chunk);
+	char *buf = xmalloc(chunk);
 	int e = buf ? 0 : ENOMEM;
 
 	for (uint64_t done = 0; done < size && !e; ) {
@@ -301,7 +302,7 @@ static char *job_name(const char *path, int j, int jobs)
 	char *s = NULL;
 
 	if (jobs == 1)
-		return strdup(path);
+		return xstrdup(path);
 	return asprintf(&s, "%s.%d", path, j + 1) < 0 ? NULL : s;
 }
 
@@ -312,7 +313,7 @@ static int user_dst(struct target *t, const char *path, const char *key, bool fo
 {
 	struct stat st;
 
-	t->path = strdup(path);
+	t->path = xstrdup(path);
 	if (!t->path)
 		return -ENOMEM;
 	if (lstat(path, &st) != 0)
@@ -339,7 +340,7 @@ static int plan_dst(struct target *t, const char *path, const char *key, const c
 	int rc;
 
 	if (!path || is_dir(path)) {
-		t->dir = strdup(path ? path : scratch);
+		t->dir = xstrdup(path ? path : scratch);
 		return t->dir ? 0 : -ENOMEM;
 	}
 	name = job_name(path, j, jobs);
@@ -358,7 +359,7 @@ static int plan_src(struct target *t, const char *path, const char *key, const c
 	struct stat st;
 
 	if (!path || is_dir(path)) {
-		t->dir = strdup(path ? path : scratch);
+		t->dir = xstrdup(path ? path : scratch);
 		t->bytes = size;
 		return t->dir ? 0 : -ENOMEM;
 	}
@@ -368,7 +369,7 @@ static int plan_src(struct target *t, const char *path, const char *key, const c
 		snprintf(msg, len, "%s=%s: %s", key, path, strerror(e));
 		return -e;
 	}
-	t->path = strdup(path);
+	t->path = xstrdup(path);
 	t->bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	return t->path ? 0 : -ENOMEM;
 }
@@ -473,7 +474,7 @@ static int check_space(struct files *f, char *msg, size_t len)
 	for (int i = 0; i < 2 * f->jobs; i++) {
 		struct target *t = i < f->jobs ? &f->src[i] : &f->dst[i - f->jobs];
 		bool writes = i >= f->jobs || t->dir;
-		char *dir = t->dir ? strdup(t->dir) : t->path ? dir_of(t->path) : NULL;
+		char *dir = t->dir ? xstrdup(t->dir) : t->path ? dir_of(t->path) : NULL;
 		struct stat st;
 		int k;
 
@@ -629,8 +630,8 @@ static int plan_files(const struct wl_spec *w, const char *scratch, bool force,
 
 	f->need_src = w->kind != WL_WRITE;
 	f->need_dst = w->kind == WL_COPY || w->kind == WL_WRITE;
-	f->src = calloc((size_t)f->jobs, sizeof *f->src);
-	f->dst = calloc((size_t)f->jobs, sizeof *f->dst);
+	f->src = xcalloc((size_t)f->jobs, sizeof *f->src);
+	f->dst = xcalloc((size_t)f->jobs, sizeof *f->dst);
 	if (!f->src || !f->dst)
 		return -ENOMEM;
 	for (int j = 0; j < f->jobs && rc == 0; j++)
@@ -647,7 +648,7 @@ static int plan_files(const struct wl_spec *w, const char *scratch, bool force,
 /* Hand the made paths over to the plan. */
 static int fill_plan(struct files *f, struct engine_plan *plan)
 {
-	plan->job = calloc((size_t)f->jobs, sizeof *plan->job);
+	plan->job = xcalloc((size_t)f->jobs, sizeof *plan->job);
 	if (!plan->job)
 		return -ENOMEM;
 	plan->jobs = f->jobs;
@@ -740,7 +741,10 @@ _Noreturn void engine_child(const struct wl_spec *w, const struct engine_plan *p
 		.w = w, .job = &plan->job[j], .c = c, .bs = spec_bs(w),
 		.pipefd = { pipefd ? pipefd[0] : -1, pipefd ? pipefd[1] : -1 },
 		.oflags_extra = (w->direct ? O_DIRECT : 0) | (w->sync == SYNC_EACH ? O_DSYNC : 0),
-		.solo = plan->nroles == 1,
+		.solo = plan->nroles == 1, .loop = plan->loop,
+		/* one process per job counts its passes: a copier, the first
+		 * seeker (writers and readers of their own say so) */
+		.counts_passes = plan->roles[r] == ROLE_MAIN || r == 0,
 	};
 	int rc;
 

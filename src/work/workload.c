@@ -14,8 +14,10 @@
 
 #include "benchtop/affinity.h"
 #include "benchtop/cgroup.h"
+#include "benchtop/clock.h"
 #include "benchtop/engine.h"
 #include "benchtop/sample.h"
+#include "benchtop/xalloc.h"
 
 #define WL_MAX_CHILDREN 256
 
@@ -58,6 +60,7 @@ struct workload {
 	double seen_user, seen_sys;  /* the most the samples ever showed */
 	double seen_base_user, seen_base_sys;
 	uint64_t bytes_done_runs, rbytes_done_runs, calls_done_runs; /* of finished runs */
+	uint64_t passes_done_runs;                  /* passes of finished runs */
 	uint64_t bytes_seen;                        /* the latest total shown */
 	uint64_t rbytes_last, bytes_last, calls_last;
 	uint64_t zombie_io;                         /* write_bytes of exited command roots */
@@ -130,7 +133,7 @@ static void make_name(struct workload *w)
 struct workload *workload_new(int id, const struct wl_spec *spec, const struct run *run,
                               const char *scratch)
 {
-	struct workload *w = calloc(1, sizeof *w);
+	struct workload *w = xcalloc(1, sizeof *w);
 	if (!w)
 		return NULL;
 	w->id = id;
@@ -226,6 +229,8 @@ int workload_prepare(struct workload *w, char *msg, size_t len)
 	if (rc)
 		return rc;
 	w->prepared = true;
+	/* --loop and the default workload loop inside their processes */
+	w->plan.loop = w->run->loop || w->spec->is_default;
 	w->nctr = w->plan.jobs;
 	w->ctr = engine_counters_new(w->nctr);
 	if (!w->ctr) {
@@ -470,7 +475,7 @@ void workload_set_mask(struct workload *w, const unsigned char *mask)
 		return;
 	}
 	if (!w->mask)
-		w->mask = malloc((size_t)w->ncpu);
+		w->mask = xmalloc((size_t)w->ncpu);
 	if (w->mask)
 		memcpy(w->mask, mask, (size_t)w->ncpu);
 }
@@ -529,20 +534,13 @@ static void start_sync(struct workload *w)
 		w->sync_pid = pid;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The write and the rewrite of this run, from the marks the engine left in
  * its counters (CLOCK_MONOTONIC times, bytes and its own CPU at each
  * phase).  A job cut before its rewrite counts only in the write row; a
  * rewrite cut short counts up to now. */
 static void add_rewrite_rows(struct workload *w)
 {
-	double now = mono_now(), t0 = 0, t1 = 0, t3 = 0, u0 = 0, s0 = 0;
+	double now = clock_mono(), t0 = 0, t1 = 0, t3 = 0, u0 = 0, s0 = 0;
 	uint64_t b0 = 0, b1 = 0;
 	bool rewrote = false;
 	for (int j = 0; j < w->nctr; j++) {
@@ -583,6 +581,18 @@ static void add_rewrite_rows(struct workload *w)
 	w->rows[1].runs++;
 }
 
+/* Passes every job of the running instance has completed. */
+static uint64_t engine_passes(const struct workload *w)
+{
+	uint64_t least = UINT64_MAX;
+	for (int j = 0; j < w->nctr; j++) {
+		uint64_t p = __atomic_load_n(&w->ctr[j].passes, __ATOMIC_RELAXED);
+		if (p < least)
+			least = p;
+	}
+	return w->nctr > 0 ? least : 0;
+}
+
 static void finish_run(struct workload *w, double now)
 {
 	w->t_end = now;
@@ -590,6 +600,10 @@ static void finish_run(struct workload *w, double now)
 		add_rewrite_rows(w);
 	if (!needs_source(w))
 		w->elapsed_done += now - w->t_start;
+	if (w->ctr)
+		w->passes_done_runs += engine_passes(w);
+	else if (w->state == WLS_RUNNING || w->state == WLS_PAUSED)
+		w->passes_done_runs++;  /* a command that ran to its end: one pass */
 	if (w->ctr) {
 		for (int j = 0; j < w->nctr; j++) {
 			w->bytes_done_runs += w->ctr[j].bytes;
@@ -739,6 +753,11 @@ static bool cgroup_cpu_now(const struct workload *w, double *user, double *sys)
 	return true;
 }
 
+uint64_t workload_passes(const struct workload *w)
+{
+	return w->passes_done_runs + (w->ctr ? engine_passes(w) : 0);
+}
+
 void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt)
 {
 	workload_tree_check(w, now);
@@ -787,6 +806,7 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 		w->seen_sys = y > w->seen_sys ? y : w->seen_sys;
 	}
 	ws->state = w->state == WLS_RUNNING && w->paused ? WLS_PAUSED : w->state;
+	ws->passes = workload_passes(w);
 }
 
 void workload_signal(struct workload *w, int sig)

@@ -25,6 +25,9 @@ skip_all() { skip "$*"; finish; exit $?; }
 check() { local n=$1; shift; if "$@"; then ok "$n"; else fail "$n"; fi; }
 finish() { echo "$E2E_PASSED passed, $E2E_FAILED failed, $E2E_SKIPPED skipped"; [ "$E2E_FAILED" = 0 ]; }
 
+# No user's config file (defaults for options) reaches a test.
+export XDG_CONFIG_HOME=$E2E_TMP/xdg-config
+
 # Tests drive ncurses: make the Escape delay deterministic.
 export ESCDELAY=25
 

@@ -6,13 +6,9 @@
 #include <string.h>
 
 #include "benchtop/cpufreq.h"
+#include "benchtop/num.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
-
-static double safe_div(double a, double b)
-{
-	return b > 1e-9 ? a / b : 0;
-}
 
 /* CPU and bytes of attached processes live only in the samples. */
 static void attached_totals(struct app *a, struct workload_totals *t)
@@ -29,8 +25,8 @@ static void attached_totals(struct app *a, struct workload_totals *t)
 
 static void row(FILE *fp, enum units_mode u, const struct workload_totals *t, const char *name)
 {
-	double hog = safe_div(t->user + t->sys, t->elapsed) * 100;
-	double rate = units_rate_value(u, safe_div((double)t->bytes, t->elapsed));
+	double hog = num_div(t->user + t->sys, t->elapsed) * 100;
+	double rate = units_rate_value(u, num_div((double)t->bytes, t->elapsed));
 	fprintf(fp, "%6.2f  %6.2f  %6.2f  %3.0f%%  %7.*f  %s\n", t->user, t->sys, t->elapsed, hog,
 	        rate < 100 ? 1 : 0, rate, name);
 }
@@ -88,13 +84,13 @@ void summary_print(struct app *a, FILE *fp)
 	for (size_t i = 0; i < n; i++) {
 		const struct phase *p = history_phase(a->hist, i);
 		double len = p->to - p->from;
-		double rate = units_rate_value(u, safe_div((double)p->bytes, len));
+		double rate = units_rate_value(u, num_div((double)p->bytes, len));
 		double mhz = phase_mean_mhz(p);
 		char mhzs[16] = "-";
 		if (mhz > 0)
 			snprintf(mhzs, sizeof mhzs, "%.0f", mhz);
 		fprintf(fp, "%8.2f  %8.2f  %7.*f  %3.0f%%  %5llu  %6s  %s\n", p->from, p->to,
-		        rate < 100 ? 1 : 0, rate, safe_div(p->cpu_s, len) * 100,
+		        rate < 100 ? 1 : 0, rate, num_div(p->cpu_s, len) * 100,
 		        (unsigned long long)p->migrations, mhzs, p->label);
 	}
 	print_policies(a, fp);
@@ -107,8 +103,8 @@ static void json_totals(FILE *fp, const struct workload_totals *t, const char *n
 	json_string(fp, name);
 	fprintf(fp, ",\"workload\":%d,\"user\":%.3f,\"sys\":%.3f,\"elapsed\":%.3f,\"hog\":%.4f,"
 	        "\"bytes\":%llu,\"bps\":%.1f,\"calls\":%llu,\"runs\":%d}",
-	        id, t->user, t->sys, t->elapsed, safe_div(t->user + t->sys, t->elapsed),
-	        (unsigned long long)t->bytes, safe_div((double)t->bytes, t->elapsed),
+	        id, t->user, t->sys, t->elapsed, num_div(t->user + t->sys, t->elapsed),
+	        (unsigned long long)t->bytes, num_div((double)t->bytes, t->elapsed),
 	        (unsigned long long)t->calls, t->runs);
 }
 
@@ -158,8 +154,8 @@ void summary_json(struct app *a, FILE *fp)
 		fprintf(fp, "%s{\"from\":%.3f,\"to\":%.3f,\"label\":", i ? "," : "", p->from, p->to);
 		json_string(fp, p->label);
 		fprintf(fp, ",\"bytes\":%llu,\"bps\":%.1f,\"hog\":%.4f,\"migrations\":%llu",
-		        (unsigned long long)p->bytes, safe_div((double)p->bytes, len),
-		        safe_div(p->cpu_s, len), (unsigned long long)p->migrations);
+		        (unsigned long long)p->bytes, num_div((double)p->bytes, len),
+		        num_div(p->cpu_s, len), (unsigned long long)p->migrations);
 		double mhz = phase_mean_mhz(p);
 		if (mhz > 0)
 			fprintf(fp, ",\"mean_khz\":%.0f", mhz * 1000);

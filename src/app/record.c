@@ -11,33 +11,6 @@
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
 
-void json_string(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(fp, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", fp);
-		else if (*p == '\t')
-			fputs("\\t", fp);
-		else if (*p < 0x20)
-			fprintf(fp, "\\u%04x", *p);
-		else
-			fputc(*p, fp);
-	}
-	fputc('"', fp);
-}
-
-/* JSON has no NaN or infinity: such a number is written as null. */
-void json_number(FILE *fp, double v)
-{
-	if (isfinite(v))
-		fprintf(fp, "%.9g", v);
-	else
-		fputs("null", fp);
-}
-
 void record_start_head(FILE *fp, int ncpu, double interval)
 {
 	char host[256] = "", when[64];
@@ -172,9 +145,9 @@ void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 		json_number(fp, w->utime);
 		fprintf(fp, ",\"stime\":");
 		json_number(fp, w->stime);
-		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"state\":\"%s\"}",
+		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"passes\":%llu,\"state\":\"%s\"}",
 		        (unsigned long long)w->bytes, (unsigned long long)w->calls,
-		        model_wl_state_name(w->state));
+		        (unsigned long long)w->passes, model_wl_state_name(w->state));
 	}
 	fprintf(fp, "],\"disk\":{\"device\":");
 	json_string(fp, s->disk.device);

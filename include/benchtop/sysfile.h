@@ -1,0 +1,17 @@
+/* sysfile.h - small files under /sys (or a fake tree given with --sysfs)
+ * read and written whole: one value per file, as the kernel keeps them.
+ * Paths are dir + "/" + name, so every caller works on any root. */
+#ifndef BENCHTOP_SYSFILE_H
+#define BENCHTOP_SYSFILE_H
+
+#include <stddef.h>
+
+/* Read dir/name into buf[0..len), NUL-terminated at the first NUL or the
+ * end, trailing white space cut.  Returns the length or -errno. */
+int sysfile_read(const char *dir, const char *name, char *buf, size_t len);
+/* Write value and a newline to dir/name in one write(2) (O_TRUNC, which
+ * sysfs ignores and which replaces a fake tree's content).  Returns 0 or
+ * -errno (-EIO for a short write). */
+int sysfile_write(const char *dir, const char *name, const char *value);
+
+#endif

@@ -1,0 +1,52 @@
+/* sysfile.c - one-value files under /sys read and written whole. */
+#include "benchtop/sysfile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int sysfile_read(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX + 64];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = (int)read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	n = (int)strlen(buf);
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	return n;
+}
+
+int sysfile_write(const char *dir, const char *name, const char *value)
+{
+	char path[PATH_MAX + 64], buf[256];
+	int fd, rc = 0, n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	n = snprintf(buf, sizeof(buf), "%s\n", value);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -EINVAL;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	errno = 0;
+	if (write(fd, buf, (size_t)n) != n)
+		rc = errno ? -errno : -EIO;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
