@@ -163,6 +163,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	KILL+=("$rp")
 	before=$(cpus_of "$rp")
 	mkdir -p "$T/nobody" && chown 65534:65534 "$T/nobody" && chmod 700 "$T/nobody"
+	chmod o+x "$T"   # nobody may pass through to its own directory, no more
 	setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T/nobody" \
 		XDG_RUNTIME_DIR="$T/nobody" TMPDIR="$T/nobody" XDG_CONFIG_HOME="$T/nobody" \
 		"$BENCHTOP" -b --format json -t 1.5 --attach "$rp" --at 0.3:pin=0 \
