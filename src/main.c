@@ -10,8 +10,7 @@
 #include "benchtop/journal.h"
 #include "benchtop/replay.h"
 #include "benchtop/report.h"
-
-#define BENCHTOP_VERSION "0.1.0"
+#include "benchtop/version.h"
 
 /* Options the parser knows whose feature is not built yet: refused at run
  * time by name, never silently ignored.  (None at the moment: --sweep,

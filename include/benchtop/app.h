@@ -18,6 +18,7 @@ struct workload;
 struct sampler;
 struct cgroup;
 struct cpufreq;
+struct app_metrics;
 
 /* A placement rule for one process: re-applied each tick to its threads. */
 struct pin_rule {
@@ -88,6 +89,7 @@ struct app {
 	bool action_failed;          /* an --at placement the machine refused (exit 3) */
 	size_t nattached;
 	char *governors[32];         /* for the G menu (NULL-terminated) */
+	struct app_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
 };
 
 /* Run everything the command line asked for; returns the exit status. */
