@@ -16,6 +16,7 @@
 
 struct workload;
 struct sampler;
+struct cgroup;
 struct cpufreq;
 struct loop;
 struct app_metrics;
@@ -49,6 +50,8 @@ struct app {
 	struct loop *loop;           /* ticks, signals, the terminal (loop.h) */
 	bool quit;
 	int quit_signal;             /* SIGINT/SIGTERM/SIGHUP that asked to quit */
+	bool term_lost;              /* the dashboard's terminal went away: no more drawing */
+	bool out_lost;               /* standard output was closed (batch): nothing more to it */
 	char status[256];
 	unsigned react;              /* enum reaction bits the loop has yet to do */
 	int selected;
@@ -71,7 +74,13 @@ struct app {
 	double ended;                /* t of the end record */
 	double prep_sync, prep_drop; /* --drop-caches: seconds of the sync and the drop before t = 0, -1 none */
 	double membw;                /* memcpy bytes/s measured at start: no honest rate passes twice it */
+	struct cgroup *cg;           /* the run's cgroup (its workloads' groups inside), or NULL */
 	pid_t *attached;
+	struct attach_state *att;    /* attached processes as found (attach.c) */
+	int place_failed;            /* processes a placement could not be applied to */
+	int place_errno;             /* ...the last reason, and its words */
+	char place_error[200];
+	bool action_failed;          /* an --at placement the machine refused (exit 3) */
 	size_t nattached;
 	char *governors[32];         /* for the G menu (NULL-terminated) */
 	struct app_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
@@ -130,6 +139,19 @@ void app_event_at(struct app *a, double t, const char *action, const char *label
                   const char *detail_json);
 double app_now(const struct app *a);   /* seconds since start */
 void app_set_interval(struct app *a, double seconds);
+
+/* Attach (attach.c). */
+/* May benchtop attach to pid?  0; -EINVAL and msg for PID 1 and kernel
+ * threads (exit 2); -ESRCH when there is no such process. */
+int attach_check(pid_t pid, char *msg, size_t len);
+/* Note how pid was when found (affinity, stopped or not), once, before
+ * benchtop first changes it.  Only in attach mode. */
+void attach_remember(struct app *a, pid_t pid);
+bool attach_found_stopped(const struct app *a, pid_t pid);
+/* At exit: resume what benchtop paused (not what was found stopped) and,
+ * unless --leave-placement, put back each re-pinned process's affinity. */
+void attach_restore(struct app *a);
+void attach_free(struct app *a);
 
 /* Outputs (record.c). */
 /* The first fields of a start record ({"type":"start",...,"interval":N),

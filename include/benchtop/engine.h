@@ -73,6 +73,10 @@ struct engine_plan {
 	bool loop;
 };
 
+/* Forget what earlier engine_prepare calls will write: call once before
+ * the workloads of a run are prepared (their needs on one file system add
+ * up until then). */
+void engine_space_reset(void);
 /* Check and prepare workload w.
  *
  * Files: a copy without dst, a write without path and a read/seek without

@@ -17,10 +17,15 @@
 
 struct recording;
 
+/* The longest line a recording may have (a sample of thousands of
+ * processes is far shorter). */
+#define RECORDING_LINE_MAX (16 << 20)
+
 /* Load a whole recording.  Returns 0 and *out; or, with a message in err
  * that names the file (and line and column for a broken record):
  * -errno when the file cannot be read (the caller exits 3), -EINVAL when
- * it is not a benchtop recording or a line is broken (exit 2). */
+ * it is not a regular file, not a benchtop recording, a line is longer
+ * than RECORDING_LINE_MAX or broken (exit 2). */
 int recording_load(const char *path, struct recording **out, char *err, size_t errlen);
 void recording_free(struct recording *rec);
 

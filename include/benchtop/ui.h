@@ -51,6 +51,15 @@ int ui_open_term(const char *termtype, FILE *out, FILE *in, int rows, int cols,
 void ui_close(void);
 /* The terminal's fd for poll(). */
 int ui_fd(void);
+/* Whether the dashboard can run here: standard input and output must both
+ * be terminals.  False with msg saying so and pointing to -b (exit 2). */
+bool ui_terminal_usable(char *msg, size_t len);
+/* After poll() reported revents on ui_fd() and ui_key() was called: true
+ * when the terminal has gone (hang-up, error, end of file or EIO: readable
+ * with nothing to read, several times in a row).  got_key: ui_key gave
+ * an action this time.  The caller ends the run as on SIGHUP and never
+ * polls the descriptor again. */
+bool ui_terminal_lost(short revents, bool got_key);
 /* Read pending keys (never blocks); for each completed action fill *out
  * and return 1, return 0 when no key is left.  Prompts (p, m) and menus
  * (G, F) are handled inside: the action comes when the user confirms.

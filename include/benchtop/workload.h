@@ -101,6 +101,16 @@ void workload_totals(const struct workload *w, struct workload_totals *t);
 int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],
                         const char *names[2]);
 
+/* Give the workload a cgroup of its own (owned from now on; removed by
+ * workload_free once empty): its processes join it before they exec, its
+ * CPU is the group's, and it ends when the last process of its tree ends.
+ * NULL: none here (processes are tracked by group and descent only). */
+struct cgroup;
+void workload_set_cgroup(struct workload *w, struct cgroup *g);
+const struct cgroup *workload_cgroup(const struct workload *w);
+/* After children were reaped: a workload whose children ended while other
+ * processes of its tree ran on ends once the last of them has ended. */
+void workload_tree_check(struct workload *w, double now);
 /* Allow a restart after a stop (r key, --loop). */
 void workload_rearm(struct workload *w);
 bool workload_stop_requested(const struct workload *w);

@@ -117,6 +117,10 @@ const unsigned char *action_placer(void *app, int w, const char *slot)
  * say (processes that start later get theirs before they run). */
 void action_enforce_placement(struct app *a)
 {
+	/* At the end attached processes get back what they had, workloads
+	 * are stopping: no rule is applied again. */
+	if (a->finishing)
+		return;
 	const struct snapshot *s = a->snap;
 	placement_live_begin(a->pl);
 	for (int i = 0; i < s->nproc; i++)
@@ -130,11 +134,17 @@ void action_enforce_placement(struct app *a)
 		if (!m || affinity_pid_matches(p->pid, m, a->ncpu))
 			continue;
 		report_lost(a, p, m);
-		char msg[200];
-		if (affinity_set_pid(p->pid, m, a->ncpu, msg, sizeof msg) < 0 && msg[0])
-			snprintf(a->status, sizeof a->status, "%s", msg);
-		else
+		char msg[200] = "";
+		attach_remember(a, p->pid);
+		int rc = affinity_set_pid(p->pid, m, a->ncpu, msg, sizeof msg);
+		if (rc < 0) {
+			a->place_failed++;
+			a->place_errno = -rc;
+			snprintf(a->place_error, sizeof a->place_error, "%s", msg[0] ? msg : strerror(-rc));
+			snprintf(a->status, sizeof a->status, "%s", a->place_error);
+		} else {
 			placed_index(a, p->pid, true);
+		}
 	}
 }
 
@@ -161,17 +171,57 @@ static void affinity_map(struct app *a, pid_t only, char *buf, size_t len)
 	free(m);
 }
 
-/* extra: more "key":value pairs for the detail, or "". */
+/* s as the inside of a JSON string (quotes, backslashes and controls
+ * escaped), cut to fit len. */
+static void json_inner(const char *s, char *out, size_t len)
+{
+	size_t k = 0;
+	for (; *s && k + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			out[k++] = '\\', out[k++] = (char)c;
+		else if (c < 0x20)
+			k += (size_t)snprintf(out + k, len - k, "\\u%04x", c);
+		else
+			out[k++] = (char)c;
+	}
+	out[k] = 0;
+}
+
+/* extra: more "key":value pairs for the detail, or "".  error: NULL when
+ * it was done, else why it was not (for every process, or for some: the
+ * event says which and the status line says so). */
 static void placement_event(struct app *a, const char *action, const char *label,
                             const char *target, const char *cpus, const char *before,
-                            pid_t only, const char *extra)
+                            pid_t only, const char *extra, const char *error)
 {
-	char detail[MODEL_DETAIL_LEN], after[MODEL_DETAIL_LEN / 2 - 64];
+	/* before (at most MODEL_DETAIL_LEN / 2 - 64), after, extra (at most
+	 * 160) and the error always fit in one detail, so it is never cut into broken JSON */
+	char detail[MODEL_DETAIL_LEN], after[MODEL_DETAIL_LEN / 2 - 384], err[160] = "";
 	affinity_map(a, only, after, sizeof after);
+	if (error)
+		json_inner(error, err, sizeof err);
 	snprintf(detail, sizeof detail,
-	         "{\"target\":\"%s\",\"cpus\":\"%s\",%s\"before\":%s,\"after\":%s}",
-	         target, cpus, extra, before, after);
-	app_event(a, action, label, detail);
+	         "{\"target\":\"%s\",\"cpus\":\"%s\",%s\"ok\":%s%s%s%s,\"before\":%s,\"after\":%s}",
+	         target, cpus, extra, error ? "false" : "true", error ? ",\"error\":\"" : "", err,
+	         error ? "\"" : "", before, after);
+	char failed[96];
+	if (error)
+		snprintf(failed, sizeof failed, "%s failed", label);
+	app_event(a, action, error ? failed : label, detail);
+}
+
+/* After a placement: none of it failed (0), or the status line says what
+ * failed and why, also on standard error in batch mode (-errno). */
+static int placement_outcome(struct app *a, const char *what)
+{
+	if (!a->place_failed)
+		return 0;
+	snprintf(a->status, sizeof a->status, "%s: %d process%s could not be placed: %s", what,
+	         a->place_failed, a->place_failed == 1 ? "" : "es", a->place_error);
+	if (a->run->batch)
+		fprintf(stderr, "benchtop: %s\n", a->status);
+	return -(a->place_errno ? a->place_errno : EPERM);
 }
 
 /* Pin p's role to mask: p now, and the next process in its place before
@@ -182,22 +232,28 @@ static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned ch
 	char before[MODEL_DETAIL_LEN / 2 - 64];
 	cpulist_format(mask, a->ncpu, after, sizeof after);
 	affinity_map(a, p->pid, before, sizeof before);
+	attach_remember(a, p->pid);
 	int rc = affinity_set_pid(p->pid, mask, a->ncpu, msg, sizeof msg);
+	snprintf(label, sizeof label, "pin %d:%s", (int)p->pid, after);
+	snprintf(target, sizeof target, "%d", (int)p->pid);
 	if (rc < 0) {
-		snprintf(a->status, sizeof a->status, "%s", msg[0] ? msg : strerror(-rc));
+		snprintf(a->status, sizeof a->status, "cannot pin %s (PID %d) to CPU %s: %s", p->comm,
+		         (int)p->pid, after, msg[0] ? msg : strerror(-rc));
+		placement_event(a, "pin", label, target, after, before, p->pid, "", msg[0] ? msg : strerror(-rc));
+		if (a->run->batch)
+			fprintf(stderr, "benchtop: %s\n", a->status);
 		return rc;
 	}
 	placement_pin(a->pl, p->workload, slot_of(p), mask);
 	placed_index(a, p->pid, true);
 	role_words(p, who, sizeof who);
 	snprintf(label, sizeof label, "pin %s:%s", p->role, after);
-	snprintf(target, sizeof target, "%d", (int)p->pid);
 	char extra[160], role[40], slot[64];
 	json_quote(role, sizeof role, p->role);
 	json_quote(slot, sizeof slot, slot_of(p));
 	snprintf(extra, sizeof extra, "\"pid\":%d,\"workload\":%d,\"role\":%s,\"slot\":%s,",
 	         (int)p->pid, p->workload, role, slot);
-	placement_event(a, "pin", label, target, after, before, p->pid, extra);
+	placement_event(a, "pin", label, target, after, before, p->pid, extra, NULL);
 	snprintf(a->status, sizeof a->status, "pinned %s to CPU %s (PID %d)%s", who, after,
 	         (int)p->pid, p->workload > 0 ? "; holds across restarts" : "");
 	return 0;
@@ -275,15 +331,18 @@ static int act_pin_list(struct app *a, const struct action *act)
 		char after[MODEL_CPUS_LEN], label[64], target[32], before[MODEL_DETAIL_LEN / 2 - 64];
 		cpulist_format(m, a->ncpu, after, sizeof after);
 		affinity_map(a, 0, before, sizeof before);
+		a->place_failed = 0;
 		apply_to_workloads(a, w, m);
 		if (w < 0)
 			snprintf(target, sizeof target, "all");
 		else
 			snprintf(target, sizeof target, "workload %d", w);
 		snprintf(label, sizeof label, "pin %s:%s", w < 0 ? "all" : target, after);
-		placement_event(a, "pin", label, target, after, before, 0, "");
+		placement_event(a, "pin", label, target, after, before, 0, "",
+		                a->place_failed ? a->place_error : NULL);
 		snprintf(a->status, sizeof a->status, "%s pinned to CPU %s; holds for processes that start later",
 		         w < 0 ? "every workload" : target, after);
+		rc = placement_outcome(a, label);
 	}
 	free(m);
 	return rc;
@@ -330,6 +389,7 @@ static int act_placement(struct app *a, enum action_id id)
 	const char *name = id == ACT_PACK ? "pack" : id == ACT_FREE ? "free" : "spread";
 	char after[MODEL_CPUS_LEN] = "", before[MODEL_DETAIL_LEN / 2 - 64];
 	affinity_map(a, 0, before, sizeof before);
+	a->place_failed = 0;
 	if (id == ACT_PACK) {
 		m[pack_cpu(a)] = 1;
 		apply_to_workloads(a, -1, m);
@@ -349,8 +409,9 @@ static int act_placement(struct app *a, enum action_id id)
 		         "spread: every process on the least used CPU of its own, also those that start later");
 	}
 	free(m);
-	placement_event(a, "placement", name, name, after, before, 0, "");
-	return 0;
+	placement_event(a, "placement", name, name, after, before, 0, "",
+	                a->place_failed ? a->place_error : NULL);
+	return placement_outcome(a, name);
 }
 
 static int act_governor(struct app *a, const struct action *act)
@@ -415,6 +476,8 @@ static int act_pause(struct app *a, bool pause)
 	/* a paused process is in the journal until it runs again, so that
 	 * --restore resumes it after a killed benchtop */
 	for (size_t i = 0; i < a->nattached; i++) {
+		if (!pause && attach_found_stopped(a, a->attached[i]))
+			continue;  /* it was stopped when benchtop found it */
 		if (pause)
 			journal_note_paused(a->attached[i]);
 		kill(a->attached[i], pause ? SIGSTOP : SIGCONT);

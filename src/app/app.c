@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "benchtop/affinity.h"
+#include "benchtop/cgroup.h"
 #include "benchtop/clock.h"
 #include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
@@ -31,6 +32,7 @@
 #include "benchtop/membw.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
+#include "benchtop/ptree.h"
 #include "benchtop/sample.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -125,7 +127,7 @@ static void reap_children(struct app *a)
 	for (;;) {
 		siginfo_t si = { 0 };
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
-			return;
+			break;
 		pid_t pid = si.si_pid;
 		double t_exit = app_now(a);  /* before the look at its zombie */
 		struct workload *w = owner_of(a, pid);
@@ -136,12 +138,16 @@ static void reap_children(struct app *a)
 		int st;
 		struct rusage ru;
 		if (wait4(pid, &st, WNOHANG, &ru) <= 0)
-			return;
+			break;
 		if (w)
 			workload_reap(w, pid, st, &ru, t_exit);
 		else
 			adopt_orphan(a, pid, &ru);
 	}
+	/* the last process of a tree may have been an orphan, or someone
+	 * else's child */
+	for (int i = 0; i < a->nwl; i++)
+		workload_tree_check(a->wl[i], app_now(a));
 }
 
 static bool any_running(struct app *a)
@@ -180,24 +186,24 @@ static void stop_all(struct app *a)
 		if (workload_running(a->wl[i]))
 			workload_kill(a->wl[i]);
 	reap_until(a, app_mono() + 3);
-	/* Any descendant that escaped its group was reparented to us (the
-	 * subreaper): kill what is left of the tracked trees and reap every
-	 * child until none is left. */
-	pid_t pids[1024];
-	for (int w = 1; w <= a->nwl; w++) {
-		int n = sampler_pids(a->sp, w, pids, 1024);
-		for (int i = 0; i < n; i++)
-			kill(pids[i], SIGKILL);
-	}
-	double deadline = app_mono() + 2;
+	/* Whatever is left of the workloads' trees, wherever it went (setsid,
+	 * double fork): the run's cgroup ends it all at once; without one,
+	 * every descendant (orphans were handed to benchtop, their
+	 * subreaper) is killed, again while any is left. */
+	double deadline = app_mono() + 3;
 	for (;;) {
+		int left = a->cg ? (cgroup_kill(a->cg), cgroup_populated(a->cg) == 1)
+		                 : ptree_signal_descendants(getpid(), SIGKILL) > 0;
 		int st;
 		struct rusage ru;
-		pid_t p = wait4(-1, &st, WNOHANG, &ru);
-		if (p > 0)
+		pid_t p;
+		while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0)
 			adopt_orphan(a, p, &ru);
-		else if (p < 0 || !loop_wait_signal(a->loop, SIGCHLD, deadline))
+		if ((!left && p < 0) || app_mono() >= deadline)
 			break;  /* none left (ECHILD), or the deadline passed */
+		/* children left: wait for the next to end; none but the group
+		 * still populated: look again shortly */
+		loop_wait_signal(a->loop, SIGCHLD, p < 0 ? fmin(app_mono() + 0.005, deadline) : deadline);
 	}
 }
 
@@ -256,6 +262,25 @@ static void restart_finished(struct app *a)
 	}
 }
 
+/* Batch lines go to standard output; when its reader has gone (EPIPE:
+ * `benchtop -b ... | head -1`) the run ends in order, as on q, and what
+ * is left to say goes to standard error. */
+static void check_output(struct app *a)
+{
+	if (!a->out || a->out_lost)
+		return;
+	if (fflush(a->out) == 0 && !ferror(a->out))
+		return;
+	int e = errno;
+	a->out_lost = true;
+	a->out = NULL;
+	if (!a->quit) {
+		a->quit = true;
+		fprintf(stderr, "benchtop: standard output: %s: ending the run\n",
+		        e == EPIPE ? "closed by its reader (broken pipe)" : strerror(e));
+	}
+}
+
 static void tick_body(struct app *a)
 {
 	double now = app_mono();
@@ -293,8 +318,7 @@ static void tick_body(struct app *a)
 	note_workload_ends(a);
 	if (a->rec)
 		fflush(a->rec);
-	if (a->out)
-		fflush(a->out);
+	check_output(a);
 	restart_finished(a);
 }
 
@@ -397,10 +421,15 @@ static void run_due_at(struct app *a)
 			snprintf(act.text, sizeof act.text, "%s", at->arg);
 		if (at->kind == AT_PAUSE && a->paused)
 			continue;
-		/* a failure, or policies left alone by a change that was made */
+		/* a failure, or policies left alone by a change that was made;
+		 * a placement the machine refused fails the run (exit 3), a
+		 * governor that could not be set is said and the run goes on */
 		bool gov = act.id == ACT_GOV_SET || act.id == ACT_MAXFREQ;
-		if ((action_apply(a, &act) < 0 || (gov && a->cf && cpufreq_left_alone(a->cf))) &&
-		    a->run->batch)
+		int arc = action_apply(a, &act);
+		if (arc < 0 && (act.id == ACT_PIN_LIST || act.id == ACT_PACK || act.id == ACT_FREE ||
+		                act.id == ACT_SPREAD))
+			a->action_failed = true;
+		if ((arc < 0 || (gov && a->cf && cpufreq_left_alone(a->cf))) && a->run->batch)
 			fprintf(stderr, "benchtop: --at %g: %s\n", at->t, a->status);
 	}
 }
@@ -457,12 +486,15 @@ static void draw(struct app *a)
 	ui_draw(&v);
 }
 
-static void handle_keys(struct app *a)
+/* Returns whether any key came. */
+static bool handle_keys(struct app *a)
 {
 	struct ui_view v;
 	view_of(a, &v);
 	struct action act;
-	while (ui_key(&v, &act) == 1) {
+	bool got = false;
+	while (!a->quit && ui_key(&v, &act) == 1) {
+		got = true;
 		action_apply(a, &act);
 		if (a->react) {
 			ui_react(a->react, a->status, sizeof a->status);
@@ -470,6 +502,20 @@ static void handle_keys(struct app *a)
 		}
 		view_of(a, &v);
 	}
+	return got;
+}
+
+/* The terminal went away (hang-up, end of file, EIO) without a SIGHUP
+ * reaching benchtop (under make, the terminal's session leader is make):
+ * the run ends as on SIGHUP, and the terminal is never polled again. */
+static void terminal_lost(struct app *a)
+{
+	a->term_lost = true;
+	loop_set_term(a->loop, -1);
+	a->quit = true;
+	if (!a->quit_signal)
+		a->quit_signal = SIGHUP;
+	fprintf(stderr, "benchtop: the terminal has gone: ending the run\n");
 }
 
 /* The metrics listener is served after every wake-up (see below). */
@@ -497,22 +543,18 @@ static void loop(struct app *a)
 		if (w.timer)
 			tick(a);
 		run_due_at(a);
-		if (a->dashboard) {
-			if (w.term)
-				handle_keys(a);
+		if (a->dashboard && w.term && ui_terminal_lost(w.term, handle_keys(a)))
+			terminal_lost(a);
+		if (a->dashboard && !a->term_lost)
 			draw(a);
-		}
 	}
 }
 
 static void finish(struct app *a)
 {
 	a->finishing = true;
-	/* Attached processes go on after benchtop: never leave them stopped. */
-	if (a->paused && a->nattached) {
-		struct action act = { .id = ACT_RESUME };
-		action_apply(a, &act);
-	}
+	/* Attached processes go on after benchtop, as benchtop found them. */
+	attach_restore(a);
 	stop_all(a);
 	/* One last sample after every child is reaped, so totals are final. */
 	a->snap->dt = app_mono() - a->last_tick;
@@ -531,7 +573,8 @@ static int exit_status(struct app *a)
 	for (int i = 0; i < a->nwl; i++)
 		if (workload_state(a->wl[i]) == WLS_FAILED)
 			return 1;
-	return 0;
+	/* an --at placement the machine refused (a pin without permission) */
+	return a->action_failed ? 3 : 0;
 }
 
 static void print_failures(struct app *a)
@@ -590,6 +633,11 @@ static int prepare(struct app *a, unsigned char **mp, char *msg, size_t msglen)
 {
 	struct run *run = a->run;
 	unsigned char *m = NULL;
+	for (size_t i = 0; run->mode == MODE_ATTACH && i < run->nattach; i++)
+		if (attach_check(run->attach[i], msg, msglen) == -EINVAL) {
+			fprintf(stderr, "benchtop: %s\n", msg);
+			return 2;
+		}
 	int rc = app_setup(a, msg, msglen);
 	if (rc) {
 		/* the files or the machine refused: a destination that exists,
@@ -620,7 +668,10 @@ static int prepare(struct app *a, unsigned char **mp, char *msg, size_t msglen)
 		free(m);
 		return app_abandon(a, rc == -EINVAL ? 2 : 3);
 	}
-	if (a->dashboard && ui_open(run->theme, run->no_color, msg, msglen)) {
+	/* Without a terminal the dashboard would wait for keys that never
+	 * come (cron, nohup, </dev/null): refuse before anything runs. */
+	if (a->dashboard && (!ui_terminal_usable(msg, msglen) ||
+	                     ui_open(run->theme, run->no_color, msg, msglen))) {
 		fprintf(stderr, "benchtop: %s\n", msg);
 		free(m);
 		return app_abandon(a, 2);
@@ -657,19 +708,6 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	}
 	a->t0 = a->last_tick = app_mono();
 	a->self_cpu_last = cpu_self();
-	if (run->governor) {
-		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
-		snprintf(act.text, sizeof act.text, "%s", run->governor);
-		if (action_apply(a, &act) < 0) {
-			if (a->dashboard)
-				ui_close();
-			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->status);
-			free(m);
-			return app_abandon(a, 3);
-		}
-		if (cpufreq_left_alone(a->cf) && run->batch)
-			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->status);
-	}
 	if (m) {
 		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */
 		free(m);
@@ -680,6 +718,19 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		record_start(a, a->out);
 	else if (a->out && run->batch)
 		batch_header(a, a->out);
+	/* The start record comes first; the governor's event follows it. */
+	if (run->governor) {
+		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
+		snprintf(act.text, sizeof act.text, "%s", run->governor);
+		if (action_apply(a, &act) < 0) {
+			if (a->dashboard)
+				ui_close();
+			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->status);
+			return app_abandon(a, 3);
+		}
+		if (cpufreq_left_alone(a->cf) && run->batch)
+			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->status);
+	}
 	/* --placement spread: each process starts on a CPU of its own */
 	if (run->placement == PLACE_SPREAD)
 		placement_spread(a->pl);
@@ -738,7 +789,10 @@ int app_run(struct run *run, struct app_result *res)
 	if (res) {
 		fill_result(a, res);
 	} else {
-		FILE *sum = run->batch && run->format != FMT_TEXT ? stderr : stdout;
+		/* A lost terminal or closed output: the summary goes where it
+		 * can still be read (a log of standard error). */
+		FILE *sum = a->term_lost || a->out_lost ||
+		            (run->batch && run->format != FMT_TEXT) ? stderr : stdout;
 		summary_print(a, sum);
 	}
 	print_failures(a);

@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include "benchtop/affinity.h"
+#include "benchtop/cgroup.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/journal.h"
+#include "benchtop/engine.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
 #include "benchtop/sample.h"
@@ -88,8 +90,14 @@ static int make_scratch(struct app *a, char *msg, size_t len)
 
 static void remove_scratch(struct app *a)
 {
-	if (!a->scratch_made || a->run->keep)
+	if (!a->scratch_made)
 		return;
+	/* --keep keeps the files, not an empty directory */
+	if (a->run->keep) {
+		rmdir(a->scratch);
+		a->scratch_made = false;
+		return;
+	}
 	/* Only benchtop's own files are in it; anything else (a file a
 	 * user dropped there) makes rmdir fail, and it stays. */
 	if (rmdir(a->scratch) < 0 && errno == ENOTEMPTY) {
@@ -240,6 +248,30 @@ static void fill_governors(struct app *a)
 	free(copy);
 }
 
+/* Each workload gets a cgroup of its own inside the run's, so that no
+ * process of it outlives the run; where the machine allows none, benchtop
+ * says once that escapes are possible and tracks descendants instead. */
+static void setup_cgroups(struct app *a)
+{
+	char why[512];
+	static bool said;
+	if (a->nwl == 0 || cgroup_run_open(&a->cg, why, sizeof why)) {
+		if (a->nwl)
+			snprintf(a->status, sizeof a->status,
+			         "no cgroup for the workloads (%s): a process that leaves its process group "
+			         "may outlive the run", why);
+		if (a->nwl && a->run->batch && !said)
+			fprintf(stderr, "benchtop: %s\n", a->status);
+		said = a->nwl > 0;
+		return;
+	}
+	for (int i = 0; i < a->nwl; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "w%d", i + 1);
+		workload_set_cgroup(a->wl[i], cgroup_child(a->cg, name));
+	}
+}
+
 static int setup_workloads(struct app *a, char *msg, size_t len)
 {
 	struct run *r = a->run;
@@ -251,6 +283,7 @@ static int setup_workloads(struct app *a, char *msg, size_t len)
 		if (rc)
 			return rc;
 	}
+	engine_space_reset();
 	for (int i = 0; i < a->nwl; i++) {
 		a->wl[i] = workload_new(i + 1, &r->wl[i], r, a->scratch);
 		if (!a->wl[i])
@@ -272,6 +305,7 @@ static int setup_workloads(struct app *a, char *msg, size_t len)
 		sampler_watch_path(a->sp, a->scratch);
 	else
 		sampler_watch_path(a->sp, ".");
+	setup_cgroups(a);
 	return 0;
 }
 
@@ -323,6 +357,7 @@ static int setup_attach(struct app *a, char *msg, size_t len)
 		}
 		char slot[32];
 		snprintf(slot, sizeof slot, "pid%d", (int)p);  /* a rule on it is on this PID */
+		attach_remember(a, p);
 		sampler_add_slot(a->sp, p, 0, "attached", slot, true);
 	}
 	return 0;
@@ -387,11 +422,17 @@ void app_teardown(struct app *a)
 		workload_free(a->wl[i]);
 	}
 	remove_scratch(a);
+	if (a->cg) {
+		cgroup_kill(a->cg);
+		cgroup_remove(a->cg);
+		a->cg = NULL;
+	}
 	free(a->wl);
 	free(a->wl_names);
 	free(a->wl_seen);
 	placement_free(a->pl);
 	free(a->placed);
+	attach_free(a);
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);
 	free(a->online);

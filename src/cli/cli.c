@@ -270,6 +270,7 @@ FLAG_OPT(o_batch, batch)
 FLAG_OPT(o_drop_caches, drop_caches)
 FLAG_OPT(o_no_color, no_color)
 FLAG_OPT(o_keep, keep)
+FLAG_OPT(o_leave_placement, leave_placement)
 FLAG_OPT(o_force, force)
 
 /* Mode flags are collected first and turned into r->mode at the end. */
@@ -298,7 +299,7 @@ enum opt_id {
 	O_WORKLOAD = 1, O_INTERVAL, O_DURATION, O_LOOP, O_NO_SYNC, O_AT, O_BATCH, O_FORMAT,
 	O_RECORD, O_REPLAY, O_REPORT, O_ATTACH, O_CPUS, O_PLACEMENT, O_GOVERNOR, O_DROP_CACHES,
 	O_SWEEP, O_MATRIX, O_CELL, O_PRESET, O_UNITS, O_THEME, O_NO_COLOR, O_SYSFS, O_KEEP,
-	O_FORCE, O_RESTORE, O_HELP, O_VERSION, O_METRICS, O_METRICS_LISTEN,
+	O_FORCE, O_RESTORE, O_HELP, O_VERSION, O_METRICS, O_METRICS_LISTEN, O_LEAVE_PLACEMENT,
 };
 
 const struct cli_option cli_options[] = {
@@ -314,6 +315,7 @@ const struct cli_option cli_options[] = {
 	{ 0, "replay", "FILE", "show a recording in the dashboard", O_REPLAY, false, o_replay },
 	{ 0, "report", "FILE", "render a recording to the -o file (.svg or .html)", O_REPORT, false, o_report },
 	{ 0, "attach", "PID,...", "monitor and steer running processes and their descendants", O_ATTACH, true, o_attach },
+	{ 0, "leave-placement", NULL, "with --attach: at exit keep benchtop's placement (default: put back each process's affinity)", O_LEAVE_PLACEMENT, false, o_leave_placement },
 	{ 0, "cpus", "LIST", "initial affinity of all workloads, e.g. 0 or 0,2-3", O_CPUS, false, o_cpus },
 	{ 0, "placement", "PLACE", "initial placement: pack, free or spread", O_PLACEMENT, false, o_placement },
 	{ 0, "governor", "NAME", "set this governor on all CPUs at start (restored at exit)", O_GOVERNOR, false, o_governor },
@@ -628,6 +630,9 @@ static int check_run(struct run *r, char *err, size_t errlen)
 {
 	if (pick_mode(r, err, errlen) || check_experiment(r, err, errlen) || check_metrics(r, err, errlen))
 		return -1;
+	if (r->leave_placement && r->mode != MODE_ATTACH)
+		return fail(err, errlen, "--leave-placement keeps the placement of attached processes: "
+		            "use it with --attach (workloads benchtop starts end with the run)");
 	if (r->mode == MODE_REPORT) {
 		if (!r->record)
 			return fail(err, errlen, "--report \"%s\" needs an output: -o OUT.svg or -o OUT.html", r->report);

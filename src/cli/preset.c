@@ -290,15 +290,24 @@ int preset_list(FILE *fp)
 	}
 	return (int)nn;
 }
+/* slurp's *e for a device, pipe or socket (no errno says that) */
+#define ENOTREGULAR (-1)
 
 static char *slurp(const char *path, int *e)
 {
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
 	size_t n = 0, cap = 0;
+	struct stat st;
 	*e = 0;
 	if (!f) {
 		*e = errno;
+		return NULL;
+	}
+	/* a directory reads as an I/O error: say what it is */
+	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+		*e = S_ISDIR(st.st_mode) ? EISDIR : ENOTREGULAR;
+		fclose(f);
 		return NULL;
 	}
 	for (;;) {
@@ -343,7 +352,8 @@ int preset_load(const char *name, struct preset *p, char *err, size_t errlen)
 	if (built && !text)
 		e = ENOMEM;
 	if (!text) {
-		fail(err, errlen, "preset %s: %s", path, strerror(e));
+		fail(err, errlen, "preset %s: %s", path, e == EISDIR ? "is a directory, not a preset file" :
+		     e == ENOTREGULAR ? "is not a regular file" : strerror(e));
 		return -e;
 	}
 	int rc = preset_parse(text, path, p, err, errlen);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef BENCHTOP_SHAREDIR
 #define BENCHTOP_SHAREDIR "/usr/local/share/benchtop"
@@ -207,6 +208,16 @@ int theme_load_file(const char *path, struct theme *t, char *err, size_t errlen)
 		int e = errno;
 		snprintf(err, errlen, "theme file '%s': %s", path, strerror(e));
 		return -e;
+	}
+	/* a directory or a device (/dev/zero) is no theme: refused before
+	 * anything is read */
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size > (1 << 20))) {
+		snprintf(err, errlen, "theme file '%s': %s", path,
+		         S_ISDIR(st.st_mode) ? "is a directory, not a theme file" :
+		         !S_ISREG(st.st_mode) ? "is not a regular file" : "is larger than 1 MiB: not a theme");
+		fclose(f);
+		return -EINVAL;
 	}
 	char *text = NULL;
 	size_t cap = 0;

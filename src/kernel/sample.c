@@ -14,6 +14,7 @@
  * timestamps its own read, and every rate is what a counter moved between
  * two reads over the time between those two reads. */
 #include "benchtop/sample.h"
+#include "benchtop/ptree.h"
 #include "sample_priv.h"
 
 #include <errno.h>
@@ -248,7 +249,8 @@ static void proc_children(struct sampler *sp, int i)
 			if (end == s)
 				break;
 			struct sproc *c;
-			if (pid > 0 && !proc_find(sp, (pid_t)pid) &&
+			/* a kernel thread is never anyone's workload */
+			if (pid > 0 && !proc_find(sp, (pid_t)pid) && !ptree_is_kernel_thread((pid_t)pid) &&
 			    (c = proc_new(sp, (pid_t)pid, wl, role, mio)))  /* may move sp->procs */
 				c->since = since;  /* files the tree made since then are new */
 		}

@@ -4,12 +4,14 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -298,22 +300,84 @@ static bool blank(const char *s, size_t n)
 	return true;
 }
 
+/* One line of fp into *line (grown as needed, the newline kept), at most
+ * RECORDING_LINE_MAX bytes: its length, -1 at the end of the file, -E2BIG
+ * for a longer line (nothing more is read of it). */
+static ssize_t read_line(FILE *fp, char **line, size_t *cap)
+{
+	size_t n = 0;
+	for (;;) {
+		if (*cap - n < 2) {
+			size_t want = *cap ? *cap * 2 : 4096;
+			if (want > RECORDING_LINE_MAX + 2)
+				want = RECORDING_LINE_MAX + 2;
+			if (want <= *cap)
+				return -E2BIG;
+			*line = xrealloc(*line, want);
+			*cap = want;
+		}
+		if (!fgets(*line + n, (int)(*cap - n), fp))
+			return n ? (ssize_t)n : -1;
+		n += strlen(*line + n);
+		if ((*line)[n - 1] == '\n')
+			return (ssize_t)n;
+		if (n > RECORDING_LINE_MAX)
+			return -E2BIG;
+	}
+}
+
+/* A recording is a regular file: a directory, a device (/dev/zero) or a
+ * pipe is refused before anything is read. */
+static FILE *open_recording(const char *path, char *err, size_t errlen, int *rc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	*rc = 0;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*rc = -errno;
+		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(-*rc));
+	} else if (!S_ISREG(st.st_mode)) {
+		*rc = -EINVAL;
+		snprintf(err, errlen, "recording %s is not a regular file (it is %s): give a file "
+		         "written by benchtop -o or --format json", path,
+		         S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device" :
+		         S_ISBLK(st.st_mode) ? "a block device" : S_ISFIFO(st.st_mode) ? "a pipe" :
+		         "a socket");
+	}
+	FILE *fp = *rc ? NULL : fdopen(fd, "r");
+	if (!fp && fd >= 0)
+		close(fd);
+	if (!fp && !*rc) {
+		*rc = -errno;
+		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(-*rc));
+	}
+	return fp;
+}
+
 int recording_load(const char *path, struct recording **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	FILE *fp = fopen(path, "r");
-	if (!fp) {
-		int e = errno;
-		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(e));
-		return -e;
-	}
+	int rc;
+	FILE *fp = open_recording(path, err, errlen, &rc);
+	if (!fp)
+		return rc;
 	struct recording *rec = xcalloc(1, sizeof *rec);
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t n;
-	int rc = rec ? 0 : -ENOMEM;
-	while (!rc && (n = getline(&line, &cap, fp)) >= 0) {
+	rc = rec ? 0 : -ENOMEM;
+	while (!rc && (n = read_line(fp, &line, &cap)) != -1) {
 		lineno++;
+		if (n == -E2BIG) {
+			snprintf(err, errlen, "%s:%zu: line longer than %d MiB: not a benchtop recording",
+			         path, lineno, RECORDING_LINE_MAX >> 20);
+			rc = -EINVAL;
+			break;
+		}
+		if (n < 0) {
+			rc = (int)n;
+			break;
+		}
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = 0;
 		if (!blank(line, (size_t)n))
@@ -653,14 +717,21 @@ static void play(struct player *p)
 		on_signals(p, &w);
 		if (w.term) {
 			struct action act;
+			bool got = false;
 			view_of(p, &v);
 			while (!p->quit && ui_key(&v, &act) == 1) {
+				got = true;
 				apply(p, &act);
 				if (p->react) {
 					ui_react(p->react, p->msg, sizeof p->msg);
 					p->react = 0;
 				}
 				view_of(p, &v);
+			}
+			/* the terminal has gone: end as on SIGHUP, never poll it again */
+			if (ui_terminal_lost(w.term, got)) {
+				p->quit = true;
+				loop_set_term(p->loop, -1);
 			}
 		}
 	}
@@ -693,7 +764,10 @@ int replay_main(const struct run *r)
 		play(&p);
 	} else if (!r->batch) {
 		struct theme probe;
-		if (theme_load(r->theme, &probe, err, sizeof err) < 0) {
+		if (!ui_terminal_usable(err, sizeof err)) {
+			fprintf(stderr, "benchtop: %s\n", err);
+			status = 2;
+		} else if (theme_load(r->theme, &probe, err, sizeof err) < 0) {
 			fprintf(stderr, "benchtop: %s\n", err);
 			status = 2;
 		} else if (ui_open(r->theme, r->no_color, err, sizeof err) < 0) {

@@ -7,6 +7,7 @@
 
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,6 +129,40 @@ void ui_close(void)
 int ui_fd(void)
 {
 	return term_fd;
+}
+
+bool ui_terminal_usable(char *msg, size_t len)
+{
+	const char *which = !isatty(STDIN_FILENO) ? "standard input" :
+	                    !isatty(STDOUT_FILENO) ? "standard output" : NULL;
+	if (!which)
+		return true;
+	snprintf(msg, len, "the dashboard needs a terminal, and %s is not one: "
+	         "use -b (--batch) for lines on standard output, or run it in a terminal", which);
+	return false;
+}
+
+/* Readable with nothing to read happens once in a while (a key that only
+ * half arrived); a terminal at its end or hung up says so every time. */
+#define EMPTY_READS_LOST 3
+
+bool ui_terminal_lost(short revents, bool got_key)
+{
+	static int empty;
+	if (revents & (POLLHUP | POLLERR | POLLNVAL))
+		return true;
+	if (got_key || !(revents & POLLIN)) {
+		empty = 0;
+		return false;
+	}
+	int n = 0;
+	if (ioctl(term_fd, FIONREAD, &n) < 0)
+		return true; /* a hung-up terminal answers EIO */
+	if (n > 0) {
+		empty = 0;
+		return false;
+	}
+	return ++empty >= EMPTY_READS_LOST;
 }
 
 void ui_resize(void)

@@ -440,7 +440,31 @@ static void size_sources(const struct wl_spec *w, struct files *f)
 	}
 }
 
-/* Sum what will be written on each file system and refuse when less than
+/* What the workloads prepared earlier in this run will write on each file
+ * system: their files are still empty, so statvfs does not show it yet. */
+#define LEDGER_MAX 16
+static struct { dev_t dev; uint64_t need; } ledger[LEDGER_MAX];
+static int nledger;
+
+void engine_space_reset(void)
+{
+	nledger = 0;
+}
+
+static uint64_t *ledger_of(dev_t dev, bool add)
+{
+	for (int i = 0; i < nledger; i++)
+		if (ledger[i].dev == dev)
+			return &ledger[i].need;
+	if (!add || nledger == LEDGER_MAX)
+		return NULL;
+	ledger[nledger].dev = dev;
+	ledger[nledger].need = 0;
+	return &ledger[nledger++].need;
+}
+
+/* Sum what will be written on each file system, with what workloads
+ * prepared before this one will write there, and refuse when less than
  * 5% would stay free. */
 static int check_space(struct files *f, char *msg, size_t len)
 {
@@ -476,16 +500,26 @@ static int check_space(struct files *f, char *msg, size_t len)
 			fs[k].need += t->bytes > t->freed ? t->bytes - t->freed : 0;
 	}
 	for (int k = 0; k < nfs; k++) {
-		uint64_t avail = 0, reserve = 0;
+		uint64_t avail = 0, reserve = 0, *before = ledger_of(fs[k].dev, false);
+		uint64_t others = before ? *before : 0;
 
 		if (rc == 0 && fs_space(fs[k].dir, &avail, &reserve) == 0 &&
-		    fs[k].need > 0 && fs[k].need + reserve > avail) {
-			snprintf(msg, len, "not enough space in %s (%s): the workload needs %.1f MiB, "
+		    fs[k].need > 0 && fs[k].need + others + reserve > avail) {
+			char more[96] = "";
+			if (others)
+				snprintf(more, sizeof more, " (%.1f MiB with the workloads before it on this file system)",
+				         (fs[k].need + others) / (double)MIB);
+			snprintf(msg, len, "not enough space in %s (%s): the workload needs %.1f MiB%s, "
 			         "%.1f MiB is free and 5%% of the file system (%.1f MiB) must stay free",
-			         fs[k].dir, fs_name(fs[k].dir), fs[k].need / (double)MIB,
+			         fs[k].dir, fs_name(fs[k].dir), fs[k].need / (double)MIB, more,
 			         avail / (double)MIB, reserve / (double)MIB);
 			rc = -ENOSPC;
 		}
+	}
+	for (int k = 0; k < nfs; k++) {
+		uint64_t *n = rc == 0 ? ledger_of(fs[k].dev, true) : NULL;
+		if (n)
+			*n += fs[k].need;
 		free(fs[k].dir);
 	}
 	return rc;

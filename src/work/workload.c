@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "benchtop/affinity.h"
+#include "benchtop/cgroup.h"
 #include "benchtop/clock.h"
 #include "benchtop/engine.h"
 #include "benchtop/journal.h"
@@ -74,6 +75,14 @@ struct workload {
 	int ncpu;
 	workload_placer placer;      /* the rule for each new process by its slot, or NULL */
 	void *placer_ctx;
+	/* Its cgroup (NULL where none could be made): every process of its
+	 * tree, whatever it does, and their CPU. */
+	struct cgroup *cg;
+	int cg_fd;                   /* its cgroup.procs, for children to join */
+	double cg_base_user, cg_base_sys; /* the default source writer's share */
+	double cg_user, cg_sys;      /* the last figures read */
+	bool tree_wait;              /* its children ended, other processes of its tree not yet */
+	bool tail_source;            /* ...and the one that ended last was the source writer */
 	/* pattern=rewrite: the write and the rewrite as two rows */
 	struct workload_totals rows[2];
 	double run_user0, run_sys0;
@@ -141,6 +150,7 @@ struct workload *workload_new(int id, const struct wl_spec *spec, const struct r
 	w->run = run;
 	snprintf(w->scratch, sizeof w->scratch, "%s", scratch ? scratch : "");
 	w->state = WLS_STARTING;
+	w->cg_fd = -1;
 	make_name(w);
 	return w;
 }
@@ -157,7 +167,32 @@ void workload_free(struct workload *w)
 		engine_counters_free(w->src_ctr, 1);
 	free(w->src_path);
 	free(w->mask);
+	if (w->cg_fd >= 0)
+		close(w->cg_fd);
+	if (w->cg) {
+		/* nothing of its tree may stay: kill what is left, then the
+		 * group goes once the kernel has emptied it */
+		for (int i = 0; i < 500 && cgroup_populated(w->cg) == 1; i++) {
+			cgroup_kill(w->cg);
+			struct timespec ts = { 0, 2000000 };
+			nanosleep(&ts, NULL);
+		}
+		cgroup_remove(w->cg);
+	}
 	free(w);
+}
+
+void workload_set_cgroup(struct workload *w, struct cgroup *g)
+{
+	w->cg_fd = g ? cgroup_procs_fd(g) : -1;
+	w->cg = w->cg_fd >= 0 ? g : NULL;
+	if (g && !w->cg)
+		cgroup_remove(g);
+}
+
+const struct cgroup *workload_cgroup(const struct workload *w)
+{
+	return w->cg;
 }
 
 static bool needs_source(const struct workload *w)
@@ -260,8 +295,14 @@ static void engine_slot(const struct workload *w, int j, int r, char *buf, size_
 /* What a child does between fork and its real work: its own process
  * group (so a stop reaches its whole tree), death with benchtop, default
  * signal handling, and the placement chosen before it started. */
-static void child_setup(pid_t pgid, const unsigned char *mask, int ncpu)
+static int child_setup(int cg_fd, pid_t pgid, const unsigned char *mask, int ncpu)
 {
+	/* into the workload's cgroup first: nothing it starts can leave it */
+	if (cg_fd >= 0) {
+		int rc = cgroup_join(cg_fd);
+		if (rc)
+			return rc;
+	}
 	setpgid(0, pgid);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	sigset_t none;
@@ -270,6 +311,7 @@ static void child_setup(pid_t pgid, const unsigned char *mask, int ncpu)
 	signal(SIGPIPE, SIG_DFL);
 	if (mask)
 		affinity_set_self(mask, ncpu);
+	return 0;
 }
 
 /* A command must not write over the dashboard or into batch records:
@@ -336,13 +378,19 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 	}
 	if (pid == 0) {
 		close(ep[0]);
-		child_setup(0, mask_for(w, "cmd"), w->ncpu);
+		int e = -child_setup(w->cg_fd, 0, mask_for(w, "cmd"), w->ncpu);
+		if (e) {
+			e = -e; /* joining its cgroup failed: it must not run outside */
+			if (write(ep[1], &e, sizeof e) < 0)
+				_exit(127);
+			_exit(127);
+		}
 		quiet_output(w->run);
 		/* benchtop's own descriptors (libproc2's /proc files, records)
 		 * are not the command's: none is inherited */
 		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 		execvp(w->spec->argv[0], w->spec->argv);
-		int e = errno;
+		e = errno;
 		if (write(ep[1], &e, sizeof e) < 0)
 			_exit(127);
 		_exit(127);
@@ -359,6 +407,12 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 	 * with benchtop's own set-up of the child */
 	w->t_start += clock_mono() - w->t_called;
 	add_child(w, pid, 0, ROLE_CMD);
+	if (n == (ssize_t)sizeof e && e < 0) {
+		snprintf(msg, len, "cannot move \"%s\" into its cgroup %s: %s", w->spec->argv[0],
+		         cgroup_path(w->cg), strerror(-e));
+		snprintf(w->err, sizeof w->err, "%s", msg);
+		return e;
+	}
 	if (n == (ssize_t)sizeof e) {
 		snprintf(msg, len, "cannot run \"%s\": %s", w->spec->argv[0], strerror(e));
 		snprintf(w->err, sizeof w->err, "%s", msg);
@@ -387,7 +441,8 @@ static int spawn_engine(struct workload *w, char *msg, size_t len)
 				return -errno;
 			}
 			if (pid == 0) {
-				child_setup(pg, mask, w->ncpu);
+				if (child_setup(w->cg_fd, pg, mask, w->ncpu))
+					_exit(126);
 				name_child(engine_role_name(w->plan.roles[r]));
 				engine_child(w->spec, &w->plan, j, r, &w->ctr[j], pfd);
 			}
@@ -412,7 +467,8 @@ static int spawn_source(struct workload *w, char *msg, size_t len)
 		return -errno;
 	}
 	if (pid == 0) {
-		child_setup(0, mask_for(w, "source"), w->ncpu);
+		if (child_setup(w->cg_fd, 0, mask_for(w, "source"), w->ncpu))
+			_exit(126);
 		name_child("source");
 		engine_fill_child(w->src_path, w->src_size, w->src_ctr);
 	}
@@ -424,12 +480,17 @@ static int spawn_source(struct workload *w, char *msg, size_t len)
 
 /* The source is written: the copy itself starts now, and its time, bytes
  * and CPU are counted from here. */
+static void after_children(struct workload *w, double now);
+
 static void source_done(struct workload *w, double now)
 {
 	char msg[320];
 	w->src_ready = true;
 	w->own.src = w->src_path;
 	forget_groups(w);
+	/* the source writer's CPU is not the copy's */
+	if (w->cg)
+		cgroup_cpu(w->cg, &w->cg_base_user, &w->cg_base_sys);
 	w->nch = 0;
 	w->t_start = now;
 	w->run_user0 = w->ru_user;
@@ -512,7 +573,7 @@ static bool any_alive(const struct workload *w)
 
 bool workload_running(const struct workload *w)
 {
-	return any_alive(w) || w->sync_pid;
+	return any_alive(w) || w->sync_pid || w->tree_wait;
 }
 
 static void describe_status(char *buf, size_t len, const char *what, int st)
@@ -538,7 +599,7 @@ static void start_sync(struct workload *w)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
-		child_setup(0, NULL, 0);
+		child_setup(w->cg_fd, 0, NULL, 0);
 		sync();
 		_exit(0);
 	}
@@ -681,7 +742,29 @@ void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *r
 	}
 	if (any_alive(w))
 		return;
-	if (source && w->state == WLS_RUNNING && !w->stop_requested) {
+	w->tail_source = source;
+	after_children(w, now);
+}
+
+/* True while a process of its tree other than its children still runs
+ * (a background job, a daemon that called setsid): they are the
+ * workload too, and it ends with the last of them. */
+static bool tree_alive(const struct workload *w)
+{
+	return w->cg && cgroup_populated(w->cg) == 1;
+}
+
+/* Its direct children have all ended: once the rest of its tree has too,
+ * the source's copy starts, or the closing sync, or the run is over. */
+static void after_children(struct workload *w, double now)
+{
+	if (tree_alive(w)) {
+		w->tree_wait = true;
+		return;
+	}
+	w->tree_wait = false;
+	if (w->tail_source && w->state == WLS_RUNNING && !w->stop_requested) {
+		w->tail_source = false;
 		source_done(w, now);
 		if (any_alive(w))
 			return;
@@ -693,6 +776,12 @@ void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *r
 			return;
 	}
 	finish_run(w, now);
+}
+
+void workload_tree_check(struct workload *w, double now)
+{
+	if (w->tree_wait && !any_alive(w) && !w->sync_pid)
+		after_children(w, now);
 }
 
 static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
@@ -724,6 +813,17 @@ static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 	ws->calls = total_calls;
 }
 
+/* The CPU of every process its tree ever had, from its cgroup. */
+static bool cgroup_cpu_now(const struct workload *w, double *user, double *sys)
+{
+	double u, y;
+	if (!w->cg || cgroup_cpu(w->cg, &u, &y))
+		return false;
+	*user = u - w->cg_base_user > 0 ? u - w->cg_base_user : 0;
+	*sys = y - w->cg_base_sys > 0 ? y - w->cg_base_sys : 0;
+	return true;
+}
+
 uint64_t workload_passes(const struct workload *w)
 {
 	return w->passes_done_runs + (w->ctr ? engine_passes(w) : 0);
@@ -731,10 +831,10 @@ uint64_t workload_passes(const struct workload *w)
 
 void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt)
 {
+	workload_tree_check(w, now);
 	/* counters read now: their rates are over the time since their own
 	 * last read, not the loop's */
 	double t_read = clock_mono();
-	(void)now;
 	if (w->t_read > 0)
 		dt = t_read - w->t_read;
 	w->t_read = t_read;
@@ -763,6 +863,11 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 		ws->utime = w->ru_user;
 	if (ws->stime < w->ru_sys)
 		ws->stime = w->ru_sys;
+	/* its cgroup counts short-lived and orphaned processes too */
+	if (cgroup_cpu_now(w, &w->cg_user, &w->cg_sys) && (!w->src_ctr || w->src_ready)) {
+		ws->utime = w->cg_user;
+		ws->stime = w->cg_sys;
+	}
 	/* Descendants reaped by someone else are only in the samples; the
 	 * default workload's source writer is not part of the copy. */
 	if (w->src_ctr && !w->src_ready) {
@@ -791,11 +896,14 @@ void workload_signal(struct workload *w, int sig)
 		kill(pids[i], sig);
 	if (w->sync_pid && sig == SIGKILL)
 		kill(w->sync_pid, sig);
+	/* and whatever else of its tree, wherever it went (setsid, double fork) */
+	if (w->cg && (w->sync_pid == 0 || sig == SIGKILL))
+		sig == SIGKILL ? cgroup_kill(w->cg) : cgroup_signal(w->cg, sig);
 }
 
 void workload_pause(struct workload *w, bool pause)
 {
-	if (!any_alive(w))
+	if (!any_alive(w) && !w->tree_wait)
 		return;
 	if (pause && !w->paused)
 		w->t_paused = clock_mono();
@@ -834,8 +942,11 @@ void workload_rearm(struct workload *w)
 void workload_cleanup(struct workload *w)
 {
 	forget_groups(w);
+	/* a workload that never ran (the run was refused after its files
+	 * were made) leaves none of them, not even the result file */
 	if (w->prepared) {
-		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, w->run->keep);
+		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED || w->runs == 0,
+		               w->run->keep && w->runs > 0);
 		note_files(w, false);
 	}
 	if (w->src_made && !w->run->keep)
@@ -902,10 +1013,16 @@ void workload_totals(const struct workload *w, struct workload_totals *t)
 	 * (descendants reaped inside it included, orphans added as benchtop
 	 * reaped them), exact to the microsecond; the samples' clock-tick
 	 * figures round each process up to a tick and only stand in while
-	 * processes still run. */
+	 * processes still run.  A cgroup's cpu.stat counts every process of
+	 * the tree, escaped ones too, and wins where there is one. */
 	bool reaped = !workload_running(w) && w->ru_user + w->ru_sys > 0;
 	t->user = reaped || w->ru_user > w->seen_user ? w->ru_user : w->seen_user;
 	t->sys = reaped || w->ru_sys > w->seen_sys ? w->ru_sys : w->seen_sys;
+	double u = w->cg_user, y = w->cg_sys;
+	if (w->cg && (cgroup_cpu_now(w, &u, &y) || u + y > 0)) {
+		t->user = u;
+		t->sys = y;
+	}
 	t->elapsed = w->elapsed_done;
 	t->paused = w->paused_s + (w->paused && w->t_paused > 0 ? clock_mono() - w->t_paused : 0);
 	t->bytes = w->bytes_seen;

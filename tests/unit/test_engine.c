@@ -701,8 +701,12 @@ static void test_tmpfs_fills_mid_run(void **s)
 	if (!mount_small("tmpfs"))
 		skip();
 	w.path = mnt, w.size = 5 * MIB, w.bs = 65536;
-	for (int i = 0; i < 2; i++)
+	/* prepared as by two runs: within one run their needs add up and
+	 * the second would be refused before anything is written */
+	for (int i = 0; i < 2; i++) {
+		engine_space_reset();
 		assert_int_equal(engine_prepare(&w, scratch, false, &plan[i], msg, sizeof msg), 0);
+	}
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(engine_spawn(&w, &plan[i], 0, &c[i], pids[i], NULL, NULL), 0);
 	for (int i = 0; i < 2; i++) {
@@ -724,6 +728,29 @@ static void test_tmpfs_fills_mid_run(void **s)
 	assert_true(nfail >= 1);
 	assert_int_equal(count_entries(mnt), 0);
 	engine_counters_free(c, 2);
+	umount2(mnt, MNT_DETACH);
+}
+
+/* Within one run the needs of workloads on one file system add up: the
+ * second 5 MiB write on an 8 MiB tmpfs is refused before anything is
+ * written, and the message says how much all of them need. */
+static void test_tmpfs_needs_add_up(void **s)
+{
+	struct wl_spec w = spec(WL_WRITE);
+	struct engine_plan plan[2];
+
+	(void)s;
+	if (!mount_small("tmpfs"))
+		skip();
+	w.path = mnt, w.size = 5 * MIB;
+	engine_space_reset();
+	assert_int_equal(engine_prepare(&w, scratch, false, &plan[0], msg, sizeof msg), 0);
+	assert_int_equal(engine_prepare(&w, scratch, false, &plan[1], msg, sizeof msg), -ENOSPC);
+	assert_non_null(strstr(msg, "10.0 MiB"));
+	engine_cleanup(&w, &plan[0], true, false);
+	engine_plan_free(&plan[0]);
+	assert_int_equal(count_entries(mnt), 0);
+	engine_space_reset();
 	umount2(mnt, MNT_DETACH);
 }
 
@@ -786,6 +813,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_and_read_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_pass_without_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmpfs_too_big_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tmpfs_needs_add_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmpfs_fills_mid_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direct_refused, setup, teardown),
 	};

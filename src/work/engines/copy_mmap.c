@@ -5,6 +5,9 @@
  * short, zeroes what it had prepared, faults the pages in and starts over,
  * which made this engine four times slower than read/write. */
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +35,35 @@ static void populate(const char *map, size_t off, size_t n)
 	(void)sink;
 }
 
+/* A source that shrinks under its mapping faults: write(2) from it says
+ * EFAULT ("Bad address"), touching it raises SIGBUS.  Both are told as
+ * what happened. */
+static struct engine_counters *bus_ctr;
+static char bus_msg[sizeof bus_ctr->msg];
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	if (bus_ctr) {
+		memcpy(bus_ctr->msg, bus_msg, sizeof bus_msg);
+		__atomic_store_n(&bus_ctr->err, EIO, __ATOMIC_RELEASE);
+	}
+	_exit(1);
+}
+
+/* The source is shorter than size now: fail saying so (0 when it is not). */
+static int shrunk(struct eng_ctx *x, int in, size_t size, int rc)
+{
+	struct stat st;
+	if (fstat(in, &st) != 0 || (size_t)st.st_size >= size)
+		return rc;
+	snprintf(x->c->msg, sizeof x->c->msg, "copying %s: the source changed size during the copy "
+	         "(%zu bytes when the copy began, %lld now)", x->job->src, size, (long long)st.st_size);
+	__atomic_store_n(&x->c->err, EIO, __ATOMIC_RELEASE);
+	eng_done(x->c);
+	return -EIO;
+}
+
 static int mmap_loop(struct eng_ctx *x, int in, int out)
 {
 	struct stat st;
@@ -52,18 +84,28 @@ static int mmap_loop(struct eng_ctx *x, int in, int out)
 	if (map == MAP_FAILED)
 		return eng_fail(x->c, errno, "mapping", x->job->src);
 	madvise(map, size, MADV_SEQUENTIAL);
+	bus_ctr = x->c;
+	snprintf(bus_msg, sizeof bus_msg, "copying %s: the source changed size during the copy "
+	         "(it had %zu bytes when the copy began)", x->job->src, size);
+	signal(SIGBUS, on_sigbus);
 	for (off = 0; off < size && rc == 0; off += x->bs) {
 		size_t n = size - off < x->bs ? size - off : x->bs;
 
 		if (off + n > mapped) {
 			size_t w = size - off < win ? size - off : win;
 
+			rc = shrunk(x, in, size, 0);
+			if (rc)
+				break;
 			populate(map, off, w);
 			mapped = off + w;
 		}
 		eng_count(x, 0, n, 0);
 		rc = eng_write_all(x, out, map + off, n, x->job->dst);
+		if (rc == -EFAULT)
+			rc = shrunk(x, in, size, rc);
 	}
+	signal(SIGBUS, SIG_DFL);
 	munmap(map, size);
 	return rc;
 }
