@@ -10,6 +10,7 @@
 #include "benchtop/journal.h"
 #include "benchtop/replay.h"
 #include "benchtop/report.h"
+#include "benchtop/ui.h"
 
 #define BENCHTOP_VERSION "0.1.0"
 
@@ -46,6 +47,17 @@ static int parse_with_config(int argc, char **argv, struct config *cfg, int *n,
 	return 0;
 }
 
+/* The dashboard's keys for --help, from the key table that dispatches
+ * them. */
+static void print_keys(FILE *fp)
+{
+	fputs("\nDashboard keys (F1, h or ? shows them with what every heading means):\n", fp);
+	for (size_t i = 0; i < ui_nkeys; i++)
+		fprintf(fp, "  %-8s %s%s\n", ui_keys[i].name, ui_keys[i].replay_only ? "" : "",
+		        ui_keys[i].help);
+	fputs("  mouse    a click selects a process, the wheel moves the selection (--no-mouse: off)\n", fp);
+}
+
 int main(int argc, char **argv)
 {
 	struct run r;
@@ -61,6 +73,7 @@ int main(int argc, char **argv)
 	switch (r.mode) {
 	case MODE_HELP:
 		cli_print_help(stdout);
+		print_keys(stdout);
 		break;
 	case MODE_VERSION:
 		printf("benchtop %s\n", BENCHTOP_VERSION);

@@ -726,5 +726,8 @@ int report_main(const struct run *r)
 		fprintf(stderr, "benchtop: cannot write %s: %s\n", r->record, strerror(-rc));
 		return 3;
 	}
+	struct stat st;
+	if (stat(r->record, &st) == 0)
+		fprintf(stderr, "wrote %s (%lld bytes)\n", r->record, (long long)st.st_size);
 	return 0;
 }

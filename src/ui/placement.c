@@ -52,19 +52,25 @@ void ui_placement_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	int rows = r.h - 1, w = r.w - LEFT - RIGHT;
+	static const struct proc_sample *list[512];
+	int n = ui_procs_list(v, list, 512);
 	char extra[96];
-	int more = s && s->nproc > rows ? s->nproc - rows : 0;
+	int more = n > rows ? n - rows : 0;
 	snprintf(extra, sizeof(extra), "CPU of each process per sample, newest right%s",
 	         more ? " (more in a taller terminal)" : "");
 	ui_title(r, "Placement", extra);
 	if (!s)
 		return;
-	for (int i = 0; i < s->nproc && i < rows && w > 4; i++) {
-		const struct proc_sample *p = &s->procs[i];
+	bool sel_ok = v->selected >= 0 && v->selected < s->nproc;
+	for (int i = 0; i < n && i < rows && w > 4; i++) {
+		const struct proc_sample *p = list[i];
 		int y = r.y + 1 + i;
-		ui_textf(y, r.x, LEFT, i == v->selected ? ROLE_SELECT : ROLE_NORMAL,
-		         "%7d %-15.15s ", (int)p->pid, p->comm);
-		strip(v, p, i, y, r.x + LEFT, w);
+		bool live = p >= s->procs && p < s->procs + s->nproc;
+		int hint = live ? (int)(p - s->procs) : 0;
+		enum theme_role role = sel_ok && p == &s->procs[v->selected] ? ROLE_SELECT
+		                     : live ? ROLE_NORMAL : ROLE_DIM;
+		ui_textf(y, r.x, LEFT, role, "%7d %-15.15s ", (int)p->pid, p->comm);
+		strip(v, p, hint, y, r.x + LEFT, w);
 		ui_textf(y, r.x + LEFT + w, RIGHT, ROLE_NORMAL, " mig %llu",
 		         (unsigned long long)p->migrations);
 	}

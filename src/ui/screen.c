@@ -13,7 +13,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <wchar.h>
-#include "benchtop/xalloc.h"
 
 #define MIN_ROWS 24
 #define MIN_COLS 80
@@ -98,17 +97,8 @@ static void setup_curses(bool no_color)
 	apply_theme();
 }
 
-/* Out of memory while the dashboard is up: the terminal is given back
- * before the message prints (endwin only; nothing is freed). */
-static void restore_terminal(void)
-{
-	if (scr)
-		endwin();
-}
-
 static int open_common(const char *theme, bool no_color, char *err, size_t errlen)
 {
-	xalloc_on_fatal(restore_terminal);
 	int rc = theme_load(theme, &cur, err, errlen);
 	if (rc < 0) {
 		endwin();
@@ -163,7 +153,6 @@ void ui_close(void)
 {
 	if (!scr)
 		return;
-	xalloc_on_fatal(NULL);
 	endwin();
 	delscreen(scr);
 	scr = NULL;
@@ -346,8 +335,12 @@ void ui_title(struct rect r, const char *title, const char *extra)
 	attroff(a);
 	int tw = ui_strwidth(title) + 2;
 	ui_textf(r.y, r.x + 1, r.w - 2, ROLE_TITLE, " %s ", title);
-	if (extra && *extra)
-		ui_textf(r.y, r.x + 1 + tw, r.w - 2 - tw, ROLE_NORMAL, " %s ", extra);
+	if (extra && *extra) {   /* cut at whole words, never mid-word */
+		char fit[256];
+		ui_fit_words(extra, r.w - 4 - tw, fit, sizeof(fit));
+		if (fit[0])
+			ui_textf(r.y, r.x + 1 + tw, r.w - 2 - tw, ROLE_NORMAL, " %s ", fit);
+	}
 }
 
 void ui_fmt_khz(long khz, char *buf, size_t len)
@@ -390,7 +383,7 @@ void ui_cache_store(struct ui_cache *c, struct rect r, uint64_t key)
 {
 	size_t n = (size_t)r.h * (size_t)r.w;
 	if (n > c->cap) {
-		cchar_t *p = xrealloc(c->cells, n * sizeof(*p));
+		cchar_t *p = realloc(c->cells, n * sizeof(*p));
 		if (!p) {
 			c->key = 0;
 			return;
@@ -413,15 +406,19 @@ static int clampi(int v, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Fixed needs first (CPU rows, process rows), the graph takes the rest. */
+/* Heights from the terminal size and the CPU count only (never from how
+ * many processes are alive), so no border moves during a run: the CPUs
+ * take a row each (up to a quarter of the screen), then Processes and
+ * Placement fixed shares of the rest, and the graph what is left. */
 static void layout(const struct snapshot *s, struct layout *l)
 {
 	int H = LINES, W = COLS, avail = H - 2;
-	int ncpu = s ? s->ncpu : 1, nproc = s ? s->nproc : 1;
+	int ncpu = s ? s->ncpu : 1;
 	int cpuh = 1 + clampi(ncpu, 1, avail / 4);
-	int placeh = 1 + clampi(nproc, 1, avail / 6);
-	int procsh = 2 + clampi(nproc, 2, avail / 4);
-	int graphh = avail - cpuh - placeh - procsh;
+	int rest = avail - cpuh;
+	int procsh = clampi(rest * 3 / 10, 4, 2 + 40);
+	int placeh = clampi(rest / 5, 2, 1 + 30);
+	int graphh = rest - procsh - placeh;
 	/* The residency panel wants 74 columns for its two periods side by
 	 * side; it takes them from the CPU panel when that keeps 46. */
 	int y = 1, half = W / 2;
@@ -439,6 +436,26 @@ static void layout(const struct snapshot *s, struct layout *l)
 	l->status = (struct rect){ H - 1, 0, 1, W };
 }
 
+bool ui_too_small(void)
+{
+	return scr && (LINES < MIN_ROWS || COLS < MIN_COLS);
+}
+
+static char small_note[80];
+
+void ui_note_small(const char *msg)
+{
+	snprintf(small_note, sizeof(small_note), "%s", msg ? msg : "");
+}
+
+void ui_set_mouse(bool on)
+{
+	if (!scr)
+		return;
+	mousemask(on ? BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED : 0, NULL);
+	mouseinterval(0);
+}
+
 static void draw_too_small(void)
 {
 	char msg[80];
@@ -447,6 +464,8 @@ static void draw_too_small(void)
 	int y = LINES / 2, x = COLS > w ? (COLS - w) / 2 : 0;
 	ui_text(y, x, COLS, ROLE_WARN, msg);
 	ui_textf(y + 1 < LINES ? y + 1 : y, x, COLS, ROLE_NORMAL, "now %dx%d", COLS, LINES);
+	if (small_note[0] && y + 2 < LINES)
+		ui_text(y + 2, 0, COLS, ROLE_STATUS, small_note);
 }
 
 void ui_draw(const struct ui_view *v)
@@ -454,11 +473,12 @@ void ui_draw(const struct ui_view *v)
 	if (!scr)
 		return;
 	erase();
-	if (LINES < MIN_ROWS || COLS < MIN_COLS) {
-		draw_too_small();
-	} else if (help_on) {
+	if (help_on) {
 		ui_help_draw(v, (struct rect){ 0, 0, LINES, COLS });
+	} else if (LINES < MIN_ROWS || COLS < MIN_COLS) {
+		draw_too_small();
 	} else {
+		small_note[0] = 0;
 		struct layout l;
 		layout(v->hist ? history_last(v->hist) : NULL, &l);
 		ui_header_draw(v, l.header);
