@@ -35,6 +35,8 @@ struct engine_counters {
 	uint32_t done;       /* futex word: 1 once the job's writer (or its only
 	                      * process) finished or any process failed; the pipe
 	                      * engine's control process sleeps on it */
+	uint64_t passes;     /* complete passes over the job's file (a looping
+	                      * engine starts the next one at offset 0) */
 };
 
 /* Allocate n zeroed counter blocks in shared memory (survive fork). */
@@ -63,6 +65,11 @@ struct engine_plan {
 	struct engine_job *job;      /* jobs entries */
 	int nroles;                  /* processes per job */
 	enum engine_role roles[ENGINE_MAX_ROLES];
+	/* Loop inside the processes: after each pass over the file, the same
+	 * processes start again at offset 0 (a writer of the same destination,
+	 * a reader of the same source) until they are stopped.  Set by the
+	 * caller before spawning (--loop, the default workload). */
+	bool loop;
 };
 
 /* Check and prepare workload w.

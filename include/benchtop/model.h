@@ -59,6 +59,8 @@ struct wl_sample {
 	uint64_t bytes;               /* total bytes done (written, or read for read/seek) */
 	uint64_t calls;               /* engine calls, 0 for commands */
 	double us_per_call;           /* wall time per call over the interval, -1 unknown */
+	uint64_t passes;              /* complete passes over its files (engines loop inside
+	                               * their processes; a command: finished runs) */
 	double utime, stime;          /* cumulative, including exited descendants */
 	enum wl_state state;
 };
@@ -116,6 +118,9 @@ uint64_t history_total(const struct history *h);
  * closes rather than the next one. */
 void history_close_phase_bytes(struct history *h, uint64_t bytes_now);
 int history_add_event(struct history *h, const struct event *e);
+/* An event that does not start a phase (a workload that ended for good:
+ * the phase table has one row per user action, --at action or marker). */
+int history_note_event(struct history *h, const struct event *e);
 size_t history_nevents(const struct history *h);
 const struct event *history_event(const struct history *h, size_t i);
 

@@ -67,6 +67,10 @@ uint64_t workload_bytes_now(const struct workload *w);
 /* Bytes done by one of its engine processes (the writer's written, the
  * reader's read); false for pids that are not its engine processes. */
 bool workload_proc_bytes(const struct workload *w, pid_t pid, uint64_t *bytes);
+/* Complete passes so far: an engine's passes over its files (it loops
+ * inside its processes under --loop and for the default workload; with
+ * jobs=N, the passes every job has done), a command's finished runs. */
+uint64_t workload_passes(const struct workload *w);
 /* Direct children's pids (roots of its process trees). */
 int workload_pids(const struct workload *w, pid_t *pids, int max);
 

@@ -61,7 +61,9 @@ void app_event(struct app *a, const char *action, const char *label, const char 
 void app_event_at(struct app *a, double t, const char *action, const char *label,
                   const char *detail)
 {
-	if (!a->in_tick) {
+	/* A workload's end is an event, but not a new phase. */
+	bool phase = strcmp(action, "workload_end") != 0;
+	if (!a->in_tick && phase) {
 		uint64_t b = 0;
 		for (int i = 0; i < a->nwl; i++)
 			b += workload_bytes_now(a->wl[i]);
@@ -71,9 +73,13 @@ void app_event_at(struct app *a, double t, const char *action, const char *label
 	snprintf(e.action, sizeof e.action, "%s", action);
 	snprintf(e.label, sizeof e.label, "%s", label);
 	snprintf(e.detail, sizeof e.detail, "%s", detail && *detail ? detail : "{}");
-	history_add_event(a->hist, &e);
-	if (a->cf)
-		cpufreq_mark(a->cf);
+	if (!phase) {
+		history_note_event(a->hist, &e);
+	} else {
+		history_add_event(a->hist, &e);
+		if (a->cf)
+			cpufreq_mark(a->cf);
+	}
 	if (a->rec) {
 		struct event r = e;
 		r.t += a->t_offset;
@@ -209,8 +215,20 @@ static void stop_all(struct app *a)
 
 /* ---- ticks ------------------------------------------------------------- */
 
+/* A workload that finished and starts again (--loop, the default
+ * workload): a command's next run; an engine only when its files gave
+ * nothing to loop over. */
+static bool will_restart(struct app *a, int i)
+{
+	struct workload *w = a->wl[i];
+	const struct wl_spec *s = workload_spec(w);
+	return (a->run->loop || s->is_default) && workload_state(w) == WLS_DONE &&
+	       !workload_stop_requested(w) && !a->quit && !a->finishing;
+}
+
 /* Children are reaped whenever SIGCHLD arrives, so an end is noticed by
- * comparing with the state the previous tick saw. */
+ * comparing with the state the previous tick saw.  Only an end for good
+ * is an event: a loop's next pass is counted, not marked. */
 static void note_workload_ends(struct app *a)
 {
 	for (int i = 0; i < a->nwl; i++) {
@@ -218,7 +236,8 @@ static void note_workload_ends(struct app *a)
 		enum wl_state before = a->wl_seen[i];
 		a->wl_seen[i] = s;
 		/* Workloads benchtop itself stops at the end are not events. */
-		if ((s == WLS_DONE || s == WLS_FAILED) && before != s && !a->finishing) {
+		if ((s == WLS_DONE || s == WLS_FAILED) && before != s && !a->finishing &&
+		    !will_restart(a, i)) {
 			char label[64], detail[MODEL_DETAIL_LEN];
 			const char *word = s == WLS_FAILED ? "failed" :
 			                   workload_stop_requested(a->wl[i]) ? "stopped" : "done";
@@ -239,12 +258,9 @@ static void note_workload_ends(struct app *a)
 
 static void restart_finished(struct app *a)
 {
-	bool loop = a->run->loop;
 	for (int i = 0; i < a->nwl; i++) {
 		struct workload *w = a->wl[i];
-		const struct wl_spec *s = workload_spec(w);
-		if (!(loop || s->is_default) || workload_state(w) != WLS_DONE ||
-		    workload_stop_requested(w) || a->quit)
+		if (!will_restart(a, i))
 			continue;
 		char msg[256];
 		if (workload_start(w, a->sp, action_start_mask(a, i + 1), a->ncpu, app_now(a), msg, sizeof msg))

@@ -890,7 +890,7 @@ const struct cli_option cli_options[] = {
 	{ 'w', "workload", "SPEC", "a workload KIND[:key=value,...] (repeatable; see WORKLOADS)", O_WORKLOAD, true, o_workload },
 	{ 'i', "interval", "SEC", "sample interval, 0.05 to 10 (default 0.5)", O_INTERVAL, false, o_interval },
 	{ 't', "duration", "SEC", "stop everything after SEC", O_DURATION, false, o_duration },
-	{ 0, "loop", NULL, "restart workloads that finish, until quit", O_LOOP, false, o_loop },
+	{ 0, "loop", NULL, "loop until quit: engines start each pass again in the same processes, commands re-run", O_LOOP, false, o_loop },
 	{ 0, "no-sync", NULL, "no sync(2) after a command workload, flush not counted", O_NO_SYNC, false, o_no_sync },
 	{ 0, "at", "T:ACTION", "at time T: pin=LIST pack free spread governor=NAME maxfreq=KHZ marker=TEXT pause resume (repeatable)", O_AT, true, o_at },
 	{ 'b', "batch", NULL, "no screen: one line per interval to stdout, then the summary", O_BATCH, false, o_batch },
@@ -1163,6 +1163,9 @@ static int pick_mode(struct run *r, char *err, size_t errlen)
 	if (r->sweep || r->matrix || r->preset)
 		return fail(err, errlen, "%s cannot be combined with %s", names[0],
 		            r->sweep ? "--sweep" : r->matrix ? "--matrix" : "--preset");
+	if (r->loop && r->mode == MODE_ATTACH)
+		return fail(err, errlen, "--loop cannot be used with --attach: attached processes are "
+		            "not benchtop's to restart (drop --loop, or run the work as a workload)");
 	return 0;
 }
 

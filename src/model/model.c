@@ -237,7 +237,7 @@ const struct snapshot *history_last(const struct history *h)
 	return h->len ? history_at(h, h->len - 1) : NULL;
 }
 
-int history_add_event(struct history *h, const struct event *e)
+static int add_event(struct history *h, const struct event *e)
 {
 	if (h->nev == h->evcap) {
 		size_t n = h->evcap ? h->evcap * 2 : 16;
@@ -248,6 +248,18 @@ int history_add_event(struct history *h, const struct event *e)
 		h->evcap = n;
 	}
 	h->ev[h->nev++] = *e;
+	return 0;
+}
+
+int history_note_event(struct history *h, const struct event *e)
+{
+	return add_event(h, e);
+}
+
+int history_add_event(struct history *h, const struct event *e)
+{
+	if (add_event(h, e))
+		return -ENOMEM;
 	if (h->nph == h->phcap) {
 		size_t n = h->phcap * 2;
 		struct phase *q = xrealloc(h->ph, n * sizeof *q);

@@ -145,9 +145,9 @@ void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
 		json_number(fp, w->utime);
 		fprintf(fp, ",\"stime\":");
 		json_number(fp, w->stime);
-		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"state\":\"%s\"}",
+		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"passes\":%llu,\"state\":\"%s\"}",
 		        (unsigned long long)w->bytes, (unsigned long long)w->calls,
-		        model_wl_state_name(w->state));
+		        (unsigned long long)w->passes, model_wl_state_name(w->state));
 	}
 	fprintf(fp, "],\"disk\":{\"device\":");
 	json_string(fp, s->disk.device);

@@ -171,6 +171,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 		o->write_bps = num(w, "write_bps", 0);
 		o->bytes = count(w, "bytes");
 		o->calls = count(w, "calls");
+		o->passes = count(w, "passes");
 		o->state = state_of(json_str(json_get(w, "state"), "running"));
 	}
 	copy_str(s->disk.device, sizeof s->disk.device, json_get(disk, "device"));

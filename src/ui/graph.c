@@ -281,9 +281,36 @@ static void paint(const struct plot *p, const struct series *se, int y0, int x0)
 			ui_wch(y0, x0 + c, 0x2191, '^', ui_attr(se[p->clip[c] - 1].role));
 }
 
+static uint64_t passes_of(const struct snapshot *s)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < s->nwl; i++)
+		n += s->wls[i].passes;
+	return n;
+}
+
+/* A small tick on the time axis under each sample in which a workload
+ * completed a pass (engines loop inside their processes: a pass is not an
+ * event, so it gets no marker). */
+static void pass_ticks(const struct ui_view *v, const struct plot *p, int y, int x0)
+{
+	size_t last = last_drawn(v);
+	attr_t a = ui_attr(ROLE_AXIS);
+	for (size_t i = last + 1; i-- > 1;) {
+		int sub, col = sample_col(v->hist, i, last, p, &sub);
+		if (col < 0)
+			break;
+		if (col >= p->w)
+			continue;
+		if (passes_of(history_at(v->hist, i)) > passes_of(history_at(v->hist, i - 1)))
+			mvaddch(y, x0 + col, ACS_BTEE | a);
+	}
+}
+
 /* Tick labels at round values (1, 2 or 5 times a power of ten), each on
  * the row its value is drawn at; rows too close to the last are skipped. */
-static void draw_axes(const struct plot *p, int y0, int x0, const struct ui_scale *sc)
+static void draw_axes(const struct ui_view *v, const struct plot *p, int y0, int x0,
+                      const struct ui_scale *sc)
 {
 	char b[32];
 	int ndots = p->h * p->vres, last_row = p->h;
@@ -302,6 +329,7 @@ static void draw_axes(const struct plot *p, int y0, int x0, const struct ui_scal
 	attron(a);
 	mvhline(y0 + p->h, x0, ACS_HLINE, p->w);
 	attroff(a);
+	pass_ticks(v, p, y0 + p->h, x0);
 	for (int c = p->w - 1; c >= 6; c -= 12)
 		if (p->col_t[c] >= 0) {
 			snprintf(b, sizeof(b), "%.0fs", p->col_t[c]);
@@ -523,6 +551,6 @@ void ui_graph_draw(const struct ui_view *v, struct rect r)
 	paint(&p, se, y0, x0);
 	const struct event *cut[STRIP_MAX];
 	int ncut = draw_markers(v, &p, y0, x0, cut);
-	draw_axes(&p, y0, x0, &sc);
+	draw_axes(v, &p, y0, x0, &sc);
 	draw_strip(cut, ncut, y0 + p.h + 1, r.x + 1, r.w - 2);
 }

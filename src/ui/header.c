@@ -44,13 +44,19 @@ void ui_fit_words(const char *s, int w, char *out, size_t len)
 	snprintf(out + best, len - best, "..");
 }
 
+/* Each workload's name and, once it has completed one, its pass count. */
 static void fmt_workloads(const struct ui_view *v, char *buf, size_t len)
 {
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	size_t n = 0;
 	buf[0] = 0;
-	for (int i = 0; i < v->nwl && n + 1 < len; i++)
+	for (int i = 0; i < v->nwl && n + 1 < len; i++) {
+		unsigned long long passes = s && i < s->nwl ? (unsigned long long)s->wls[i].passes : 0;
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
 		                      v->wl_names && v->wl_names[i] ? v->wl_names[i] : "?");
+		if (passes && n + 1 < len)
+			n += (size_t)snprintf(buf + n, len - n, " (pass %llu)", passes + 1);
+	}
 	if (v->nwl == 0)
 		snprintf(buf, len, "(no workload)");
 }

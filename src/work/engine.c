@@ -707,7 +707,10 @@ _Noreturn void engine_child(const struct wl_spec *w, const struct engine_plan *p
 		.w = w, .job = &plan->job[j], .c = c, .bs = spec_bs(w),
 		.pipefd = { pipefd ? pipefd[0] : -1, pipefd ? pipefd[1] : -1 },
 		.oflags_extra = (w->direct ? O_DIRECT : 0) | (w->sync == SYNC_EACH ? O_DSYNC : 0),
-		.solo = plan->nroles == 1,
+		.solo = plan->nroles == 1, .loop = plan->loop,
+		/* one process per job counts its passes: a copier, the first
+		 * seeker (writers and readers of their own say so) */
+		.counts_passes = plan->roles[r] == ROLE_MAIN || r == 0,
 	};
 	int rc;
 

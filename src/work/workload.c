@@ -59,6 +59,7 @@ struct workload {
 	double seen_user, seen_sys;  /* the most the samples ever showed */
 	double seen_base_user, seen_base_sys;
 	uint64_t bytes_done_runs, rbytes_done_runs, calls_done_runs; /* of finished runs */
+	uint64_t passes_done_runs;                  /* passes of finished runs */
 	uint64_t bytes_seen;                        /* the latest total shown */
 	uint64_t rbytes_last, bytes_last, calls_last;
 	uint64_t zombie_io;                         /* write_bytes of exited command roots */
@@ -193,6 +194,8 @@ int workload_prepare(struct workload *w, char *msg, size_t len)
 	if (rc)
 		return rc;
 	w->prepared = true;
+	/* --loop and the default workload loop inside their processes */
+	w->plan.loop = w->run->loop || w->spec->is_default;
 	w->nctr = w->plan.jobs;
 	w->ctr = engine_counters_new(w->nctr);
 	if (!w->ctr) {
@@ -517,6 +520,18 @@ static void add_rewrite_rows(struct workload *w)
 	w->rows[1].runs++;
 }
 
+/* Passes every job of the running instance has completed. */
+static uint64_t engine_passes(const struct workload *w)
+{
+	uint64_t least = UINT64_MAX;
+	for (int j = 0; j < w->nctr; j++) {
+		uint64_t p = __atomic_load_n(&w->ctr[j].passes, __ATOMIC_RELAXED);
+		if (p < least)
+			least = p;
+	}
+	return w->nctr > 0 ? least : 0;
+}
+
 static void finish_run(struct workload *w, double now)
 {
 	w->t_end = now;
@@ -524,6 +539,10 @@ static void finish_run(struct workload *w, double now)
 		add_rewrite_rows(w);
 	if (!needs_source(w))
 		w->elapsed_done += now - w->t_start;
+	if (w->ctr)
+		w->passes_done_runs += engine_passes(w);
+	else if (w->state == WLS_RUNNING || w->state == WLS_PAUSED)
+		w->passes_done_runs++;  /* a command that ran to its end: one pass */
 	if (w->ctr) {
 		for (int j = 0; j < w->nctr; j++) {
 			w->bytes_done_runs += w->ctr[j].bytes;
@@ -634,6 +653,11 @@ static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 	ws->calls = total_calls;
 }
 
+uint64_t workload_passes(const struct workload *w)
+{
+	return w->passes_done_runs + (w->ctr ? engine_passes(w) : 0);
+}
+
 void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt)
 {
 	(void)now;
@@ -677,6 +701,7 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 		w->seen_sys = y > w->seen_sys ? y : w->seen_sys;
 	}
 	ws->state = w->state == WLS_RUNNING && w->paused ? WLS_PAUSED : w->state;
+	ws->passes = workload_passes(w);
 }
 
 void workload_signal(struct workload *w, int sig)

@@ -1,6 +1,7 @@
 /* test_engine.c - benchtop's own I/O engines, run for real on files in a
  * scratch directory: every copy engine copies exactly and counts exactly,
- * write/rewrite/read/seek/jobs do and count what they say, benchtop's own
+ * write/rewrite/read/seek/jobs do and count what they say, engines loop
+ * in their processes (passes counted, files from offset 0), benchtop's own
  * files go at cleanup (unless keep), user files are never overwritten
  * without force, and a small tmpfs shows the free-space refusal, a disk
  * that fills mid-run and the O_DIRECT refusal. */
@@ -562,6 +563,104 @@ static void test_killed_pipe_copy(void **s)
 	engine_plan_free(&plan);
 }
 
+/* ---- looping inside the processes ---- */
+
+/* Spawn job 0 with plan->loop, wait for 3 passes, check its processes are
+ * the same ones all along (alive, never reaped), stop them with SIGTERM. */
+static void loop_three_passes(const struct wl_spec *w, struct engine_plan *plan,
+                              struct engine_counters *c)
+{
+	pid_t pids[8];
+	int st;
+
+	plan->loop = true;
+	assert_int_equal(engine_spawn(w, plan, 0, c, pids, NULL, NULL), 0);
+	for (int i = 0; i < 3000 && __atomic_load_n(&c->passes, __ATOMIC_RELAXED) < 3; i++)
+		usleep(10000);
+	assert_true(c->passes >= 3);
+	for (int r = 0; r < plan->nroles; r++)
+		assert_int_equal(waitpid(pids[r], &st, WNOHANG), 0);  /* still running */
+	assert_int_equal(c->done, 0);
+	assert_int_equal(c->err, 0);
+	for (int r = 0; r < plan->nroles; r++)
+		kill(pids[r], SIGTERM);
+	for (int r = 0; r < plan->nroles; r++)
+		assert_int_equal(waitpid(pids[r], &st, 0), pids[r]);
+}
+
+/* Every copy engine loops in the same processes: passes are counted, bytes
+ * keep growing, and after the passes the destination is still the copy. */
+static void test_copy_engines_loop(void **s)
+{
+	char src[160], dst[160];
+
+	(void)s;
+	snprintf(src, sizeof src, "%s/src-loop", top);
+	make_file(src, 3 * MIB + 5);
+	for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+		struct wl_spec w = spec(WL_COPY);
+		struct engine_plan plan;
+		struct engine_counters *c = engine_counters_new(1);
+
+		snprintf(dst, sizeof dst, "%s/dst-loop-%s", top, engines[i].name);
+		w.src = src, w.dst = dst, w.bs = 64 << 10, w.engine = engines[i].e;
+		w.procs = engines[i].procs, w.text = (char *)engines[i].name;
+		assert_int_equal(engine_prepare(&w, scratch, false, &plan, msg, sizeof msg), 0);
+		loop_three_passes(&w, &plan, c);
+		assert_true(c->bytes >= 3ull * (3 * MIB + 5));
+		assert_int_equal(file_size(dst), 3 * MIB + 5);
+		assert_same(src, dst);
+		engine_cleanup(&w, &plan, false, false);
+		unlink(dst);
+		engine_counters_free(c, 1);
+		engine_plan_free(&plan);
+	}
+}
+
+/* write and read loop too: the same file, from offset 0, pass after pass. */
+static void test_write_and_read_loop(void **s)
+{
+	struct wl_spec w = spec(WL_WRITE), r = spec(WL_READ);
+	struct engine_plan plan;
+	struct engine_counters *c = engine_counters_new(1);
+	char path[160];
+
+	(void)s;
+	w.size = 2 * MIB, w.bs = 4096;
+	assert_int_equal(engine_prepare(&w, scratch, false, &plan, msg, sizeof msg), 0);
+	loop_three_passes(&w, &plan, c);
+	assert_true(c->bytes >= 3ull * 2 * MIB);
+	assert_int_equal(file_size(plan.job[0].dst), 2 * MIB);  /* overwritten, not appended */
+	engine_cleanup(&w, &plan, false, false);
+	engine_plan_free(&plan);
+	memset(c, 0, sizeof *c);
+	snprintf(path, sizeof path, "%s/read-loop", top);
+	make_file(path, MIB);
+	r.path = path;
+	assert_int_equal(engine_prepare(&r, scratch, false, &plan, msg, sizeof msg), 0);
+	loop_three_passes(&r, &plan, c);
+	assert_true(c->bytes >= 3ull * MIB);
+	engine_cleanup(&r, &plan, false, false);
+	engine_plan_free(&plan);
+	engine_counters_free(c, 1);
+}
+
+/* Without loop a run is one pass. */
+static void test_one_pass_without_loop(void **s)
+{
+	struct wl_spec w = spec(WL_WRITE);
+	struct engine_plan plan;
+	struct engine_counters *c;
+
+	(void)s;
+	w.size = MIB;
+	assert_int_equal(run(&w, &plan, &c), 0);
+	assert_int_equal(c->passes, 1);
+	engine_cleanup(&w, &plan, false, false);
+	engine_counters_free(c, plan.jobs);
+	engine_plan_free(&plan);
+}
+
 /* ---- a small tmpfs ---- */
 
 static bool mount_small(const char *type)
@@ -683,6 +782,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_seek, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobs3, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_pipe_copy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copy_engines_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_and_read_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_pass_without_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmpfs_too_big_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmpfs_fills_mid_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direct_refused, setup, teardown),

@@ -102,12 +102,33 @@ static void test_state_names(void **state)
 	assert_string_equal(model_wl_state_name(WLS_FAILED), "failed");
 }
 
+/* A workload's end for good is an event, not a new phase. */
+static void test_noted_event_keeps_phase(void **state)
+{
+	(void)state;
+	struct history *h = history_new(16);
+	struct event e = { .t = 1.0 };
+	strcpy(e.action, "workload_end");
+	strcpy(e.label, "w1 done");
+	assert_int_equal(history_note_event(h, &e), 0);
+	strcpy(e.action, "marker");
+	strcpy(e.label, "one");
+	e.t = 2.0;
+	assert_int_equal(history_add_event(h, &e), 0);
+	assert_int_equal(history_nevents(h), 2);
+	assert_int_equal(history_nphases(h), 2);
+	assert_string_equal(history_phase(h, 1)->label, "one");
+	assert_true(history_phase(h, 0)->to == 2.0);
+	history_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_keeps_newest),
 		cmocka_unit_test(test_snapshot_copy_grows),
 		cmocka_unit_test(test_events_split_phases),
+		cmocka_unit_test(test_noted_event_keeps_phase),
 		cmocka_unit_test(test_state_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -199,9 +199,36 @@ int eng_finish(struct eng_ctx *x, int fd, const char *path)
 	return 0;
 }
 
+void eng_pass(struct eng_ctx *x)
+{
+	if (x->counts_passes)
+		__atomic_fetch_add(&x->c->passes, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t eng_moved(const struct eng_ctx *x)
+{
+	return __atomic_load_n(&x->c->bytes, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&x->c->rbytes, __ATOMIC_RELAXED);
+}
+
+int eng_pass_end(struct eng_ctx *x, int in, int fd, int fl, const char *path)
+{
+	if (fd >= 0 && x->w->sync == SYNC_END) {
+		eng_count(x, 0, 0, 1);
+		if (fsync(fd) != 0)
+			return eng_fail(x->c, errno, "syncing", path);
+	}
+	eng_pass(x);
+	if (fd >= 0 && fl >= 0)
+		fcntl(fd, F_SETFL, fl);
+	if ((fd >= 0 && lseek(fd, 0, SEEK_SET) < 0) || (in >= 0 && lseek(in, 0, SEEK_SET) < 0))
+		return eng_fail(x->c, errno, "seeking to the start of", path);
+	return 0;
+}
+
 int eng_copy_files(struct eng_ctx *x, eng_loop loop)
 {
-	int in, out, rc;
+	int in, out, rc, fl;
 
 	if ((rc = eng_open_src(x, &in)))
 		return rc;
@@ -209,12 +236,24 @@ int eng_copy_files(struct eng_ctx *x, eng_loop loop)
 		close(in);
 		return rc;
 	}
-	rc = loop(x, in, out);
+	fl = fcntl(out, F_GETFL);
+	for (;;) {
+		uint64_t before = eng_moved(x);
+
+		rc = loop(x, in, out);
+		/* A looping copy starts again at offset 0 of the same files,
+		 * unless the pass moved nothing (an empty source). */
+		if (rc || !x->loop || eng_moved(x) == before)
+			break;
+		if ((rc = eng_pass_end(x, in, out, fl, x->job->dst)))
+			break;
+	}
 	close(in);
 	if (rc) {
 		close(out);
 		return rc;
 	}
+	eng_pass(x);
 	return eng_finish(x, out, x->job->dst);
 }
 

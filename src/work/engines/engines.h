@@ -28,6 +28,10 @@ struct eng_ctx {
 	bool pipe_reader, pipe_writer;
 	/* The only process of its job: it alone writes the counter block. */
 	bool solo;
+	/* Loop over the file until stopped (engine_plan.loop). */
+	bool loop;
+	/* This process counts the job's passes (one per job). */
+	bool counts_passes;
 };
 
 /* Counters: atomic adds, since the processes of one job share the block. */
@@ -59,6 +63,15 @@ int eng_open_dst(struct eng_ctx *x, int *fd);
 int eng_write_all(struct eng_ctx *x, int fd, const char *buf, size_t n, const char *path);
 /* sync=end: phase 2 and fsync; then close, phase 3 and done. */
 int eng_finish(struct eng_ctx *x, int fd, const char *path);
+/* End of one pass of a looping engine: with sync=end fsync fd (when fd >=
+ * 0), count the pass, and put fd (and in, when >= 0) back at offset 0 with
+ * the file status flags fl it was opened with (a tail written without
+ * O_DIRECT dropped it).  0 or a negative errno (eng_fail'ed). */
+int eng_pass_end(struct eng_ctx *x, int in, int fd, int fl, const char *path);
+/* Count a completed pass (one per job: the process with counts_passes). */
+void eng_pass(struct eng_ctx *x);
+/* Bytes this job has moved so far (to tell an empty pass). */
+uint64_t eng_moved(const struct eng_ctx *x);
 
 /* The copy engines' frame: open the job's source and destination, run
  * loop(x, in, out), close, and on success eng_finish the destination. */
@@ -74,6 +87,10 @@ int eng_chunk_loop(struct eng_ctx *x, int in, int out, eng_step step, const char
 
 /* Copy in to out with read/write, x->bs at a time, until EOF. */
 int eng_rw_loop(struct eng_ctx *x, int in, int out, const char *inpath, const char *outpath);
+/* The same, stopping after limit bytes (UINT64_MAX: at EOF); *moved gets
+ * the bytes copied. */
+int eng_rw_span(struct eng_ctx *x, int in, int out, const char *inpath, const char *outpath,
+                uint64_t limit, uint64_t *moved);
 
 int eng_copy_rw(struct eng_ctx *x);
 int eng_copy_cfr(struct eng_ctx *x);

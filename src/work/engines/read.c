@@ -61,11 +61,22 @@ int eng_read(struct eng_ctx *x)
 {
 	int fd, rc;
 
+	x->counts_passes = true;
 	if ((rc = eng_open_src(x, &fd)))
 		return rc;
-	rc = x->w->unit_char ? char_read(x, fd) : block_read(x, fd);
+	for (;;) {
+		uint64_t before = eng_moved(x);
+
+		rc = x->w->unit_char ? char_read(x, fd) : block_read(x, fd);
+		/* looping: the same file again from its start */
+		if (rc || !x->loop || eng_moved(x) == before)
+			break;
+		if ((rc = eng_pass_end(x, fd, -1, -1, x->job->src)))
+			break;
+	}
 	close(fd);
 	if (rc == 0) {
+		eng_pass(x);
 		eng_phase(x->c, 3);
 		eng_done(x->c);
 	}

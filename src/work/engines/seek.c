@@ -55,7 +55,12 @@ int eng_seek(struct eng_ctx *x)
 		close(fd);
 		return eng_fail(x->c, ENOMEM, "allocating a buffer for", x->job->src);
 	}
-	rc = seek_loop(x, fd, buf, st.st_size >= (off_t)x->bs ? (uint64_t)st.st_size / x->bs : 1);
+	do {
+		rc = seek_loop(x, fd, buf, st.st_size >= (off_t)x->bs ? (uint64_t)st.st_size / x->bs : 1);
+		/* count=N looping: N more reads, and a pass counted */
+		if (rc == 0)
+			eng_pass(x);
+	} while (rc == 0 && x->loop && x->w->count > 0);
 	free(buf);
 	close(fd);
 	return rc;

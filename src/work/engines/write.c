@@ -84,12 +84,33 @@ static int write_passes(struct eng_ctx *x, int fd, FILE *fp, const char *buf)
 	return rc;
 }
 
+/* Passes until stopped (loop), each from offset 0 of the same file. */
+static int write_loop(struct eng_ctx *x, int fd, FILE *fp, const char *buf)
+{
+	int fl = fcntl(fd, F_GETFL), rc;
+
+	for (;;) {
+		rc = write_passes(x, fd, fp, buf);
+		if (rc || !x->loop || write_size(x->w) == 0)
+			return rc;
+		if (fp && fflush(fp) != 0)
+			return eng_fail(x->c, errno, "writing", x->job->dst);
+		if ((rc = eng_pass_end(x, -1, fd, fl, x->job->dst)))
+			return rc;
+		if (fp && fseeko(fp, 0, SEEK_SET) != 0)
+			return eng_fail(x->c, errno, "seeking in", x->job->dst);
+		if (x->w->rewrite)
+			eng_phase(x->c, 0);
+	}
+}
+
 int eng_write(struct eng_ctx *x)
 {
 	FILE *fp = NULL;
 	char *buf = NULL;
 	int fd, rc;
 
+	x->counts_passes = true;
 	if ((rc = eng_open_dst(x, &fd)))
 		return rc;
 	if (x->w->unit_char)
@@ -100,7 +121,7 @@ int eng_write(struct eng_ctx *x)
 		close(fd);
 		return eng_fail(x->c, ENOMEM, "setting up writes to", x->job->dst);
 	}
-	rc = write_passes(x, fd, fp, buf);
+	rc = write_loop(x, fd, fp, buf);
 	if (fp)
 		fclose(fp);
 	free(buf);
@@ -108,5 +129,6 @@ int eng_write(struct eng_ctx *x)
 		close(fd);
 		return rc;
 	}
+	eng_pass(x);
 	return eng_finish(x, fd, x->job->dst);
 }
