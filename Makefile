@@ -107,7 +107,7 @@ bench: deps-bench
 	bench/run.sh
 
 FUZZ_SECONDS ?= 60
-FUZZ_LIB := $(filter src/cli/cli.c src/base/units.c src/base/cpulist.c src/base/xalloc.c,$(LIBSRCS))
+FUZZ_LIB := $(filter src/cli/cli.c src/cli/spec.c src/cli/scalar.c src/base/units.c src/base/cpulist.c src/base/xalloc.c,$(LIBSRCS))
 fuzz: deps-fuzz
 	@mkdir -p build/fuzz
 	clang -std=c17 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=fuzzer,address,undefined \

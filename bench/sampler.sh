@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 mkdir -p build/bench
 CFLAGS="-std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Iinclude $(pkg-config --cflags libproc2)"
-OBJS="build/src/kernel/sample.o build/src/kernel/sample_fd.o build/src/kernel/sample_sys.o build/src/kernel/sample_parse.o build/src/base/cpulist.o build/src/model/model.o"
+OBJS="build/src/kernel/sample.o build/src/kernel/sample_fd.o build/src/kernel/sample_sys.o build/src/kernel/sample_parse.o build/src/model/model.o $(ls src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')"
 make -s $OBJS
 cc $CFLAGS -o build/bench/tick bench/tick.c $OBJS $(pkg-config --libs libproc2) -lm
 T=build/bench/tick

@@ -1,6 +1,7 @@
 /* app.h - one run of benchtop: the state the poll loop, the actions, the
- * outputs and the summary share.  Internal to app.c, action.c, record.c
- * and summary.c; main.c only calls app_main(). */
+ * run's outputs and its summary share.  Internal to src/app/ (app.c,
+ * app_setup.c, action.c, record.c, summary.c); out/ uses only
+ * record_start_head, main.c only app_run. */
 #ifndef BENCHTOP_APP_H
 #define BENCHTOP_APP_H
 

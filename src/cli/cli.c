@@ -1,621 +1,25 @@
-/* cli.c - command line and workload specs: strings in, a struct run or one
- * error sentence out.  Pure: no I/O (except cli_print_help), no exit(),
- * and no other benchtop module but cpulist (the fuzz harness links only
- * cli.c, units.c and cpulist.c).
+/* cli.c - the command line: the option table, the parser and --help;
+ * strings in, a struct run or one error sentence out.  Workload specs and
+ * --at are spec.c's, value words scalar.c's.  Pure: no I/O (except
+ * cli_print_help), no exit(), and no other benchtop module but cpulist,
+ * units and xalloc (the fuzz harness links only src/cli/{cli,spec,scalar}.c,
+ * units.c, cpulist.c and xalloc.c).
  *
  * Two tables drive everything: cli_options[] (options, --help, the man
  * page test) and wl_keys[] (workload keys, their checks and their help).
  * Every error names the offending word and says what would be accepted. */
-#include "benchtop/cli.h"
+#include "cli_priv.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SIZE_HINT "use a number with an optional unit k, M, G, KiB, MiB, GiB, TiB, kB, MB, GB, TB or B"
-#define TIME_HINT "use a number of seconds with an optional unit ms, s or min (e.g. 500ms, 2min)"
-#define CPULIST_NCPU 4096        /* syntax check only; the machine's count is checked at run time */
-#define MAX_TIME_S 1e9           /* about 31 years: anything longer is a typo */
-#define MAX_TIME_HINT "use at most 1000000000s (about 31 years)"
-#define MAX_SIZE_HINT "use at most 18446744073709551615 bytes (16 EiB less one byte)"
-#define MAX_FRAC 18              /* digits after the point */
-#define FRAC_HINT "use at most 18 digits after the point and 19 in all"
-#define MAX_BS (1ull << 30)      /* a bigger buffer per call only tests malloc */
-#define MAX_JOBS 1024
 #define MAX_PID 4194304          /* PID_MAX_LIMIT on 64-bit Linux */
-#define DEFAULT_BS (128u * 1024u)
-
-/* Writes the message and returns -1, so error paths are one line. */
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-/* ---- scalars ---------------------------------------------------------- */
-
-struct number {
-	uint64_t mant;   /* all digits, the decimal point removed */
-	int frac;        /* digits after the point */
-	const char *end; /* first character after the number */
-};
-
-/* Digits with an optional fraction (".5", "1", "2.25").  No sign, no
- * exponent, no hex, no locale: strtod accepts too much.  Returns 0, -1 if
- * no number starts at s, -2 if its whole part exceeds UINT64_MAX, -3 if it
- * has too many digits after the point (more than MAX_FRAC, or all its
- * digits together exceed UINT64_MAX). */
-static int parse_number(const char *s, struct number *n)
-{
-	int digits = 0;
-	bool point = false;
-	n->mant = 0;
-	n->frac = 0;
-	for (; *s; s++) {
-		if (*s == '.' && !point) {
-			point = true;
-			continue;
-		}
-		if (*s < '0' || *s > '9')
-			break;
-		if (point && n->frac >= MAX_FRAC)
-			return -3;
-		if (__builtin_mul_overflow(n->mant, 10, &n->mant) ||
-		    __builtin_add_overflow(n->mant, (uint64_t)(*s - '0'), &n->mant))
-			return point ? -3 : -2;
-		n->frac += point;
-		digits++;
-	}
-	n->end = s;
-	if (digits == 0 || (point && n->frac == 0))
-		return -1;
-	return 0;
-}
-
-static uint64_t pow10u(int e)
-{
-	uint64_t p = 1;
-	while (e-- > 0)
-		p *= 10;
-	return p;
-}
-
-struct unit { const char *name; uint64_t mult; };
-
-static const struct unit size_units[] = {
-	{ "", 1 }, { "B", 1 },
-	{ "k", 1ull << 10 }, { "K", 1ull << 10 }, { "m", 1ull << 20 }, { "M", 1ull << 20 },
-	{ "g", 1ull << 30 }, { "G", 1ull << 30 },
-	{ "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 }, { "TiB", 1ull << 40 },
-	{ "kB", 1000ull }, { "MB", 1000000ull }, { "GB", 1000000000ull }, { "TB", 1000000000000ull },
-};
-
-static const struct unit *find_unit(const struct unit *u, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(u[i].name, name) == 0)
-			return &u[i];
-	return NULL;
-}
-
-/* A number with a unit to a whole count: mant * mult / 10^frac, exactly;
- * -2 when that is above UINT64_MAX, -1 when it is not whole. */
-static int scale_exact(const struct number *n, uint64_t mult, uint64_t *out)
-{
-	unsigned __int128 v = (unsigned __int128)n->mant * mult;
-	uint64_t p = pow10u(n->frac);
-	if (v / p > UINT64_MAX)
-		return -2;
-	if (v % p)
-		return -1;
-	*out = (uint64_t)(v / p);
-	return 0;
-}
-
-int cli_parse_size(const char *s, uint64_t *out, const char *what, char *err, size_t errlen)
-{
-	struct number n;
-	const struct unit *u;
-	int rc;
-
-	if (!s || !*s)
-		return fail(err, errlen, "empty size for %s: %s", what, SIZE_HINT);
-	if (*s == '-')
-		return fail(err, errlen, "bad size \"%s\" for %s: must not be negative; %s", s, what, SIZE_HINT);
-	rc = parse_number(s, &n);
-	if (rc == -2)
-		return fail(err, errlen, "size \"%s\" for %s is too large: %s", s, what, MAX_SIZE_HINT);
-	if (rc == -3)
-		return fail(err, errlen, "size \"%s\" for %s has too many digits: %s", s, what, FRAC_HINT);
-	u = rc ? NULL : find_unit(size_units, sizeof size_units / sizeof size_units[0], n.end);
-	if (!u)
-		return fail(err, errlen, "bad size \"%s\" for %s: %s", s, what, SIZE_HINT);
-	rc = scale_exact(&n, u->mult, out);
-	if (rc == -2)
-		return fail(err, errlen, "size \"%s\" for %s is too large: %s", s, what, MAX_SIZE_HINT);
-	if (rc)
-		return fail(err, errlen, "size \"%s\" for %s is not a whole number of bytes", s, what);
-	return 0;
-}
-
-int cli_parse_time(const char *s, double *out, const char *what, char *err, size_t errlen)
-{
-	static const struct { const char *name; double mult; } tu[] = {
-		{ "", 1 }, { "s", 1 }, { "ms", 0.001 }, { "min", 60 },
-	};
-	struct number n;
-	int rc;
-
-	if (!s || !*s)
-		return fail(err, errlen, "empty time for %s: %s", what, TIME_HINT);
-	if (*s == '-')
-		return fail(err, errlen, "bad time \"%s\" for %s: must not be negative; %s", s, what, TIME_HINT);
-	rc = parse_number(s, &n);
-	if (rc == -2)
-		return fail(err, errlen, "time \"%s\" for %s is too long: %s", s, what, MAX_TIME_HINT);
-	if (rc == -3)
-		return fail(err, errlen, "time \"%s\" for %s has too many digits: %s", s, what, FRAC_HINT);
-	for (size_t i = 0; rc == 0 && i < sizeof tu / sizeof tu[0]; i++) {
-		if (strcmp(n.end, tu[i].name) != 0)
-			continue;
-		double v = (double)n.mant / (double)pow10u(n.frac) * tu[i].mult;
-		if (v > MAX_TIME_S)
-			return fail(err, errlen, "time \"%s\" for %s is too long: %s", s, what, MAX_TIME_HINT);
-		*out = v;
-		return 0;
-	}
-	return fail(err, errlen, "bad time \"%s\" for %s: %s", s, what, TIME_HINT);
-}
-
-/* A whole number in [lo, hi]. */
-static int parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out,
-                      const char *what, char *err, size_t errlen)
-{
-	struct number n;
-	if (!s || !*s)
-		return fail(err, errlen, "empty value for %s: use a whole number from %llu to %llu",
-		            what, (unsigned long long)lo, (unsigned long long)hi);
-	if (parse_number(s, &n) != 0 || n.frac || *n.end || n.mant < lo || n.mant > hi)
-		return fail(err, errlen, "bad value \"%s\" for %s: use a whole number from %llu to %llu",
-		            s, what, (unsigned long long)lo, (unsigned long long)hi);
-	*out = n.mant;
-	return 0;
-}
-
-int cli_parse_cpulist(const char *s, unsigned char *mask, int ncpu, char *err, size_t errlen)
-{
-	if (!s || !*s)
-		return fail(err, errlen, "empty CPU list: use CPU numbers and ranges, e.g. 0 or 0,2-3");
-	return cpulist_parse(s, mask, ncpu, err, errlen);
-}
-
-/* Syntax check of a CPU list against a generous CPU count. */
-static int check_cpulist(const char *s, const char *what, char *err, size_t errlen)
-{
-	unsigned char *mask = xcalloc(CPULIST_NCPU, 1);
-	int rc;
-	char why[CLI_ERR_MAX];
-	rc = cli_parse_cpulist(s, mask, CPULIST_NCPU, why, sizeof why);
-	free(mask);
-	if (rc)
-		return fail(err, errlen, "bad CPU list \"%s\" for %s: %s", s ? s : "", what, why);
-	return 0;
-}
-
-/* Governor and preset names: what a sysfs file name can hold, no paths. */
-static int check_name(const char *s, const char *what, char *err, size_t errlen)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > 31 || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != n
-	    || s[0] == '.' || s[0] == '-')
-		return fail(err, errlen, "bad %s \"%s\": use up to 31 letters, digits, '_', '-' or '.', "
-		            "e.g. ondemand, performance, schedutil", what, s);
-	return 0;
-}
-
-/* ---- workload specs ---------------------------------------------------- */
-
-enum key_type { KT_STR, KT_SIZE, KT_INT, KT_U64, KT_ENUM, KT_BOOLWORD, KT_DIRECT, KT_RUN };
-
-#define K(k) (1u << (k))
-static const char *const engine_words[] = { "rw", "cfr", "sendfile", "splice", "mmap", "pipe", NULL };
-static const char *const sync_words[] = { "end", "none", "each", NULL };
-static const char *const pattern_words[] = { "seq", "rewrite", NULL };
-static const char *const unit_words[] = { "block", "char", NULL };
-
-struct wl_key {
-	const char *name;
-	unsigned kinds;              /* bit per enum wl_kind */
-	enum key_type type;
-	size_t off;                  /* field in struct wl_spec */
-	uint64_t lo, hi;             /* KT_SIZE, KT_INT, KT_U64 range */
-	const char *const *words;    /* KT_ENUM, KT_BOOLWORD (second word = true) */
-	const char *meta;            /* shown as key=META */
-	const char *help;
-};
-
-#define F(f) offsetof(struct wl_spec, f)
-static const struct wl_key wl_keys[] = {
-	{ "src", K(WL_COPY), KT_STR, F(src), 0, 0, NULL, "FILE", "file to copy (required)" },
-	{ "dst", K(WL_COPY), KT_STR, F(dst), 0, 0, NULL, "FILE", "destination (default: a new file in the scratch directory)" },
-	{ "path", K(WL_WRITE) | K(WL_READ) | K(WL_SEEK), KT_STR, F(path), 0, 0, NULL, "PATH",
-	  "file (read, seek: required) or, for write, file or directory (default: scratch directory)" },
-	{ "bs", K(WL_COPY) | K(WL_WRITE) | K(WL_READ), KT_SIZE, F(bs), 1, MAX_BS, NULL, "SIZE", "bytes per call (default 128k)" },
-	{ "size", K(WL_WRITE), KT_SIZE, F(size), 1, UINT64_MAX, NULL, "SIZE", "bytes to write (default: the engine's)" },
-	{ "engine", K(WL_COPY), KT_ENUM, F(engine), 0, 0, engine_words, "ENGINE", "rw, cfr, sendfile, splice, mmap or pipe (default rw)" },
-	{ "procs", K(WL_COPY), KT_INT, F(procs), 2, 3, NULL, "N", "engine=pipe: 2 or 3 processes (default 3)" },
-	{ "sync", K(WL_COPY) | K(WL_WRITE), KT_ENUM, F(sync), 0, 0, sync_words, "MODE", "end, none or each (default end)" },
-	{ "direct", K(WL_COPY) | K(WL_WRITE), KT_DIRECT, F(direct), 0, 0, NULL, "BOOL", "O_DIRECT (direct alone means yes)" },
-	{ "jobs", K(WL_COPY) | K(WL_WRITE) | K(WL_READ), KT_INT, F(jobs), 1, MAX_JOBS, NULL, "N", "copies at once, each on its own file (default 1)" },
-	{ "pattern", K(WL_WRITE), KT_BOOLWORD, F(rewrite), 0, 0, pattern_words, "PATTERN", "seq or rewrite (default seq)" },
-	{ "unit", K(WL_WRITE) | K(WL_READ), KT_BOOLWORD, F(unit_char), 0, 0, unit_words, "UNIT", "block or char (default block)" },
-	{ "seekers", K(WL_SEEK), KT_INT, F(seekers), 1, 64, NULL, "N", "seeking processes (default 3)" },
-	{ "count", K(WL_SEEK), KT_U64, F(count), 0, UINT64_MAX, NULL, "N", "reads per seeker (default 0: until stopped)" },
-	{ "run", K(WL_CMD), KT_RUN, F(argv), 0, 0, NULL, "TEXT", "shell command, to the end of the spec (commas allowed)" },
-};
-#undef F
-#define NKEYS (sizeof wl_keys / sizeof wl_keys[0])
-
-static const struct { const char *name; enum wl_kind kind; const char *required; } wl_kinds[] = {
-	{ "copy", WL_COPY, "src" }, { "write", WL_WRITE, NULL }, { "read", WL_READ, "path" },
-	{ "seek", WL_SEEK, "path" }, { "cmd", WL_CMD, "run" },
-};
-#define NKINDS (sizeof wl_kinds / sizeof wl_kinds[0])
-
-const char *cli_kind_name(enum wl_kind k)
-{
-	for (size_t i = 0; i < NKINDS; i++)
-		if (wl_kinds[i].kind == k)
-			return wl_kinds[i].name;
-	return "?";
-}
-
-/* "a, b or c" from a NULL-terminated word list. */
-static void join_words(const char *const *w, char *buf, size_t len)
-{
-	size_t n = 0, used = 0;
-	while (w[n])
-		n++;
-	buf[0] = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
-		int k = snprintf(buf + used, len - used, "%s%s", sep, w[i]);
-		if (k < 0 || (size_t)k >= len - used)
-			return;
-		used += (size_t)k;
-	}
-}
-
-static int word_index(const char *const *w, const char *s)
-{
-	for (int i = 0; w[i]; i++)
-		if (strcmp(w[i], s) == 0)
-			return i;
-	return -1;
-}
-
-/* The accepted keys of a kind, "src, dst, bs, ...". */
-static void kind_keys(enum wl_kind kind, char *buf, size_t len)
-{
-	size_t used = 0;
-	buf[0] = 0;
-	for (size_t i = 0; i < NKEYS; i++) {
-		if (!(wl_keys[i].kinds & K(kind)))
-			continue;
-		int k = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", wl_keys[i].name);
-		if (k < 0 || (size_t)k >= len - used)
-			return;
-		used += (size_t)k;
-	}
-}
-
-static int set_direct(bool *out, const char *val, char *err, size_t errlen)
-{
-	static const char *const yes[] = { "1", "yes", "true", NULL };
-	static const char *const no[] = { "0", "no", "false", NULL };
-	if (!val || word_index(yes, val) >= 0)
-		*out = true;
-	else if (word_index(no, val) >= 0)
-		*out = false;
-	else
-		return fail(err, errlen, "bad value \"%s\" for direct: use direct, direct=1|0|yes|no|true|false", val);
-	return 0;
-}
-
-static int set_cmd_argv(struct wl_spec *w, const char *text)
-{
-	w->argv = xrealloc(NULL, 4 * sizeof *w->argv);
-	w->argv[0] = xstrdup("/bin/sh");
-	w->argv[1] = xstrdup("-c");
-	w->argv[2] = xstrdup(text);
-	w->argv[3] = NULL;
-	return 0;
-}
-
-/* Stores one key's value; the key table says where and how. */
-static int set_key(struct wl_spec *w, const struct wl_key *k, const char *val, char *err, size_t errlen)
-{
-	char *field = (char *)w + k->off;
-	char words[128];
-	uint64_t u;
-	int i;
-
-	switch (k->type) {
-	case KT_STR:
-		*(char **)field = xstrdup(val);
-		return 0;
-	case KT_RUN:
-		return set_cmd_argv(w, val);
-	case KT_DIRECT:
-		return set_direct((bool *)field, val, err, errlen);
-	case KT_SIZE:
-		if (cli_parse_size(val, &u, k->name, err, errlen))
-			return -1;
-		if (u < k->lo || u > k->hi)
-			return fail(err, errlen, "bad size \"%s\" for %s: use at least 1 byte%s", val, k->name,
-			            k->hi == MAX_BS ? " and at most 1GiB" : "");
-		*(uint64_t *)field = u;
-		return 0;
-	case KT_INT:
-	case KT_U64:
-		if (parse_uint(val, k->lo, k->hi, &u, k->name, err, errlen))
-			return -1;
-		if (k->type == KT_INT)
-			*(int *)field = (int)u;
-		else
-			*(uint64_t *)field = u;
-		return 0;
-	case KT_ENUM:
-	case KT_BOOLWORD:
-		i = word_index(k->words, val);
-		join_words(k->words, words, sizeof words);
-		if (i < 0)
-			return fail(err, errlen, "bad %s \"%s\": use %s", k->name, val, words);
-		if (k->type == KT_BOOLWORD)
-			*(bool *)field = i == 1;
-		else
-			*(unsigned *)field = (unsigned)i;
-		return 0;
-	}
-	return fail(err, errlen, "internal: key %s has no type", k->name);
-}
-
-static void wl_defaults(struct wl_spec *w, enum wl_kind kind, const char *text)
-{
-	memset(w, 0, sizeof *w);
-	w->kind = kind;
-	w->text = xstrdup(text);
-	w->bs = DEFAULT_BS;
-	w->engine = ENG_RW;
-	w->procs = 3;
-	w->sync = SYNC_END;
-	w->jobs = 1;
-	w->seekers = 3;
-}
-
-static const struct wl_key *find_key(const char *name, size_t n)
-{
-	for (size_t i = 0; i < NKEYS; i++)
-		if (strlen(wl_keys[i].name) == n && strncmp(wl_keys[i].name, name, n) == 0)
-			return &wl_keys[i];
-	return NULL;
-}
-
-/* One "key=value" (or bare "key") item of a spec; *next is where the
- * following item starts.  `seen` is a bit per wl_keys[] row. */
-static int spec_item(struct wl_spec *w, const char *kind, const char *item, const char **next,
-                     unsigned *seen, char *err, size_t errlen)
-{
-	size_t n = strcspn(item, "=,");
-	const struct wl_key *k = find_key(item, n);
-	char keys[160], *val;
-	const char *v, *end;
-	int rc;
-
-	if (n == 0)
-		return fail(err, errlen, "empty key in workload \"%s\": use %s:key=value,key=value", w->text, kind);
-	if (!k || !(k->kinds & K(w->kind))) {
-		kind_keys(w->kind, keys, sizeof keys);
-		return fail(err, errlen, "unknown key \"%.*s\" for %s: accepted keys are %s", (int)n, item, kind, keys);
-	}
-	if (*seen & (1u << (k - wl_keys)))
-		return fail(err, errlen, "key \"%s\" given twice in workload \"%s\"", k->name, w->text);
-	*seen |= 1u << (k - wl_keys);
-	if (item[n] != '=') {
-		*next = item + n;
-		if (k->type == KT_DIRECT)
-			return set_key(w, k, NULL, err, errlen);
-		return fail(err, errlen, "key \"%s\" needs a value: %s=%s", k->name, k->name, k->meta);
-	}
-	v = item + n + 1;
-	end = k->type == KT_RUN ? v + strlen(v) : v + strcspn(v, ",");
-	*next = end;
-	if (end == v)
-		return fail(err, errlen, "empty value for key \"%s\" in workload \"%s\": use %s=%s",
-		            k->name, w->text, k->name, k->meta);
-	val = xstrndup(v, (size_t)(end - v));
-	rc = set_key(w, k, val, err, errlen);
-	free(val);
-	return rc;
-}
-
-/* Rules between keys, checked once all keys are in. */
-static int spec_check(struct wl_spec *w, const char *kind, const char *required, unsigned seen,
-                      char *err, size_t errlen)
-{
-	const struct wl_key *procs = find_key("procs", 5);
-	if (required) {
-		const struct wl_key *k = find_key(required, strlen(required));
-		if (!(seen & (1u << (k - wl_keys))))
-			return fail(err, errlen, "workload \"%s\": %s needs %s=%s, e.g. %s:%s=%s",
-			            w->text, kind, k->name, k->meta, kind, k->name,
-			            w->kind == WL_CMD ? "'sleep 5'" : "/path/to/file");
-	}
-	if ((seen & (1u << (procs - wl_keys))) && w->engine != ENG_PIPE)
-		return fail(err, errlen, "workload \"%s\": procs=%d needs engine=pipe "
-		            "(the other engines run one process per job)", w->text, w->procs);
-	if (w->src && w->dst && strcmp(w->src, w->dst) == 0)
-		return fail(err, errlen, "workload \"%s\": src and dst are the same file \"%s\"", w->text, w->src);
-	return 0;
-}
-
-static int parse_spec(const char *text, struct wl_spec *w, char *err, size_t errlen)
-{
-	size_t n = strcspn(text, ":");
-	const char *p;
-	unsigned seen = 0;
-	size_t i;
-
-	for (i = 0; i < NKINDS; i++)
-		if (strlen(wl_kinds[i].name) == n && strncmp(wl_kinds[i].name, text, n) == 0)
-			break;
-	if (i == NKINDS)
-		return fail(err, errlen, "unknown workload kind \"%.*s\" in \"%s\": use copy, write, read, seek or cmd",
-		            (int)n, text, text);
-	wl_defaults(w, wl_kinds[i].kind, text);
-	if (text[n] == ':' && text[n + 1] == 0)
-		return fail(err, errlen, "nothing after ':' in workload \"%s\": use %s:key=value,...", text, wl_kinds[i].name);
-	for (p = text[n] ? text + n + 1 : text + n; *p; ) {
-		if (spec_item(w, wl_kinds[i].name, p, &p, &seen, err, errlen))
-			return -1;
-		if (*p == ',' && p[1] == 0)
-			return fail(err, errlen, "trailing ',' in workload \"%s\"", text);
-		if (*p == ',')
-			p++;
-	}
-	return spec_check(w, wl_kinds[i].name, wl_kinds[i].required, seen, err, errlen);
-}
-
-void cli_free_workload(struct wl_spec *w)
-{
-	if (!w)
-		return;
-	free(w->text);
-	free(w->src);
-	free(w->dst);
-	free(w->path);
-	for (size_t i = 0; w->argv && w->argv[i]; i++)
-		free(w->argv[i]);
-	free(w->argv);
-	memset(w, 0, sizeof *w);
-}
-
-int cli_parse_workload(const char *text, struct wl_spec *w, char *err, size_t errlen)
-{
-	memset(w, 0, sizeof *w);
-	if (!text || !*text)
-		return fail(err, errlen, "empty workload: use KIND[:key=value,...] with KIND copy, write, read, seek or cmd");
-	if (parse_spec(text, w, err, errlen)) {
-		cli_free_workload(w);
-		return -1;
-	}
-	return 0;
-}
-
-/* ---- --at T:ACTION ------------------------------------------------------ */
-
-enum at_arg { AA_NONE, AA_CPULIST, AA_NAME, AA_KHZ, AA_TEXT };
-static const struct { const char *name; enum at_kind kind; enum at_arg arg; const char *meta; } at_actions[] = {
-	{ "pin", AT_PIN, AA_CPULIST, "LIST" }, { "pack", AT_PACK, AA_NONE, NULL },
-	{ "free", AT_FREE, AA_NONE, NULL }, { "spread", AT_SPREAD, AA_NONE, NULL },
-	{ "governor", AT_GOVERNOR, AA_NAME, "NAME" }, { "maxfreq", AT_MAXFREQ, AA_KHZ, "KHZ" },
-	{ "marker", AT_MARKER, AA_TEXT, "TEXT" }, { "pause", AT_PAUSE, AA_NONE, NULL },
-	{ "resume", AT_RESUME, AA_NONE, NULL },
-};
-#define AT_HINT "use pin=LIST, pack, free, spread, governor=NAME, maxfreq=KHZ, marker=TEXT, pause or resume"
-
-/* "2600000", "2600000kHz", "2600MHz", "2.6GHz" -> kHz. */
-static int parse_khz(const char *s, long *out, char *err, size_t errlen)
-{
-	static const struct unit fu[] = { { "", 1 }, { "kHz", 1 }, { "MHz", 1000 }, { "GHz", 1000000 } };
-	struct number n;
-	const struct unit *u = NULL;
-	uint64_t v = 0;
-
-	if (parse_number(s, &n) == 0)
-		u = find_unit(fu, sizeof fu / sizeof fu[0], n.end);
-	if (!u || scale_exact(&n, u->mult, &v) || v == 0 || v > 1000000000)
-		return fail(err, errlen, "bad frequency \"%s\" for maxfreq: use kHz (2600000) or a unit kHz, MHz, GHz (2.6GHz)", s);
-	*out = (long)v;
-	return 0;
-}
-
-static int at_arg(struct at_action *a, enum at_arg kind, const char *v, char *err, size_t errlen)
-{
-	switch (kind) {
-	case AA_CPULIST:
-		if (check_cpulist(v, "pin", err, errlen))
-			return -1;
-		break;
-	case AA_NAME:
-		if (check_name(v, "governor", err, errlen))
-			return -1;
-		break;
-	case AA_KHZ:
-		return parse_khz(v, &a->khz, err, errlen);
-	case AA_NONE:
-	case AA_TEXT:
-		break;
-	}
-	a->arg = xstrdup(v);
-	return 0;
-}
-
-static int parse_at(const char *s, struct at_action *a, char *err, size_t errlen)
-{
-	const char *colon = strchr(s, ':'), *act, *eq;
-	char *t;
-	size_t n;
-	int rc;
-
-	if (!colon)
-		return fail(err, errlen, "bad --at \"%s\": use T:ACTION, e.g. 10s:spread or 20:pin=0", s);
-	t = xstrndup(s, (size_t)(colon - s));
-	rc = cli_parse_time(t, &a->t, "--at", err, errlen);
-	free(t);
-	if (rc)
-		return -1;
-	act = colon + 1;
-	eq = strchr(act, '=');
-	n = eq ? (size_t)(eq - act) : strlen(act);
-	for (size_t i = 0; i < sizeof at_actions / sizeof at_actions[0]; i++) {
-		if (strlen(at_actions[i].name) != n || strncmp(at_actions[i].name, act, n) != 0)
-			continue;
-		a->kind = at_actions[i].kind;
-		if (at_actions[i].arg == AA_NONE && eq)
-			return fail(err, errlen, "action \"%s\" in --at \"%s\" takes no value", at_actions[i].name, s);
-		if (at_actions[i].arg != AA_NONE && (!eq || !eq[1]))
-			return fail(err, errlen, "action \"%s\" in --at \"%s\" needs a value: %s=%s",
-			            at_actions[i].name, s, at_actions[i].name, at_actions[i].meta);
-		return at_actions[i].arg == AA_NONE ? 0 : at_arg(a, at_actions[i].arg, eq + 1, err, errlen);
-	}
-	return fail(err, errlen, "unknown action \"%.*s\" in --at \"%s\": " AT_HINT, (int)n, act, s);
-}
-
-int cli_parse_at(const char *s, struct at_action *a, char *err, size_t errlen)
-{
-	memset(a, 0, sizeof *a);
-	if (!s || !*s)
-		return fail(err, errlen, "empty --at: use T:ACTION, e.g. 10s:spread");
-	if (parse_at(s, a, err, errlen)) {
-		free(a->arg);
-		memset(a, 0, sizeof *a);
-		return -1;
-	}
-	return 0;
-}
 
 /* ---- option handlers ------------------------------------------------------ */
 
@@ -668,8 +72,8 @@ static int pick(const char *const *words, const char *opt, const char *v, unsign
                 char *err, size_t errlen)
 {
 	char list[96];
-	int i = word_index(words, v);
-	join_words(words, list, sizeof list);
+	int i = cli_word_index(words, v);
+	cli_join_words(words, list, sizeof list);
 	if (i < 0)
 		return fail(err, errlen, "bad value \"%s\" for %s: use %s", v, opt, list);
 	*out = (unsigned)i;
@@ -716,7 +120,7 @@ STR_OPT(o_sysfs, sysfs)
 
 static int o_preset(struct run *r, const char *v, char *err, size_t errlen)
 {
-	if (!strchr(v, '/') && check_name(v, "preset name", err, errlen))
+	if (!strchr(v, '/') && cli_check_name(v, "preset name", err, errlen))
 		return -1;
 	free(r->preset);
 	r->preset = xstrdup(v);
@@ -725,7 +129,7 @@ static int o_preset(struct run *r, const char *v, char *err, size_t errlen)
 
 static int o_governor(struct run *r, const char *v, char *err, size_t errlen)
 {
-	if (check_name(v, "governor", err, errlen))
+	if (cli_check_name(v, "governor", err, errlen))
 		return -1;
 	r->governor = xstrdup(v);
 	return 0;
@@ -733,7 +137,7 @@ static int o_governor(struct run *r, const char *v, char *err, size_t errlen)
 
 static int o_cpus(struct run *r, const char *v, char *err, size_t errlen)
 {
-	if (check_cpulist(v, "--cpus", err, errlen))
+	if (cli_check_cpulist(v, "--cpus", err, errlen))
 		return -1;
 	r->cpus = xstrdup(v);
 	return 0;
@@ -749,7 +153,7 @@ static int o_attach(struct run *r, const char *v, char *err, size_t errlen)
 			return fail(err, errlen, "bad PID list \"%s\" for --attach: use PID[,PID...], e.g. 1234,1240", v);
 		memcpy(buf, p, n);
 		buf[n] = 0;
-		if (parse_uint(buf, 1, MAX_PID, &pid, "--attach", err, errlen))
+		if (cli_uint(buf, 1, MAX_PID, &pid, "--attach", err, errlen))
 			return -1;
 		r->attach = xrealloc(r->attach, (r->nattach + 1) * sizeof *r->attach);
 		r->attach[r->nattach++] = (int)pid;
@@ -796,9 +200,9 @@ static int matrix_word(struct run *r, const char *wd, char *err, size_t errlen)
 			            place ? "placement=pack,spread" : "governor=powersave,performance");
 		memcpy(item, p, n);
 		item[n] = 0;
-		if (place && word_index(placement_words, item) < 0)
+		if (place && cli_word_index(placement_words, item) < 0)
 			return fail(err, errlen, "bad placement \"%s\" in --matrix: use pack, free or spread", item);
-		if (!place && check_name(item, "governor", err, errlen))
+		if (!place && cli_check_name(item, "governor", err, errlen))
 			return -1;
 		p += n;
 		if (!*p)
@@ -920,7 +324,6 @@ const struct cli_option cli_options[] = {
 };
 const size_t cli_noptions = sizeof cli_options / sizeof cli_options[0];
 _Static_assert(sizeof cli_options / sizeof cli_options[0] <= 64, "seen[] below holds 64 options");
-_Static_assert(NKEYS <= 32, "spec_item's seen mask holds 32 keys");
 
 /* ---- the parser ------------------------------------------------------------ */
 
@@ -1104,7 +507,7 @@ static int parse_command(struct run *r, int argc, char **argv, char *err, size_t
 		if (i + 1 < argc)
 			strcat(text, " ");
 	}
-	wl_defaults(&w, WL_CMD, text);
+	cli_spec_defaults(&w, WL_CMD, text);
 	free(text);
 	w.argv = xrealloc(NULL, ((size_t)argc + 1) * sizeof *w.argv);
 	for (int i = 0; i < argc; i++)
@@ -1210,7 +613,7 @@ static int check_run(struct run *r, char *err, size_t errlen)
 static void add_default(struct run *r)
 {
 	struct wl_spec w;
-	wl_defaults(&w, WL_COPY, "copy:engine=pipe,procs=3");
+	cli_spec_defaults(&w, WL_COPY, "copy:engine=pipe,procs=3");
 	w.engine = ENG_PIPE;
 	w.is_default = true;
 	r->wl = xrealloc(r->wl, sizeof *r->wl);
@@ -1272,27 +675,6 @@ void cli_free(struct run *r)
 
 /* ---- --help ------------------------------------------------------------------- */
 
-/* Prints text word-wrapped to 80 columns, continuation lines indented. */
-static void wrap(FILE *fp, const char *text, int col)
-{
-	int x = col;
-	while (*text) {
-		int n = (int)strcspn(text, " ");
-		if (x > col && x + 1 + n > 79) {
-			fprintf(fp, "\n%*s", col, "");
-			x = col;
-		} else if (x > col) {
-			fputc(' ', fp);
-			x++;
-		}
-		fprintf(fp, "%.*s", n, text);
-		x += n;
-		text += n;
-		text += strspn(text, " ");
-	}
-	fputc('\n', fp);
-}
-
 static void help_options(FILE *fp)
 {
 	for (size_t i = 0; i < cli_noptions; i++) {
@@ -1305,24 +687,7 @@ static void help_options(FILE *fp)
 			fprintf(fp, "  %s\n%28s", left, "");
 		else
 			fprintf(fp, "  %-24s  ", left);
-		wrap(fp, o->help, 28);
-	}
-}
-
-static void help_workloads(FILE *fp)
-{
-	fputs("\nWorkloads (-w KIND[:key=value,...]):\n", fp);
-	for (size_t i = 0; i < NKINDS; i++) {
-		char keys[160];
-		kind_keys(wl_kinds[i].kind, keys, sizeof keys);
-		fprintf(fp, "  %-6s %s\n", wl_kinds[i].name, keys);
-	}
-	fputs("Keys:\n", fp);
-	for (size_t i = 0; i < NKEYS; i++) {
-		char left[32];
-		snprintf(left, sizeof left, "%s=%s", wl_keys[i].name, wl_keys[i].meta);
-		fprintf(fp, "  %-16s ", left);
-		wrap(fp, wl_keys[i].help, 19);
+		cli_wrap(fp, o->help, 28);
 	}
 }
 
@@ -1339,7 +704,7 @@ void cli_print_help(void *out)
 	      "governors while they run.  Without a workload it copies a scratch file\n"
 	      "with the 3-process pipe engine until you quit.\n\nOptions:\n", fp);
 	help_options(fp);
-	help_workloads(fp);
+	cli_help_workloads(fp);
 	fputs("\nSizes: 4k = 4096 (k M G = KiB MiB GiB), 1MB = 1000000; also B, KiB..TiB,\n"
 	      "kB..TB.  "
 	      "Times: 500ms, 2s, 2min; a bare number is seconds.\n"
