@@ -449,9 +449,15 @@ void recording_print_summary(const struct recording *rec, enum units_mode u, FIL
 		char mhz[16] = "-";
 		if (khz > 0)
 			snprintf(mhz, sizeof mhz, "%.0f", khz / 1000);
-		fprintf(fp, "%8.2f  %8.2f  %7.*f  %3.0f%%  %5.0f  %6s  %s\n", num(p, "from", 0),
-		        num(p, "to", 0), rate < 100 ? 1 : 0, rate, num(p, "hog", 0) * 100,
-		        num(p, "migrations", 0), mhz, json_str(json_get(p, "label"), ""));
+		/* a phase too short for a rate has null figures: "-" */
+		char rates[24] = "-", hogs[16] = "-";
+		if (num(p, "bps", -1) >= 0)
+			snprintf(rates, sizeof rates, "%.*f", rate < 100 ? 1 : 0, rate);
+		if (num(p, "hog", -1) >= 0)
+			snprintf(hogs, sizeof hogs, "%.0f%%", num(p, "hog", 0) * 100);
+		fprintf(fp, "%8.2f  %8.2f  %7s  %4s  %5.0f  %6s  %s\n", num(p, "from", 0),
+		        num(p, "to", 0), rates, hogs, num(p, "migrations", 0), mhz,
+		        json_str(json_get(p, "label"), ""));
 	}
 	print_policies(end, fp);
 	fflush(fp);

@@ -38,6 +38,18 @@ done
 size=$(stat -c %s "$E2E_TMP/rep.html" 2>/dev/null)
 check "--report says \"wrote FILE ($size bytes)\"" grep -qxF "wrote $E2E_TMP/rep.html ($size bytes)" "$E2E_TMP/rep.err"
 
+# Phases shorter than two samples: rate and hog null in JSON, "-" in the
+# summary, the replay's summary and the report; never a hog over a sliver.
+"$BENCHTOP" -b -t 2.2 --format json -o "$E2E_TMP/ph.jsonl" --at 1:marker=a --at 1.1:marker=b \
+	-- sh -c 'while :; do :; done' >"$E2E_TMP/ph.out" 2>&1
+check "a 0.1 s phase has null bps and hog" \
+	jq -se '[.[] | select(.type == "end")][0].phases[] | select(.label == "a") | .bps == null and .hog == null' "$E2E_TMP/ph.jsonl"
+check "a 1 s phase (two samples) has numbers" \
+	jq -se '[.[] | select(.type == "end")][0].phases[0] | (.bps | type) == "number" and (.hog | type) == "number"' "$E2E_TMP/ph.jsonl"
+check "the summary shows - for the short phase" grep -qE '^ +1\.0[0-9] +1\.1[0-9] +- +- ' "$E2E_TMP/ph.out"
+"$BENCHTOP" --replay "$E2E_TMP/ph.jsonl" -b >"$E2E_TMP/ph.replay" 2>&1
+check "the replay's summary shows - for the short phase" grep -qE '^ +1\.0[0-9] +1\.1[0-9] +- +- ' "$E2E_TMP/ph.replay"
+
 # 1. 80x24: the legend names every series; the header cuts no number.
 tree t1
 shell a 80x24
