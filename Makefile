@@ -9,7 +9,7 @@ MANDIR    = $(PREFIX)/share/man/man1
 SHAREDIR  = $(PREFIX)/share/benchtop
 
 CC       ?= cc
-PKGS      = ncursesw libproc2
+PKGS      = ncursesw libproc2 libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN      = -Wall -Wextra -Werror -Wno-error=deprecated-declarations -Wno-format-truncation
@@ -29,8 +29,9 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/tests/%)
 
 # Debian packages the build and the tests need.
-BUILD_DEBS = gcc make pkg-config libncurses-dev libproc2-dev
-TEST_DEBS  = libcmocka-dev tmux rsync jq man-db bsdutils coreutils procps util-linux
+BUILD_DEBS = gcc make pkg-config libncurses-dev libproc2-dev libmicrohttpd-dev
+TEST_DEBS  = libcmocka-dev tmux rsync jq man-db bsdutils coreutils procps util-linux \
+             prometheus prometheus-node-exporter curl
 FUZZ_DEBS  = clang libclang-rt-dev
 BENCH_DEBS = valgrind
 
@@ -69,11 +70,11 @@ build/san/tests/%: tests/unit/%.c build/san/libbenchtop.a
 
 # deps: install what is missing (root) or print the line (non-root).
 define need_debs
-	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || printf '%s ' $$p; done); \
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -qE '^install ok (installed|triggers-pending|triggers-awaited)' || printf '%s ' $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "benchtop: installing missing packages: $$missing"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; } || exit 1; \
+	    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y $$missing || { apt-get -o DPkg::Lock::Timeout=600 update && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y $$missing; } || exit 1; \
 	  else \
 	    echo "benchtop: missing packages; run as root:"; echo "  apt-get install -y $$missing"; exit 1; \
 	  fi; \
@@ -107,7 +108,7 @@ bench: deps-bench
 	bench/run.sh
 
 FUZZ_SECONDS ?= 60
-FUZZ_LIB := $(filter src/cli/cli.c src/cli/spec.c src/cli/scalar.c src/base/units.c src/base/cpulist.c src/base/xalloc.c,$(LIBSRCS))
+FUZZ_LIB := $(filter src/cli/cli.c src/cli/spec.c src/cli/scalar.c src/cli/listen.c src/base/units.c src/base/cpulist.c src/base/xalloc.c,$(LIBSRCS))
 fuzz: deps-fuzz
 	@mkdir -p build/fuzz
 	clang -std=c17 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -11,8 +11,7 @@
 #include "benchtop/replay.h"
 #include "benchtop/report.h"
 #include "benchtop/ui.h"
-
-#define BENCHTOP_VERSION "0.1.0"
+#include "benchtop/version.h"
 
 /* Options the parser knows whose feature is not built yet: refused at run
  * time by name, never silently ignored.  (None at the moment: --sweep,

@@ -17,6 +17,7 @@
 struct workload;
 struct sampler;
 struct cpufreq;
+struct app_metrics;
 
 /* A placement rule for one process: re-applied each tick to its threads. */
 struct pin_rule {
@@ -79,6 +80,7 @@ struct app {
 	pid_t *attached;
 	size_t nattached;
 	char *governors[32];         /* for the G menu (NULL-terminated) */
+	struct app_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
 };
 
 /* Run everything the command line asked for; returns the exit status. */

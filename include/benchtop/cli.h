@@ -90,6 +90,8 @@ struct run {
 	char *preset;
 	char *theme;
 	char *sysfs;          /* default "/sys" */
+	char *metrics;        /* --metrics FILE, or NULL */
+	char *metrics_listen; /* --metrics-listen [ADDR:]PORT as typed, or NULL */
 };
 
 /* What an option table row says, for --help and the man page. */
@@ -129,6 +131,11 @@ int cli_parse_cpulist(const char *s, unsigned char *mask, int ncpu, char *err, s
  * MHz, GHz), marker=TEXT, pause or resume.  a->arg is malloc'd (NULL for
  * actions without an argument); free it.  On failure a->arg is NULL. */
 int cli_parse_at(const char *s, struct at_action *a, char *err, size_t errlen);
+
+/* --metrics-listen "[ADDR:]PORT": PORT alone means 127.0.0.1; ADDR is an
+ * IPv4 address, "localhost" or "[IPv6]".  Fills addr with the numeric
+ * address (IPv6 without brackets) and *port.  0 or -1 with err. */
+int cli_parse_listen(const char *s, char *addr, size_t alen, unsigned *port, char *err, size_t errlen);
 
 /* The word for a workload kind ("copy", "cmd", ...), from the same table
  * the parser reads. */

@@ -54,6 +54,21 @@ const char *recording_cpufreq(const struct recording *rec);
  * so in one line when the recording has no end record. */
 void recording_print_summary(const struct recording *rec, enum units_mode units, FILE *fp);
 
+/* --metrics and --metrics-listen on a replay (replay_metrics.c): the
+ * recording's values as they play.  Open before playing (0, or -EINVAL
+ * for a bad address: exit 2, another -errno: exit 3, with msg); after
+ * each sample is fed to h, tick with it (a failed file write goes to
+ * msg); the server to poll and serve (NULL when none); close at the end
+ * (the file removed unless keep).  NULL is fine everywhere but open. */
+struct replay_metrics;
+struct metrics;
+int replay_metrics_open(struct replay_metrics **out, const struct run *r,
+                        const struct recording *rec, char *msg, size_t len);
+void replay_metrics_tick(struct replay_metrics *rm, const struct snapshot *s,
+                         const struct history *h, char *msg, size_t len);
+struct metrics *replay_metrics_server(struct replay_metrics *rm);
+void replay_metrics_close(struct replay_metrics *rm, bool keep);
+
 /* --replay FILE: show the recording in the dashboard at its recorded pace
  * (space pauses, < > halve / double the speed, q quits), then print the
  * summary.  Returns the exit status: 0, 2 (not a recording, broken line,

@@ -295,6 +295,7 @@ static void tick_body(struct app *a)
 	s->self_cpu_pct = s->dt > 0 ? (cpu1 - a->self_cpu_last) / s->dt * 100 : 0;
 	a->self_cpu_last = cpu1;
 	history_push(a->hist, s);
+	app_metrics_tick(a);
 	if (a->rec)
 		record_sample(a, a->rec, s);
 	if (a->run->batch && a->out)
@@ -520,14 +521,19 @@ static void handle_keys(struct app *a)
 static void loop(struct app *a)
 {
 	while (!finished(a)) {
-		struct pollfd pfd[3] = {
+		struct pollfd pfd[4] = {
 			{ .fd = a->tfd, .events = POLLIN },
 			{ .fd = a->sfd, .events = POLLIN },
 			{ .fd = a->dashboard ? ui_fd() : -1, .events = POLLIN },
+			{ .fd = app_metrics_fd(a), .events = POLLIN },
 		};
-		int n = poll(pfd, 3, poll_timeout(a));
+		int n = poll(pfd, 4, app_metrics_timeout(a, poll_timeout(a)));
 		if (n < 0 && errno != EINTR)
 			break;
+		app_metrics_serve(a);
+		/* a scrape alone changes nothing on screen */
+		if (n == 1 && pfd[3].revents)
+			continue;
 		if (pfd[1].revents)
 			handle_signals(a);
 		if (pfd[0].revents) {
@@ -644,6 +650,12 @@ int app_run(struct run *run, struct app_result *res)
 		free(m);
 		app_teardown(a);
 		return 3;
+	}
+	rc = app_metrics_open(a, msg, sizeof msg);
+	if (rc) {
+		fprintf(stderr, "benchtop: %s\n", msg[0] ? msg : strerror(-rc));
+		free(m);
+		return app_abandon(a, rc == -EINVAL ? 2 : 3);
 	}
 	if (a->dashboard && ui_open(run->theme, run->no_color, msg, sizeof msg) == 0)
 		ui_set_mouse(!run->no_mouse);

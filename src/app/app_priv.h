@@ -30,4 +30,16 @@ int app_abandon(struct app *a, int status);
 /* Give the terminal back and kill the workloads if benchtop crashes. */
 void app_catch_crashes(struct app *a);
 
+/* --metrics and --metrics-listen (app_metrics.c): open before the run
+ * starts (0, -EINVAL for a bad address: exit 2, else -errno: exit 3, with
+ * msg); after every tick's sample; the listener's descriptor for the poll
+ * loop (-1 when none), the poll timeout it needs, answering scrapes after
+ * each wake-up; close at teardown (the file removed unless --keep). */
+int app_metrics_open(struct app *a, char *msg, size_t len);
+void app_metrics_tick(struct app *a);
+int app_metrics_fd(const struct app *a);
+int app_metrics_timeout(const struct app *a, int loop_ms);
+void app_metrics_serve(struct app *a);
+void app_metrics_close(struct app *a);
+
 #endif

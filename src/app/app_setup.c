@@ -352,6 +352,7 @@ int app_setup(struct app *a, char *msg, size_t len)
 void app_teardown(struct app *a)
 {
 	crash_app = NULL;
+	app_metrics_close(a);
 	if (a->cf) {
 		cpufreq_restore(a->cf);
 		cpufreq_close(a->cf);

@@ -117,6 +117,18 @@ STR_OPT(o_replay, replay)
 STR_OPT(o_report, report)
 STR_OPT(o_theme, theme)
 STR_OPT(o_sysfs, sysfs)
+STR_OPT(o_metrics, metrics)
+
+static int o_metrics_listen(struct run *r, const char *v, char *err, size_t errlen)
+{
+	char addr[64];
+	unsigned port;
+	if (cli_parse_listen(v, addr, sizeof addr, &port, err, errlen))
+		return -1;
+	free(r->metrics_listen);
+	r->metrics_listen = xstrdup(v);
+	return 0;
+}
 
 static int o_preset(struct run *r, const char *v, char *err, size_t errlen)
 {
@@ -287,7 +299,7 @@ enum opt_id {
 	O_WORKLOAD = 1, O_INTERVAL, O_DURATION, O_LOOP, O_NO_SYNC, O_AT, O_BATCH, O_FORMAT,
 	O_RECORD, O_REPLAY, O_REPORT, O_ATTACH, O_CPUS, O_PLACEMENT, O_GOVERNOR, O_DROP_CACHES,
 	O_SWEEP, O_MATRIX, O_CELL, O_PRESET, O_UNITS, O_THEME, O_NO_COLOR, O_SYSFS, O_KEEP,
-	O_FORCE, O_RESTORE, O_HELP, O_VERSION, O_NO_MOUSE,
+	O_FORCE, O_RESTORE, O_HELP, O_VERSION, O_METRICS, O_METRICS_LISTEN, O_NO_MOUSE,
 };
 
 const struct cli_option cli_options[] = {
@@ -316,6 +328,8 @@ const struct cli_option cli_options[] = {
 	{ 0, "no-color", NULL, "monochrome (as does NO_COLOR in the environment)", O_NO_COLOR, false, o_no_color },
 	{ 0, "no-mouse", NULL, "the dashboard does not take the mouse (clicks select processes, the wheel scrolls)", O_NO_MOUSE, false, o_no_mouse },
 	{ 0, "sysfs", "DIR", "root of the sysfs tree for cpufreq (default /sys)", O_SYSFS, false, o_sysfs },
+	{ 0, "metrics", "FILE", "write the current metrics to FILE each interval, Prometheus text format (for node_exporter's textfile collector)", O_METRICS, false, o_metrics },
+	{ 0, "metrics-listen", "[ADDR:]PORT", "serve GET /metrics over HTTP on PORT (loopback unless ADDR is given)", O_METRICS_LISTEN, false, o_metrics_listen },
 	{ 0, "keep", NULL, "keep the files benchtop created", O_KEEP, false, o_keep },
 	{ 0, "force", NULL, "allow an existing dst or path to be overwritten", O_FORCE, false, o_force },
 	{ 0, "restore", NULL, "undo governor and limit changes left by a killed benchtop", O_RESTORE, false, o_restore },
@@ -595,9 +609,26 @@ static int check_experiment(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* Metrics come from a live run or a replay, one exposition at a time. */
+static int check_metrics(struct run *r, char *err, size_t errlen)
+{
+	const char *opt = r->metrics ? "--metrics" : "--metrics-listen";
+	if (!r->metrics && !r->metrics_listen)
+		return 0;
+	if (r->mode == MODE_REPORT || r->mode == MODE_RESTORE)
+		return fail(err, errlen, "%s serves a live run or a --replay, not %s: drop %s", opt,
+		            r->mode == MODE_REPORT ? "--report" : "--restore", opt);
+	if (r->sweep || r->matrix || r->preset)
+		return fail(err, errlen, "%s serves one run or a --replay, not an experiment (%s): drop one of them",
+		            opt, r->sweep ? "--sweep" : r->matrix ? "--matrix" : "--preset");
+	if (r->metrics && r->record && !strcmp(r->metrics, r->record))
+		return fail(err, errlen, "--metrics \"%s\" is also the -o record: give them different files", r->metrics);
+	return 0;
+}
+
 static int check_run(struct run *r, char *err, size_t errlen)
 {
-	if (pick_mode(r, err, errlen) || check_experiment(r, err, errlen))
+	if (pick_mode(r, err, errlen) || check_experiment(r, err, errlen) || check_metrics(r, err, errlen))
 		return -1;
 	if (r->mode == MODE_REPORT) {
 		if (!r->record)
@@ -667,7 +698,7 @@ void cli_free(struct run *r)
 	free(r->attach);
 	char **strs[] = { &r->record, &r->replay, &r->report, &r->cpus, &r->governor, &r->sweep,
 	                  &r->matrix_placement, &r->matrix_governor, &r->cell, &r->preset,
-	                  &r->theme, &r->sysfs };
+	                  &r->theme, &r->sysfs, &r->metrics, &r->metrics_listen };
 	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
 		free(*strs[i]);
 	memset(r, 0, sizeof *r);

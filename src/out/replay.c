@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "benchtop/clock.h"
+#include "benchtop/metrics.h"
 #include "benchtop/num.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -482,6 +483,8 @@ struct player {
 	enum units_mode units;
 	char msg[160];               /* what the last key did */
 	char status[256];
+	struct replay_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
+	bool headless;               /* -b with metrics: play without a screen */
 };
 
 /* Recording time on screen now. */
@@ -511,10 +514,12 @@ static void advance(struct player *p)
 		size_t idx;
 		if (recording_item(p->rec, p->next, &ev, &idx) > pos)
 			break;
-		if (ev)
+		if (ev) {
 			history_add_event(p->hist, recording_event(p->rec, idx));
-		else
+		} else {
 			history_push(p->hist, recording_sample(p->rec, idx));
+			replay_metrics_tick(p->metrics, history_last(p->hist), p->hist, p->msg, sizeof p->msg);
+		}
 		p->next++;
 	}
 	if (p->next == recording_nitems(p->rec) && pos >= p->duration)
@@ -671,19 +676,25 @@ static void play(struct player *p)
 	p->anchor_wall = clock_mono();
 	while (!p->quit) {
 		advance(p);
+		if (p->headless && p->ended)
+			break;
 		if (p->selected >= 0 && history_last(p->hist) && p->selected >= history_last(p->hist)->nproc)
 			p->selected = history_last(p->hist)->nproc ? history_last(p->hist)->nproc - 1 : 0;
 		view_of(p, &v);
-		ui_draw(&v);
+		if (!p->headless)
+			ui_draw(&v);
 		arm(p);
-		struct pollfd pfd[3] = {
+		struct metrics *m = replay_metrics_server(p->metrics);
+		struct pollfd pfd[4] = {
 			{ .fd = p->tfd, .events = POLLIN },
 			{ .fd = p->sfd, .events = POLLIN },
-			{ .fd = ui_fd(), .events = POLLIN },
+			{ .fd = p->headless ? -1 : ui_fd(), .events = POLLIN },
+			{ .fd = metrics_fd(m), .events = POLLIN },
 		};
 		/* Wake at least every half second so the clock on screen moves. */
-		if (poll(pfd, 3, p->paused || p->ended ? -1 : 500) < 0 && errno != EINTR)
+		if (poll(pfd, 4, metrics_timeout_ms(m, p->paused || p->ended ? -1 : 500)) < 0 && errno != EINTR)
 			break;
+		metrics_serve(m);
 		if (pfd[0].revents) {
 			uint64_t exp;
 			if (read(p->tfd, &exp, sizeof exp) < 0)
@@ -718,6 +729,14 @@ int replay_main(const struct run *r)
 	if (!p.hist || open_fds(&p)) {
 		fprintf(stderr, "benchtop: cannot set up the replay: %s\n", strerror(p.hist ? errno : ENOMEM));
 		status = 3;
+	} else if ((r->metrics || r->metrics_listen) &&
+	           (rc = replay_metrics_open(&p.metrics, r, rec, err, sizeof err))) {
+		fprintf(stderr, "benchtop: %s\n", rc == -ENOMEM ? strerror(ENOMEM) : err);
+		status = rc == -EINVAL ? 2 : 3;
+	} else if (r->batch && p.metrics) {
+		/* No screen, but something to feed: play at the recorded pace. */
+		p.headless = true;
+		play(&p);
 	} else if (!r->batch) {
 		struct theme probe;
 		if (theme_load(r->theme, &probe, err, sizeof err) < 0) {
@@ -737,6 +756,7 @@ int replay_main(const struct run *r)
 		       recording_nsamples(rec), recording_nevents(rec));
 		recording_print_summary(rec, p.units, stdout);
 	}
+	replay_metrics_close(p.metrics, r->keep);
 	if (p.tfd >= 0)
 		close(p.tfd);
 	if (p.sfd >= 0)

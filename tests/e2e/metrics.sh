@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# --metrics FILE and --metrics-listen against the real Prometheus tools:
+# promtool checks the file and the endpoint, node_exporter's textfile
+# collector serves the file, a Prometheus server scrapes two benchtops and
+# its query API returns their byte counters, increasing and equal to a
+# sample of each run's own JSON Lines; replay and the dashboard serve too;
+# a port in use, a bad address and an unwritable directory are refused
+# with nothing left behind.  All traffic on 127.0.0.1, ports picked free at
+# run time, every server this script starts is stopped at the end.
+cd "$(dirname "$0")/../.." || exit 1
+source tests/e2e/lib.sh
+
+for tool in curl jq promtool prometheus prometheus-node-exporter; do
+	command -v "$tool" >/dev/null || skip_all "$tool not installed (make check installs it)"
+done
+[ -x "$BENCHTOP" ] || skip_all "$BENCHTOP not built"
+
+T=$E2E_TMP
+export HOME=$T/home TMPDIR=$T/tmp XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/config
+mkdir -p "$HOME" "$TMPDIR" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME" "$T/tf"
+chmod 700 "$XDG_RUNTIME_DIR"
+
+# Every process this script starts in the background, stopped at exit
+# whatever happens (lib.sh's cleanup runs after).
+PIDS=()
+stop_all() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	PIDS=()
+}
+trap 'stop_all; e2e_cleanup' EXIT
+
+# A TCP port nothing listens on (from /proc/net/tcp*), never one handed
+# out before in this script.
+GIVEN=" "
+free_port() {
+	local used p
+	used=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk 'NR > 1 { split($2, a, ":"); print a[2] }')
+	while :; do
+		p=$(( 20000 + (RANDOM * 7 + $$) % 40000 ))
+		case $GIVEN in *" $p "*) continue ;; esac
+		grep -qix "$(printf '%04x' "$p")" <<<"$used" && continue
+		GIVEN="$GIVEN$p "
+		echo "$p"
+		return
+	done
+}
+
+# A command workload that writes about 2 MB/s for a long while.
+slow_writer() { echo "i=0; while [ \$i -lt 2000 ]; do head -c 100000 /dev/zero; sleep 0.05; i=\$((i+1)); done > $1"; }
+
+# ---- the file and the endpoint, checked by promtool ------------------------
+
+P1=$(free_port)
+"$BENCHTOP" -b -t 12 -i 0.2 --metrics "$T/tf/benchtop.prom" --metrics-listen "$P1" \
+	-w "cmd:run=$(slow_writer "$T/out1")" >"$T/run1.out" 2>"$T/run1.err" &
+B1=$!
+PIDS+=("$B1")
+if wait_for 10 test -s "$T/tf/benchtop.prom"; then ok "--metrics writes the file while the run goes on"
+else fail "no metrics file: $(cat "$T/run1.err")"; fi
+if out=$(promtool check metrics <"$T/tf/benchtop.prom" 2>&1); then ok "promtool check metrics accepts the file"
+else fail "promtool on the file: $out"; fi
+check "the file has the workload, process, event, self and build families" \
+	grep -q -e '^benchtop_workload_bytes_total{workload="1"} [0-9]' "$T/tf/benchtop.prom"
+for fam in benchtop_workload_throughput_bytes_per_second benchtop_workload_cpu_seconds_total \
+	benchtop_workload_info benchtop_process_cpu_seconds_total benchtop_process_cpu \
+	benchtop_process_migrations_total benchtop_events_total benchtop_self_cpu_seconds_total \
+	benchtop_build_info; do
+	grep -q "^# TYPE $fam " "$T/tf/benchtop.prom" || fail "family $fam missing from the file"
+done
+# This machine has no frequency source unless a fake tree says so: absent, not zero.
+if grep -q '"freq_source":"none"' <("$BENCHTOP" -b -t 0.3 --format json -- sleep 1 2>/dev/null | head -1); then
+	check "no frequency families without a frequency source" \
+		bash -c "! grep -q 'benchtop_cpu_frequency_hertz\|benchtop_cpu_residency' '$T/tf/benchtop.prom'"
+else
+	skip "this machine has a frequency source: the absent-family case is in test_metrics"
+fi
+check "no temporary file beside it" bash -c "[ \$(ls -A '$T/tf' | wc -l) = 1 ]"
+
+text=$(curl -s --max-time 5 "http://127.0.0.1:$P1/metrics")
+if out=$(promtool check metrics <<<"$text" 2>&1) && grep -q '^benchtop_workload_bytes_total' <<<"$text"; then
+	ok "promtool check metrics accepts the endpoint's text format"
+else fail "promtool on the endpoint: $out"; fi
+ctype=$(curl -s --max-time 5 -o /dev/null -w '%{content_type}' "http://127.0.0.1:$P1/metrics")
+check "text format by default (Content-Type $ctype)" grep -q '^text/plain; version=0.0.4' <<<"$ctype"
+curl -s --max-time 5 -D "$T/om.headers" -o "$T/om.txt" \
+	-H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
+	"http://127.0.0.1:$P1/metrics"
+check "OpenMetrics when the Accept header asks for it" \
+	grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$T/om.headers"
+check "OpenMetrics ends with # EOF" test "$(tail -1 "$T/om.txt")" = "# EOF"
+check "OpenMetrics: counter family without _total, UNIT line, samples with _total" \
+	bash -c "grep -q '^# TYPE benchtop_workload_bytes counter' '$T/om.txt' &&
+	         grep -q '^# UNIT benchtop_workload_bytes bytes' '$T/om.txt' &&
+	         grep -q '^benchtop_workload_bytes_total{workload=\"1\"}' '$T/om.txt'"
+check "OpenMetrics: info families" grep -q '^# TYPE benchtop_build info' "$T/om.txt"
+code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P1/")
+check "another path is 404 (got $code)" test "$code" = 404
+code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST -d x=1 "http://127.0.0.1:$P1/metrics")
+check "another method is 405 (got $code)" test "$code" = 405
+code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -I "http://127.0.0.1:$P1/metrics")
+check "HEAD is allowed (got $code)" test "$code" = 200
+
+# ---- node_exporter's textfile collector ------------------------------------
+
+NP=$(free_port)
+prometheus-node-exporter --web.listen-address="127.0.0.1:$NP" --collector.disable-defaults \
+	--collector.textfile --collector.textfile.directory="$T/tf" >"$T/node.log" 2>&1 &
+PIDS+=("$!")
+scrape_node() { curl -s --max-time 5 "http://127.0.0.1:$NP/metrics" >"$T/node.txt" 2>/dev/null &&
+                grep -q '^benchtop_workload_bytes_total{workload="1"}' "$T/node.txt"; }
+if wait_for 15 scrape_node; then ok "node_exporter's textfile collector serves benchtop_workload_bytes_total"
+else fail "node_exporter did not serve benchtop's families: $(tail -3 "$T/node.log")"; fi
+check "node_exporter serves benchtop's other families" \
+	bash -c "grep -q '^benchtop_build_info{version=' '$T/node.txt' && grep -q '^benchtop_process_cpu{' '$T/node.txt'"
+check "node_exporter read the file without error" grep -q '^node_textfile_scrape_error 0' "$T/node.txt"
+
+wait "$B1"
+rc=$?
+check "the run ends well (exit $rc)" test "$rc" = 0
+check "the metrics file is removed at the end" test ! -e "$T/tf/benchtop.prom"
+check "the port is closed at the end" bash -c "! curl -s --max-time 2 http://127.0.0.1:$P1/metrics >/dev/null"
+"$BENCHTOP" -b -t 0.5 --keep --metrics "$T/kept.prom" -- sleep 2 >/dev/null 2>&1
+check "--keep leaves the metrics file" grep -q '^benchtop_build_info' "$T/kept.prom"
+
+# ---- a real Prometheus scrapes two benchtops --------------------------------
+
+PA=$(free_port) PB=$(free_port) PP=$(free_port)
+for x in a b; do
+	port=$PA; [ $x = b ] && port=$PB
+	"$BENCHTOP" -b -t 40 -o "$T/rec_$x.jsonl" --metrics-listen "127.0.0.1:$port" \
+		-w "cmd:run=$(slow_writer "$T/out_$x")" >"$T/run_$x.out" 2>"$T/run_$x.err" &
+	PIDS+=("$!")
+done
+cat >"$T/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: benchtop
+    static_configs:
+      - targets: ['127.0.0.1:$PA', '127.0.0.1:$PB']
+EOF
+prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/promdata" \
+	--web.listen-address="127.0.0.1:$PP" --log.level=warn >"$T/prom.log" 2>&1 &
+PIDS+=("$!")
+API="http://127.0.0.1:$PP/api/v1"
+
+# query EXPR: "instance value" lines, sorted by instance.
+query() {
+	curl -s --max-time 5 --data-urlencode "query=$1" "$API/query" |
+		jq -r '.data.result[] | "\(.metric.instance) \(.value[1])"' 2>/dev/null | sort
+}
+both() { [ "$(query 'benchtop_workload_bytes_total{workload="1"}' | wc -l)" = 2 ]; }
+if wait_for 40 both; then ok "Prometheus has benchtop_workload_bytes_total for both instances"
+else fail "Prometheus did not get both instances: $(query 'up'; tail -3 "$T/prom.log")"; fi
+first=$(query 'benchtop_workload_bytes_total{workload="1"}')
+grown() {
+	now=$(query 'benchtop_workload_bytes_total{workload="1"}')
+	[ "$(wc -l <<<"$now")" = 2 ] &&
+		join <(echo "$first") <(echo "$now") | awk '$3 > $2 { n++ } END { exit n == 2 ? 0 : 1 }'
+}
+if wait_for 10 grown; then ok "both instances' counters increase between two queries"
+else fail "counters did not increase: first [$first] now [$now]"; fi
+check "both targets are up (OpenMetrics scraped without error)" bash -c "
+	curl -s --max-time 5 '$API/targets' | jq -e '[.data.activeTargets[] | select(.health == \"up\" and .lastError == \"\")] | length == 2' >/dev/null"
+# The values are the runs' own: each equals the bytes of a sample in that
+# run's JSON Lines (the last tick scraped), so they agree within one tick.
+match=0
+while read -r inst val; do
+	x=a; [ "$inst" = "127.0.0.1:$PB" ] && x=b
+	if jq -r 'select(.type == "sample") | .workloads[0].bytes' "$T/rec_$x.jsonl" | grep -qx "$val"; then
+		match=$((match + 1))
+	else
+		echo "# $inst: $val not among $(jq -r 'select(.type == "sample") | .workloads[0].bytes' "$T/rec_$x.jsonl" | tail -3 | tr '\n' ' ')"
+	fi
+done <<<"$now"
+check "each instance's value is a sample of its own JSON Lines (within one tick)" test "$match" = 2
+rate=$(query 'sum(rate(benchtop_workload_bytes_total[5s]))' | awk '{ print $2 }')
+check "the fleet copy rate query answers ($rate B/s)" awk -v r="${rate:-0}" 'BEGIN { exit r > 0 ? 0 : 1 }'
+slow=$(query 'bottomk(1, sum by (instance) (rate(benchtop_workload_bytes_total[5s])))' | wc -l)
+check "the slowest host query answers one host" test "$slow" = 1
+stop_all
+
+# ---- replay serves the recording as it plays --------------------------------
+
+PR=$(free_port)
+"$BENCHTOP" --replay "$T/rec_a.jsonl" -b --metrics-listen "$PR" --metrics "$T/replay.prom" \
+	>"$T/replay.out" 2>"$T/replay.err" &
+PIDS+=("$!")
+rget() { curl -s --max-time 5 "http://127.0.0.1:$PR/metrics" | sed -n 's/^benchtop_workload_bytes_total{workload="1"} //p'; }
+r1=""
+wait_for 10 bash -c "curl -s --max-time 2 http://127.0.0.1:$PR/metrics | grep -q '^benchtop_workload_bytes_total'" && r1=$(rget)
+grows() { r2=$(rget); [ -n "$r2" ] && [ "$r2" -gt "${r1:-0}" ]; }
+if [ -n "$r1" ] && wait_for 10 grows; then ok "replay -b serves the recording's bytes as they play ($r1 -> $r2)"
+else fail "replay served [$r1] then [$r2]: $(cat "$T/replay.err")"; fi
+check "the replayed value is one of the recording's samples" \
+	bash -c "jq -r 'select(.type == \"sample\") | .workloads[0].bytes' '$T/rec_a.jsonl' | grep -qx '$r2'"
+if out=$(promtool check metrics <"$T/replay.prom" 2>&1); then ok "promtool accepts the replay's metrics file"
+else fail "promtool on the replay file: $out"; fi
+stop_all
+check "replay removes its metrics file" test ! -e "$T/replay.prom"
+
+# ---- the dashboard serves too (live run, and a replay) ----------------------
+
+PD=$(free_port)
+tm_start live 100x30 "cd '$T' && '$BENCHTOP' -t 30 --metrics-listen $PD -w 'cmd:run=$(slow_writer "$T/out_d")' 2>'$T/dash.err'"
+if wait_for 15 bash -c "curl -s --max-time 2 http://127.0.0.1:$PD/metrics | grep -q '^benchtop_workload_bytes_total{workload=\"1\"} [1-9]'"; then
+	ok "the dashboard serves /metrics while it runs"
+else fail "the dashboard did not serve: $(tm_screen live | tail -3; cat "$T/dash.err")"; fi
+tm_keys live q
+wait_for 10 bash -c "! curl -s --max-time 1 http://127.0.0.1:$PD/metrics >/dev/null" || fail "the dashboard's port stays open after q"
+tm_kill live
+PD2=$(free_port)
+tm_start replay 100x30 "'$BENCHTOP' --replay '$T/rec_b.jsonl' --metrics-listen $PD2 2>'$T/dashr.err'"
+if wait_for 15 bash -c "curl -s --max-time 2 http://127.0.0.1:$PD2/metrics | grep -q '^benchtop_workload_bytes_total{workload=\"1\"} [1-9]'"; then
+	ok "a replay in the dashboard serves /metrics"
+else fail "the replay dashboard did not serve: $(cat "$T/dashr.err")"; fi
+tm_keys replay q
+tm_kill replay
+
+# ---- refusals: clear errors, exit 2 or 3, nothing left behind ---------------
+
+# refused NAME STATUS WORD ARGS...: benchtop exits STATUS, says WORD, and
+# leaves no record, no scratch directory (a write workload makes one), and
+# started nothing (the command's output file never appears).
+refused() {
+	local name=$1 want=$2 word=$3
+	shift 3
+	rm -rf "$TMPDIR"/* "$T/refused.jsonl"
+	timeout 20 "$BENCHTOP" -b -t 10 -o "$T/refused.jsonl" "$@" -w write:size=1M,bs=64k \
+		-w "cmd:run=$(slow_writer "$T/out_r")" >/dev/null 2>"$T/refused.err"
+	local rc=$?
+	local left
+	left=$(ls -A "$TMPDIR"; [ -e "$T/refused.jsonl" ] && echo refused.jsonl; [ -e "$T/out_r" ] && echo out_r)
+	if [ "$rc" = "$want" ] && grep -qF -- "$word" "$T/refused.err" && [ -z "$left" ]; then
+		ok "$name: exit $rc, says \"$word\", nothing left"
+	else
+		fail "$name: exit $rc (want $want), said: $(cat "$T/refused.err"); left: $left"
+	fi
+	rm -f "$T/out_r"
+}
+
+# a port in use: a listener of our own holds it
+PU=$(free_port)
+"$BENCHTOP" -b -t 30 --metrics-listen "$PU" -- sleep 60 >/dev/null 2>&1 &
+PIDS+=("$!")
+wait_for 10 bash -c "curl -s --max-time 1 http://127.0.0.1:$PU/metrics >/dev/null" || fail "no listener to collide with"
+refused "a port in use" 3 "127.0.0.1:$PU" --metrics-listen "$PU" --metrics "$T/tf/x.prom"
+check "a port in use leaves no metrics file" test ! -e "$T/tf/x.prom"
+stop_all
+refused "a malformed address" 2 "300.1.1.1" --metrics-listen "300.1.1.1:$(free_port)"
+refused "a malformed port" 2 "99999" --metrics-listen "99999"
+refused "an address not on this machine" 3 "192.0.2.1" --metrics-listen "192.0.2.1:$(free_port)"
+refused "a metrics directory that does not exist" 3 "$T/nodir" --metrics "$T/nodir/benchtop.prom"
+refused "a metrics directory that is a file" 3 "$T/run1.out" --metrics "$T/run1.out/benchtop.prom"
+refused "a metrics directory the kernel refuses" 3 "/proc" --metrics "/proc/benchtop.prom"
+if [ "$(id -u)" != 0 ]; then
+	mkdir -p "$T/ro" && chmod 555 "$T/ro"
+	refused "a read-only metrics directory" 3 "$T/ro" --metrics "$T/ro/benchtop.prom"
+	check "nothing written in the read-only directory" test -z "$(ls -A "$T/ro")"
+	chmod 755 "$T/ro"
+else
+	skip "a read-only directory does not stop root (the missing, non-directory and /proc cases run)"
+fi
+echo mine >"$T/tf/theirs.prom"
+refused "an existing metrics file without --force" 3 "--force" --metrics "$T/tf/theirs.prom"
+check "the existing file is untouched" test "$(cat "$T/tf/theirs.prom")" = mine
+finish
