@@ -17,6 +17,7 @@
 struct workload;
 struct sampler;
 struct cpufreq;
+struct loop;
 struct app_metrics;
 
 /* A placement rule for one process: re-applied each tick to its threads. */
@@ -50,8 +51,8 @@ struct app {
 	int cell;                    /* the experiment cell, 0 outside experiments */
 	FILE *out;                   /* batch lines (stdout) */
 	bool dashboard;
-	double t0, last_tick, next_tick;
-	int tfd, sfd;
+	double t0, last_tick;
+	struct loop *loop;           /* ticks, signals, the terminal (loop.h) */
 	bool quit;
 	int quit_signal;             /* SIGINT/SIGTERM/SIGHUP that asked to quit */
 	char status[256];
@@ -101,6 +102,8 @@ struct app_result {
 	struct workload_totals wl[APP_RESULT_MAX];
 	bool failed[APP_RESULT_MAX];
 };
+/* One whole run of run (dashboard or batch) from setup to summary; res
+ * (may be NULL) gets its totals.  Returns the exit status (SPEC §5). */
 int app_run(struct run *run, struct app_result *res);
 
 /* Actions (action.c): apply one, set a->status, add an event when the

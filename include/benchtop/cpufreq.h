@@ -31,6 +31,7 @@ void cpufreq_set_journal_fallback(struct cpufreq *cf, const char *dir);
 /* The journal file written for cf, "" before the first change. */
 const char *cpufreq_journal_path(const struct cpufreq *cf);
 
+/* Where frequencies come from on this host (FREQ_NONE when nowhere). */
 enum freq_source cpufreq_source(const struct cpufreq *cf);
 const char *cpufreq_source_name(enum freq_source s); /* "scaling_cur_freq", ... */
 /* "kernel" (time_in_state), "sampled" or "none" - the start record's word. */
@@ -44,6 +45,7 @@ const char *cpufreq_unavailable_reason(const struct cpufreq *cf);
  * small reads; a source that is slow is read less often. */
 void cpufreq_sample(struct cpufreq *cf, struct snapshot *s, double dt);
 
+/* Number of cpufreq policies found (0 without a cpufreq tree). */
 int cpufreq_npolicies(const struct cpufreq *cf);
 /* The policy CPU cpu belongs to, -1 when none covers it. */
 int cpufreq_policy_of_cpu(const struct cpufreq *cf, int cpu);

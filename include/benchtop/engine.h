@@ -125,6 +125,7 @@ _Noreturn void engine_fill_child(const char *path, uint64_t size, struct engine_
  * child first when hook is not NULL (e.g. to set affinity).  Fills
  * pids[0..plan->nroles).  Returns 0 or -errno (then no child is left). */
 typedef void (*engine_hook)(void *arg, enum engine_role role);
+/* Start job j of w as above (see the paragraph before engine_hook). */
 int engine_spawn(const struct wl_spec *w, const struct engine_plan *plan, int j,
                  struct engine_counters *c, pid_t *pids, engine_hook hook, void *arg);
 

@@ -21,6 +21,7 @@
 #define MODEL_DETAIL_LEN 1024
 
 enum wl_state { WLS_STARTING, WLS_RUNNING, WLS_PAUSED, WLS_DONE, WLS_FAILED };
+/* "starting", "running", ... as records and the dashboard spell them. */
 const char *model_wl_state_name(enum wl_state s);
 
 /* How CPU frequency is known on this machine (or in the --sysfs tree). */
@@ -101,6 +102,7 @@ void snapshot_free(struct snapshot *s);
 
 /* The history: a ring of the last `cap` snapshots plus every event. */
 struct history;
+/* An empty history keeping the last cap snapshots; NULL-safe free. */
 struct history *history_new(size_t cap);
 void history_free(struct history *h);
 /* Append a copy of s (the ring drops the oldest when full). */
@@ -134,6 +136,7 @@ struct phase {
 	double khz_sum;               /* sum of khz*dt over CPUs (for mean frequency) */
 	double khz_time;              /* sum of dt over CPUs with a known khz */
 };
+/* Phases so far (at least one, the current last); phase i, 0-based. */
 size_t history_nphases(const struct history *h);
 const struct phase *history_phase(const struct history *h, size_t i);
 

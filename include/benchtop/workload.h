@@ -48,6 +48,7 @@ void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *r
 void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt);
 
 void workload_signal(struct workload *w, int sig);   /* every process of it */
+/* SIGSTOP (pause) or SIGCONT every process of it; the state follows. */
 void workload_pause(struct workload *w, bool pause);
 /* Ask to stop (SIGTERM now; workload_kill later sends SIGKILL). */
 void workload_stop(struct workload *w);
@@ -55,6 +56,7 @@ void workload_kill(struct workload *w);
 /* Remove the files it invented (unless keep) after its processes ended. */
 void workload_cleanup(struct workload *w);
 
+/* Its state now; its 1-based number among the run's workloads. */
 enum wl_state workload_state(const struct workload *w);
 bool workload_running(const struct workload *w);   /* has live children */
 int workload_id(const struct workload *w);
@@ -82,6 +84,7 @@ struct workload_totals {
 	uint64_t bytes, calls;
 	int runs;
 };
+/* Its totals over every run so far (bytes, calls, CPU, time) into *t. */
 void workload_totals(const struct workload *w, struct workload_totals *t);
 /* Rows of a two-phase run (rewrite): phase 0 and phase 1 totals. */
 int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],

@@ -25,8 +25,10 @@
 
 #include "benchtop/affinity.h"
 #include "benchtop/clock.h"
+#include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/loop.h"
 #include "benchtop/sample.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -101,22 +103,12 @@ static struct workload *owner_of(struct app *a, pid_t pid)
 	return NULL;
 }
 
+/* What a process that just ended wrote (0 when it cannot be read). */
 static uint64_t zombie_write_bytes(pid_t pid)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	uint64_t rc, wc, rb, wb;
-	if (sample_parse_io(buf, &rc, &wc, &rb, &wb))
-		return 0;
-	return wb;
+	uint64_t wb = 0;
+
+	return proc_write_bytes(pid, &wb) == 0 ? wb : 0;
 }
 
 /* A descendant whose parent died was handed to benchtop (its subreaper):
@@ -171,25 +163,26 @@ static bool attached_alive(struct app *a)
 	return false;
 }
 
+/* Reap children as they end (woken by SIGCHLD, never sleeping) until no
+ * workload runs or the deadline passes. */
+static void reap_until(struct app *a, double deadline)
+{
+	reap_children(a);
+	while (any_running(a) && loop_wait_signal(a->loop, SIGCHLD, deadline))
+		reap_children(a);
+}
+
 /* Stop every workload: SIGTERM, a short grace, then SIGKILL; reap all,
  * including orphans that were handed to benchtop as their subreaper. */
 static void stop_all(struct app *a)
 {
 	for (int i = 0; i < a->nwl; i++)
 		workload_stop(a->wl[i]);
-	double deadline = app_mono() + 1.5;
-	while (any_running(a) && app_mono() < deadline) {
-		reap_children(a);
-		usleep(10000);
-	}
+	reap_until(a, app_mono() + 1.5);
 	for (int i = 0; i < a->nwl; i++)
 		if (workload_running(a->wl[i]))
 			workload_kill(a->wl[i]);
-	deadline = app_mono() + 3;
-	while (any_running(a) && app_mono() < deadline) {
-		reap_children(a);
-		usleep(5000);
-	}
+	reap_until(a, app_mono() + 3);
 	/* Any descendant that escaped its group was reparented to us (the
 	 * subreaper): kill what is left of the tracked trees and reap every
 	 * child until none is left. */
@@ -199,17 +192,15 @@ static void stop_all(struct app *a)
 		for (int i = 0; i < n; i++)
 			kill(pids[i], SIGKILL);
 	}
-	deadline = app_mono() + 2;
-	while (app_mono() < deadline) {
+	double deadline = app_mono() + 2;
+	for (;;) {
 		int st;
 		struct rusage ru;
 		pid_t p = wait4(-1, &st, WNOHANG, &ru);
 		if (p > 0)
 			adopt_orphan(a, p, &ru);
-		if (p < 0 && errno == ECHILD)
-			break;
-		if (p == 0)
-			usleep(2000);
+		else if (p < 0 || !loop_wait_signal(a->loop, SIGCHLD, deadline))
+			break;  /* none left (ECHILD), or the deadline passed */
 	}
 }
 
@@ -390,31 +381,21 @@ static void view_of(struct app *a, struct ui_view *v)
 
 /* ---- set up and tear down ------------------------------------------------ */
 
-static void arm_timer(struct app *a)
-{
-	double next = a->next_tick;
-	struct itimerspec its = { 0 };
-	its.it_value.tv_sec = (time_t)next;
-	its.it_value.tv_nsec = (long)((next - floor(next)) * 1e9);
-	timerfd_settime(a->tfd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
 void app_set_interval(struct app *a, double iv)
 {
+	double next = a->last_tick + iv;
 	a->interval = iv;
-	a->next_tick = a->last_tick + iv;
-	if (a->next_tick < app_mono())
-		a->next_tick = app_mono();
-	arm_timer(a);
+	if (next < app_mono())
+		next = app_mono();
+	loop_grid(a->loop, next, iv);
 }
 
 /* ---- the loop ------------------------------------------------------------ */
 
-static void handle_signals(struct app *a)
+static void handle_signals(struct app *a, const struct loop_wake *w)
 {
-	struct signalfd_siginfo si;
-	while (read(a->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-		switch (si.ssi_signo) {
+	for (int i = 0; i < w->nsig; i++) {
+		switch (w->sig[i]) {
 		case SIGCHLD:
 			reap_children(a);
 			break;
@@ -426,7 +407,7 @@ static void handle_signals(struct app *a)
 			break;
 		default:
 			a->quit = true;
-			a->quit_signal = (int)si.ssi_signo;
+			a->quit_signal = w->sig[i];
 		}
 	}
 }
@@ -518,39 +499,33 @@ static void handle_keys(struct app *a)
 	}
 }
 
+/* The metrics listener is served after every wake-up (see below). */
+static void scrape_ready(void *ctx, int fd, short revents)
+{
+	(void)ctx;
+	(void)fd;
+	(void)revents;
+}
+
 static void loop(struct app *a)
 {
+	loop_set_term(a->loop, a->dashboard ? ui_fd() : -1);
+	if (app_metrics_fd(a) >= 0)
+		loop_add_fd(a->loop, app_metrics_fd(a), POLLIN, scrape_ready, a);
 	while (!finished(a)) {
-		struct pollfd pfd[4] = {
-			{ .fd = a->tfd, .events = POLLIN },
-			{ .fd = a->sfd, .events = POLLIN },
-			{ .fd = a->dashboard ? ui_fd() : -1, .events = POLLIN },
-			{ .fd = app_metrics_fd(a), .events = POLLIN },
-		};
-		int n = poll(pfd, 4, app_metrics_timeout(a, poll_timeout(a)));
-		if (n < 0 && errno != EINTR)
+		struct loop_wake w;
+		if (loop_wait(a->loop, app_metrics_timeout(a, poll_timeout(a)), &w) < 0)
 			break;
 		app_metrics_serve(a);
 		/* a scrape alone changes nothing on screen */
-		if (n == 1 && pfd[3].revents)
+		if (w.nfds && !w.timer && !w.term && !w.nsig)
 			continue;
-		if (pfd[1].revents)
-			handle_signals(a);
-		if (pfd[0].revents) {
-			uint64_t exp;
-			if (read(a->tfd, &exp, sizeof exp) < 0)
-				exp = 0;
-			/* Ticks sit on an absolute grid: a late wake-up does not
-			 * shift every later sample. */
-			double now = app_mono();
-			while (a->next_tick <= now)
-				a->next_tick += a->interval;
-			arm_timer(a);
+		handle_signals(a, &w);
+		if (w.timer)
 			tick(a);
-		}
 		run_due_at(a);
 		if (a->dashboard) {
-			if (pfd[2].revents)
+			if (w.term)
 				handle_keys(a);
 			draw(a);
 		}
@@ -615,7 +590,7 @@ static void fill_result(struct app *a, struct app_result *res)
 
 int app_run(struct run *run, struct app_result *res)
 {
-	struct app app = { .run = run, .tfd = -1, .sfd = -1, .selected = 0 };
+	struct app app = { .run = run, .selected = 0 };
 	struct app *a = &app;
 	char msg[512] = "";
 	a->out = res ? NULL : stdout;
@@ -720,8 +695,7 @@ int app_run(struct run *run, struct app_result *res)
 		app_event(a, "placement", "spread",
 		          "{\"target\":\"spread\",\"cpus\":\"round robin\",\"before\":{},\"after\":{}}");
 	}
-	a->next_tick = a->t0 + a->interval;
-	arm_timer(a);
+	loop_grid(a->loop, a->t0 + a->interval, a->interval);
 	if (a->dashboard)
 		draw(a);
 	loop(a);

@@ -17,6 +17,7 @@
 #include "benchtop/affinity.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/loop.h"
 #include "benchtop/sample.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -215,21 +216,6 @@ static void fill_governors(struct app *a)
 	free(copy);
 }
 
-static int block_signals(struct app *a)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGWINCH);
-	sigaddset(&set, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	a->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	return a->sfd < 0 ? -errno : 0;
-}
-
 static int setup_workloads(struct app *a, char *msg, size_t len)
 {
 	struct run *r = a->run;
@@ -332,11 +318,12 @@ int app_setup(struct app *a, char *msg, size_t len)
 		return -ENOMEM;
 	a->cf = cpufreq_open(r->sysfs, a->ncpu);
 	fill_governors(a);
-	a->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	int rc = block_signals(a);
-	if (rc || a->tfd < 0) {
-		snprintf(msg, len, "cannot set up the event loop: %s", strerror(errno));
-		return rc ? rc : -errno;
+	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGPIPE };
+	a->loop = loop_new(sigs, (int)(sizeof sigs / sizeof sigs[0]));
+	if (!a->loop) {
+		int e = errno;
+		snprintf(msg, len, "cannot set up the event loop: %s", strerror(e));
+		return -e;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	a->nwl = r->mode == MODE_ATTACH ? 0 : (int)r->nwl;
@@ -383,10 +370,8 @@ void app_teardown(struct app *a)
 		sampler_free(a->sp);
 	snapshot_free(a->snap);
 	history_free(a->hist);
-	if (a->tfd > 0)
-		close(a->tfd);
-	if (a->sfd > 0)
-		close(a->sfd);
+	loop_free(a->loop);
+	a->loop = NULL;
 	if (a->rec && !a->rec_borrowed)
 		fclose(a->rec);
 }

@@ -8,9 +8,9 @@
  * 1024) CPUs work. */
 #include "benchtop/affinity.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/proc.h"
 #include "benchtop/xalloc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -226,26 +226,25 @@ static void pin_task(struct pin *p, pid_t tid)
 		pin_did_not_take(p, tid);
 }
 
-/* Calls fn on every thread of pid.  Returns 0 or -ESRCH when pid is gone. */
+struct walk {
+	void (*fn)(struct pin *, pid_t);
+	struct pin *p;
+};
+
+static void walk_one(void *ctx, pid_t tid)
+{
+	struct walk *w = ctx;
+
+	w->fn(w->p, tid);
+}
+
+/* Calls fn on every thread of pid (libproc2 lists them).  Returns 0 or
+ * -ESRCH when pid is gone. */
 static int each_task(pid_t pid, void (*fn)(struct pin *, pid_t), struct pin *p)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
+	struct walk w = { fn, p };
 
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((d = readdir(dir)) != NULL) {
-		char *end;
-		long tid = strtol(d->d_name, &end, 10);
-
-		if (d->d_name[0] >= '0' && d->d_name[0] <= '9' && *end == '\0')
-			fn(p, (pid_t)tid);
-	}
-	closedir(dir);
-	return 0;
+	return proc_each_thread(pid, walk_one, &w);
 }
 
 /* Walks the threads until a walk finds nothing to change, so threads

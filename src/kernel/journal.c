@@ -1,6 +1,7 @@
 /* journal.c - the restore journal (see journal.h for the file format). */
 #include "benchtop/journal.h"
 #include "benchtop/cpufreq.h"
+#include "benchtop/proc.h"
 #include "benchtop/xalloc.h"
 
 #include <dirent.h>
@@ -92,30 +93,7 @@ int journal_boot_id(char *buf, size_t len)
 
 unsigned long long journal_proc_starttime(pid_t pid)
 {
-	char path[64], buf[1024];
-	unsigned long long st = 0;
-	int fd, n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = (int)read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields restart after the last ')'. */
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	/* After ')' come fields 3..; starttime is field 22, the 20th of those. */
-	p++;
-	for (int field = 3; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		st = strtoull(p + 1, NULL, 10);
-	return st;
+	return proc_start_ticks(pid);
 }
 
 static int write_all(int fd, const char *s, size_t n)

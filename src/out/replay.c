@@ -9,12 +9,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "benchtop/clock.h"
+#include "benchtop/loop.h"
 #include "benchtop/metrics.h"
 #include "benchtop/num.h"
 #include "benchtop/theme.h"
@@ -478,7 +477,7 @@ struct player {
 	double duration;
 	double anchor_pos, anchor_wall, speed;
 	bool paused, ended, quit;
-	int tfd, sfd;
+	struct loop *loop;
 	int selected;
 	enum units_mode units;
 	char msg[160];               /* what the last key did */
@@ -529,7 +528,7 @@ static void advance(struct player *p)
 /* One shot at the wall time the next item (or the end) is due. */
 static void arm(struct player *p)
 {
-	struct itimerspec its = { 0 };
+	double wall = 0;
 	if (!p->paused && !p->ended) {
 		double due = p->duration;
 		if (p->next < recording_nitems(p->rec)) {
@@ -537,14 +536,9 @@ static void arm(struct player *p)
 			size_t idx;
 			due = recording_item(p->rec, p->next, &ev, &idx);
 		}
-		double wall = p->anchor_wall + (due - p->anchor_pos) / p->speed;
-		double now = clock_mono();
-		if (wall < now + 1e-4)
-			wall = now + 1e-4;
-		its.it_value.tv_sec = (time_t)wall;
-		its.it_value.tv_nsec = (long)((wall - floor(wall)) * 1e9);
+		wall = p->anchor_wall + (due - p->anchor_pos) / p->speed;
 	}
-	timerfd_settime(p->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+	loop_timer_at(p->loop, wall);
 }
 
 static void make_status(struct player *p)
@@ -645,35 +639,32 @@ static void apply(struct player *p, const struct action *act)
 	}
 }
 
-static int open_fds(struct player *p)
+static void on_signals(struct player *p, const struct loop_wake *w)
 {
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGWINCH);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	p->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	return p->sfd < 0 || p->tfd < 0 ? -errno : 0;
-}
-
-static void on_signals(struct player *p)
-{
-	struct signalfd_siginfo si;
-	while (read(p->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-		if (si.ssi_signo == SIGWINCH)
+	for (int i = 0; i < w->nsig; i++) {
+		if (w->sig[i] == SIGWINCH)
 			ui_resize();
 		else
 			p->quit = true;
 	}
 }
 
+/* The metrics listener is served after every wake-up (see play). */
+static void scrape_ready(void *ctx, int fd, short revents)
+{
+	(void)ctx;
+	(void)fd;
+	(void)revents;
+}
+
 static void play(struct player *p)
 {
 	struct ui_view v;
+	struct metrics *m = replay_metrics_server(p->metrics);
 	p->anchor_wall = clock_mono();
+	loop_set_term(p->loop, p->headless ? -1 : ui_fd());
+	if (metrics_fd(m) >= 0)
+		loop_add_fd(p->loop, metrics_fd(m), POLLIN, scrape_ready, p);
 	while (!p->quit) {
 		advance(p);
 		if (p->headless && p->ended)
@@ -684,25 +675,13 @@ static void play(struct player *p)
 		if (!p->headless)
 			ui_draw(&v);
 		arm(p);
-		struct metrics *m = replay_metrics_server(p->metrics);
-		struct pollfd pfd[4] = {
-			{ .fd = p->tfd, .events = POLLIN },
-			{ .fd = p->sfd, .events = POLLIN },
-			{ .fd = p->headless ? -1 : ui_fd(), .events = POLLIN },
-			{ .fd = metrics_fd(m), .events = POLLIN },
-		};
+		struct loop_wake w;
 		/* Wake at least every half second so the clock on screen moves. */
-		if (poll(pfd, 4, metrics_timeout_ms(m, p->paused || p->ended ? -1 : 500)) < 0 && errno != EINTR)
+		if (loop_wait(p->loop, metrics_timeout_ms(m, p->paused || p->ended ? -1 : 500), &w) < 0)
 			break;
 		metrics_serve(m);
-		if (pfd[0].revents) {
-			uint64_t exp;
-			if (read(p->tfd, &exp, sizeof exp) < 0)
-				exp = 0;
-		}
-		if (pfd[1].revents)
-			on_signals(p);
-		if (pfd[2].revents) {
+		on_signals(p, &w);
+		if (w.term) {
 			struct action act;
 			view_of(p, &v);
 			while (!p->quit && ui_key(&v, &act) == 1) {
@@ -722,11 +701,12 @@ int replay_main(const struct run *r)
 		fprintf(stderr, "benchtop: %s\n", err);
 		return rc == -EINVAL ? 2 : 3;
 	}
-	struct player p = { .run = r, .rec = rec, .speed = 1, .units = r->units, .tfd = -1, .sfd = -1 };
+	struct player p = { .run = r, .rec = rec, .speed = 1, .units = r->units };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
 	p.duration = recording_duration(rec);
 	p.hist = history_new(REPLAY_HISTORY);
 	int status = 0;
-	if (!p.hist || open_fds(&p)) {
+	if (!p.hist || !(p.loop = loop_new(sigs, (int)(sizeof sigs / sizeof sigs[0])))) {
 		fprintf(stderr, "benchtop: cannot set up the replay: %s\n", strerror(p.hist ? errno : ENOMEM));
 		status = 3;
 	} else if ((r->metrics || r->metrics_listen) &&
@@ -757,10 +737,7 @@ int replay_main(const struct run *r)
 		recording_print_summary(rec, p.units, stdout);
 	}
 	replay_metrics_close(p.metrics, r->keep);
-	if (p.tfd >= 0)
-		close(p.tfd);
-	if (p.sfd >= 0)
-		close(p.sfd);
+	loop_free(p.loop);
 	history_free(p.hist);
 	recording_free(rec);
 	return status;

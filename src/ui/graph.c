@@ -29,7 +29,8 @@ struct series {
 
 struct plot {
 	int h, w, vres, dpc;        /* rows, columns, dots per row, dot columns per cell */
-	int spd;                    /* samples per dot column (replay fits the run) */
+	int spd;                    /* samples per dot column (live: 1) */
+	uint64_t span;              /* replay: samples of the whole recording */
 	bool glyphs;                /* one character per series, no dots (mono) */
 	bool from_left;             /* a replay: the recording's start at the left edge */
 	uint8_t *bits;              /* h*w dot masks */
@@ -141,13 +142,18 @@ static int sample_col(const struct history *h, size_t i, size_t last, const stru
 	uint64_t a = (base + i) / (uint64_t)p->spd, l = (base + last) / (uint64_t)p->spd;
 	uint64_t dc = (uint64_t)p->dpc;
 	*sub = (int)(a % dc);
-	if (p->from_left)
-		return a / dc < (uint64_t)p->w ? (int)(a / dc) : -1;
+	if (p->from_left) {   /* the whole recording spread over the width */
+		uint64_t dots = (uint64_t)p->w * dc, d = (base + i) * dots / (p->span ? p->span : 1);
+		d = d < dots ? d : dots - 1;
+		*sub = (int)(d % dc);
+		return (int)(d / dc);
+	}
 	return p->w - 1 - (int)(l / dc - a / dc);
 }
 
 /* Samples per dot column: 1 live; in a replay, enough for the whole
- * recording (v->span_samples) to fit the width. */
+ * recording (v->span_samples) to fit the width (a short recording is
+ * spread over it instead: sample_col). */
 static int samples_per_dot(const struct ui_view *v, int w, int dpc)
 {
 	size_t n = v->replay && v->span_samples ? v->span_samples : 0;
@@ -538,6 +544,7 @@ void ui_graph_draw(const struct ui_view *v, struct rect r)
 		p.vres = 1, p.dpc = 1;
 	p.spd = samples_per_dot(v, p.w, p.dpc);
 	p.from_left = v->replay && v->span_samples > 0;
+	p.span = v->span_samples;
 	if (p.w < 4 || !plot_alloc(&p))
 		return;
 	int stride = p.ns;

@@ -14,6 +14,14 @@ struct rect { int y, x, h, w; };
 extern bool ui_utf8;     /* the locale's codeset is UTF-8 */
 extern bool ui_mono;     /* --no-color, NO_COLOR or no colours */
 
+/* ---- draw.c: what the panels draw with ---- */
+
+/* Colours by role from theme t (or attributes alone under mono): sets
+ * every role's attributes and the background, and makes every cached
+ * panel stale.  Call after the curses colours are started. */
+void ui_theme_apply(const struct theme *t);
+/* Every cached panel is drawn again (after a resize). */
+void ui_cache_invalidate(void);
 /* The attributes of a role under the current theme (or mono). */
 attr_t ui_attr(enum theme_role r);
 /* The attributes a cell gets when text in attributes a is added over the

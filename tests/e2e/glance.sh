@@ -146,4 +146,33 @@ after=$(cat "$E2E_TMP"/t7/devices/system/cpu/cpufreq/policy*/scaling_governor | 
 check "at 40x10 g changes no governor file ($before -> $after)" [ "$before" = "$after" ]
 check "at 40x10 a key says to enlarge the terminal" wait_for 3 on e "enlarge the terminal"
 tm_kill e
+
+# 8. Replay: the whole recording fills the graph's width; Home and End seek.
+"$BENCHTOP" -b -i 0.1 -t 4 -o "$E2E_TMP/fit.jsonl" -- sh -c 'while :; do head -c 200000 /dev/zero >>'"$E2E_TMP"'/fit.dat; : >'"$E2E_TMP"'/fit.dat; done' >/dev/null 2>&1
+tm_start f 120x40 "$BENCHTOP --replay $E2E_TMP/fit.jsonl; sleep 30"
+wait_for 20 on f "Processes" >/dev/null
+tm_keys f '>' '>' '>'
+check "replay: the recording plays to its end" wait_for 20 on f "end of recording"
+# the leftmost and rightmost plotted columns of the graph (braille cells)
+span() {
+	local LC_ALL=C.UTF-8 line c lo=0 hi=0 ch
+	while IFS= read -r line; do
+		line=${line:8}
+		for ((c = 0; c < ${#line}; c++)); do
+			ch=${line:c:1}
+			[ "$ch" = " " ] || [ "$ch" = "│" ] && continue
+			[ $lo = 0 ] || [ $((c + 1)) -lt $lo ] && lo=$((c + 1))
+			[ $((c + 1)) -gt $hi ] && hi=$((c + 1))
+		done
+	done < <(scr f | sed -n '4,14p')
+	echo "$lo $hi"
+}
+span_fills() { read -r lo hi <<<"$(span)"; [ "${lo:-999}" -le 12 ] && [ "${hi:-0}" -ge 95 ]; }
+wait_for 5 span_fills
+check "replay: the plot starts at the left ($lo) and reaches the right ($hi) of the graph" span_fills
+tm_keys f Home
+check "replay: Home goes back to the start" wait_for 5 on f "at 0.0 s"
+tm_keys f End
+check "replay: End goes to the end" wait_for 5 on f "end of recording"
+tm_kill f
 finish
