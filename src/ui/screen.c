@@ -177,10 +177,12 @@ static int clampi(int v, int lo, int hi)
  * many processes are alive), so no border moves during a run: the CPUs
  * take a row each (up to a quarter of the screen), then Processes and
  * Placement fixed shares of the rest, and the graph what is left. */
-static void layout(const struct snapshot *s, struct layout *l)
+static void layout(const struct ui_view *v, struct layout *l)
 {
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	int H = LINES, W = COLS, avail = H - 2;
-	int ncpu = s ? s->ncpu : 1;
+	/* before the first sample, the online CPUs: the same rows as after */
+	int ncpu = s ? s->ncpu : v->ncpus_online > 0 ? v->ncpus_online : 1;
 	int cpuh = 1 + clampi(ncpu, 1, avail / 4);
 	int rest = avail - cpuh;
 	int procsh = clampi(rest * 3 / 10, 4, 2 + 40);
@@ -247,7 +249,7 @@ void ui_draw(const struct ui_view *v)
 	} else {
 		small_note[0] = 0;
 		struct layout l;
-		layout(v->hist ? history_last(v->hist) : NULL, &l);
+		layout(v, &l);
 		ui_header_draw(v, l.header);
 		ui_graph_draw(v, l.graph);
 		ui_cpus_draw(v, l.cpus);

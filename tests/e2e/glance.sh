@@ -72,6 +72,7 @@ wait_for 20 on a "SHELL-READY" >/dev/null
 tree t2
 tm_start b 120x40 "$BENCHTOP --sysfs $E2E_TMP/t2 -- $RATE_CMD; sleep 30"
 wait_for 20 on b "Processes" >/dev/null
+wait_for 10 on b "cpu1" >/dev/null   # the first sample is on screen
 rows=()
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	rows+=("$(scr b | grep -n ' CPUs ' | head -1 | cut -d: -f1)")
