@@ -12,7 +12,7 @@ CFLAGS="-std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Iinclude $(pkg-conf
 LIBS="$(pkg-config --libs libproc2 libmicrohttpd) -lm"
 BASE=$(ls src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')
 CLI=$(ls src/cli/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')
-MOBJS="build/src/out/metrics.o build/src/out/metrics_http.o build/src/model/model.o $CLI $BASE"
+MOBJS="build/src/app/metrics.o build/src/app/metrics_http.o build/src/model/model.o $CLI $BASE"
 TOBJS="build/src/kernel/sample.o build/src/kernel/sample_fd.o build/src/kernel/sample_sys.o \
 	build/src/kernel/sample_parse.o build/src/model/model.o $BASE"
 # shellcheck disable=SC2086

@@ -1,6 +1,6 @@
 /* affinity.h - pin processes (every thread, /proc/PID/task/TID) to CPU sets
- * sized from the CPU count (CPU_ALLOC), read the result back, and compute
- * placements (pack, free, spread) for a list of processes.
+ * sized from the CPU count (CPU_ALLOC) and read the result back.  Which
+ * process should have which CPUs is placement.h's business.
  *
  * Functions return 0 or a negative errno and write a sentence for the
  * status line into msg, naming the PID or CPU that failed. */
@@ -41,14 +41,5 @@ bool affinity_pid_matches(pid_t pid, const unsigned char *mask, int ncpu);
 /* Set mask on the calling thread (a child between fork and exec); 0 or
  * -errno, -EINVAL for an empty mask. */
 int affinity_set_self(const unsigned char *mask, int ncpu);
-
-/* Placements over n processes.  allowed is the set to place within (all
- * online CPUs for free); anchor is the CPU for pack (CPU 0 when out of
- * range).  Fills masks[i] (each ncpu bytes) with the set for process i;
- * spread gives process i the (i mod k)-th of the k allowed CPUs, and
- * empty sets when allowed is empty. */
-void affinity_pack(int n, int ncpu, int anchor, unsigned char **masks);
-void affinity_free(int n, int ncpu, const unsigned char *allowed, unsigned char **masks);
-void affinity_spread(int n, int ncpu, const unsigned char *allowed, unsigned char **masks);
 
 #endif

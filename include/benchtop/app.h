@@ -20,12 +20,6 @@ struct cpufreq;
 struct loop;
 struct app_metrics;
 
-/* A placement rule for one process: re-applied each tick to its threads. */
-struct pin_rule {
-	pid_t pid;
-	unsigned char *mask;
-};
-
 /* A process benchtop placed, and whether losing that placement was said. */
 struct placed {
 	pid_t pid;
@@ -60,16 +54,12 @@ struct app {
 	enum units_mode units;
 	double interval;
 	size_t next_at;              /* next --at entry to run (sorted by time) */
-	/* Placement: per-workload masks (index 0..nwl, 0 = attached), per-pid
-	 * pins, spread round robin for processes that appear later. */
-	unsigned char **wl_mask;
-	struct pin_rule *pins;
-	size_t npins, pincap;
-	bool spread;
-	int spread_next;
+	/* Placement: rules on the roles of workloads (placement.h), applied
+	 * to running processes after each sample and to new ones before they
+	 * run; the processes benchtop placed, to report a lost placement once. */
+	struct placement_rules *pl;
 	struct placed *placed;
 	size_t nplaced, placedcap;
-	unsigned char *start_mask;   /* the spread CPU handed to a starting workload */
 	unsigned char *online;       /* CPUs that are online */
 	unsigned char *allowed;      /* CPUs placements use: --cpus, else online */
 	bool paused;
@@ -109,9 +99,13 @@ int app_run(struct run *run, struct app_result *res);
 /* Actions (action.c): apply one, set a->status, add an event when the
  * machine or the run changed.  Returns 0 or -errno. */
 int action_apply(struct app *a, const struct action *act);
-/* The placement workload w (1..nwl; 0 attached) starts with. */
+/* The placement workload w's (1..nwl; 0 attached) command root starts with. */
 const unsigned char *action_start_mask(struct app *a, int w);
-/* Re-apply the placement rules to every tracked task that does not match. */
+/* The mask a new process of workload w in slot gets before it runs (a
+ * workload_placer; app is the struct app). */
+const unsigned char *action_placer(void *app, int w, const char *slot);
+/* After a sample: re-apply the placement rules to every tracked task that
+ * does not match. */
 void action_enforce_placement(struct app *a);
 /* Add an event now (t from the monotonic clock) and start a new phase. */
 void app_event(struct app *a, const char *action, const char *label, const char *detail_json);

@@ -58,16 +58,24 @@ char *metrics_render_mem(const struct metrics_view *v, enum metrics_format f, si
  * the official client libraries negotiate), else the text format. */
 enum metrics_format metrics_negotiate(const char *accept);
 
-/* A running series of residency sampled from snapshots (khz over dt), for
- * a recording that keeps no kernel residency: feed every snapshot, then
- * pass metrics_sampled_residency with the accumulator as ctx. */
+/* The counters a recording (or the sampler's rates) leave to be summed:
+ * residency sampled from snapshots (khz over dt), disk bytes (rates over
+ * dt) and benchtop's CPU seconds (self_cpu_pct over dt).  Feed every
+ * snapshot, then read the sums. */
 struct metrics_acc;
+/* A new accumulator with every sum at 0. */
 struct metrics_acc *metrics_acc_new(void);
+/* Add one snapshot's interval (s->dt) to every sum; acc NULL is fine. */
 void metrics_acc_add(struct metrics_acc *acc, const struct snapshot *s);
+/* A metrics_residency_fn over acc (passed as ctx): rows by frequency. */
 size_t metrics_sampled_residency(void *acc, int cpu, const long **khz, const double **secs);
+/* Bytes read from the device since the first snapshot (-1 for NULL). */
 double metrics_acc_disk_read(const struct metrics_acc *acc);
+/* Bytes written to the device since the first snapshot (-1 for NULL). */
 double metrics_acc_disk_written(const struct metrics_acc *acc);
-double metrics_acc_self_cpu(const struct metrics_acc *acc);  /* from self_cpu_pct */
+/* benchtop's CPU seconds, from self_cpu_pct (-1 for NULL). */
+double metrics_acc_self_cpu(const struct metrics_acc *acc);
+/* Free acc; NULL is fine. */
 void metrics_acc_free(struct metrics_acc *acc);
 
 struct metrics;

@@ -16,6 +16,7 @@
 #define MODEL_GOV_LEN 32
 #define MODEL_ROLE_LEN 12
 #define MODEL_COMM_LEN 16
+#define MODEL_SLOT_LEN 24
 #define MODEL_CPUS_LEN 64
 #define MODEL_LABEL_LEN 64
 #define MODEL_DETAIL_LEN 1024
@@ -38,7 +39,14 @@ struct cpu_sample {
 struct proc_sample {
 	pid_t pid;
 	int workload;                 /* 1-based workload id, 0 = attached */
-	char role[MODEL_ROLE_LEN];    /* reader, writer, control, cmd, seeker ... */
+	char role[MODEL_ROLE_LEN];    /* an engine's reader, writer, control, seeker, source;
+	                               * a command's process: reader, writer, pipe or idle
+	                               * as inferred from what it did ("cmd" until known) */
+	char slot[MODEL_SLOT_LEN];    /* its place in the workload, the same for the process
+	                               * that takes its place after a restart: "writer",
+	                               * "seeker.2", "cmd" (a command's root), COMM.N (a
+	                               * command's descendants); placement rules and the
+	                               * placement strip's rows are per slot */
 	char comm[MODEL_COMM_LEN];
 	int cpu;                      /* CPU it last ran on */
 	char allowed[MODEL_CPUS_LEN]; /* allowed CPUs as a list, "0-1" */

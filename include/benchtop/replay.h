@@ -62,11 +62,16 @@ void recording_print_summary(const struct recording *rec, enum units_mode units,
  * (the file removed unless keep).  NULL is fine everywhere but open. */
 struct replay_metrics;
 struct metrics;
+/* Set up r's --metrics / --metrics-listen for rec; *out is set even on
+ * failure (close it). */
 int replay_metrics_open(struct replay_metrics **out, const struct run *r,
                         const struct recording *rec, char *msg, size_t len);
+/* Sample s was just fed to h: expose it (and the events in h). */
 void replay_metrics_tick(struct replay_metrics *rm, const struct snapshot *s,
                          const struct history *h, char *msg, size_t len);
+/* The server for metrics_fd / metrics_serve, NULL when none. */
 struct metrics *replay_metrics_server(struct replay_metrics *rm);
+/* Stop serving, remove the file unless keep, free rm. */
 void replay_metrics_close(struct replay_metrics *rm, bool keep);
 
 /* --replay FILE: show the recording in the dashboard at its recorded pace

@@ -10,6 +10,7 @@
 #define BENCHTOP_SAMPLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "benchtop/model.h"
@@ -30,6 +31,13 @@ void sampler_free(struct sampler *sp);
  * plus the growth of those files' sizes; falling back to write_bytes);
  * false for built-in engines, whose counters the caller supplies. */
 int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, bool measure_io);
+/* sampler_add naming the process's slot in its workload ("writer",
+ * "seeker.2", "cmd"; sampler_add uses the role).  Descendants found later
+ * get COMM.N, the first N free in their workload.  A measure_io tree's
+ * processes (commands, attached ones) get their role from what they do
+ * (sample_role_evidence), starting from role. */
+int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *role,
+                     const char *slot, bool measure_io);
 /* Stop following pid's tree (its totals stay in the workload's sums). */
 void sampler_forget_workload(struct sampler *sp, int workload);
 /* A file whose block device should be watched (dev from st_dev). */
@@ -50,6 +58,22 @@ int sampler_tick(struct sampler *sp, struct snapshot *s, double now);
  * at its last read, in ms (-1 unknown); *every (if given) gets how many
  * ticks apart it is read now (1, or more once it proved slow). */
 double sampler_source_ms(const struct sampler *sp, const char *name, int *every);
+
+/* Roles of command processes.  What one interval shows a process did:
+ * "writer" (it wrote regular files: positions or sizes grew), else
+ * "reader" (it read regular files), else "idle" (under 1% CPU), else
+ * "pipe" (it moved data only through pipes or sockets); NULL when nothing
+ * tells (busy, no I/O). */
+const char *sample_role_evidence(double cpu_pct, uint64_t file_read, uint64_t file_written,
+                                 bool chars_moved);
+/* A role changes only when this many intervals in a row agree on another. */
+#define SAMPLE_ROLE_STABLE 3
+struct sample_role_track {
+	char cand[MODEL_ROLE_LEN];
+	int n;
+};
+/* Fold one interval's evidence (NULL: none) into role (len bytes). */
+void sample_role_settle(char *role, size_t len, struct sample_role_track *t, const char *evidence);
 
 /* Parsers, exposed for tests: each takes file contents, returns 0 or -1. */
 int sample_parse_sched_migrations(const char *text, uint64_t *migrations);

@@ -37,6 +37,12 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
  * them as they are).  Placement actions call it so later processes start
  * where the rule says. */
 void workload_set_mask(struct workload *w, const unsigned char *mask);
+/* Where each new process goes before it runs, by its slot ("writer",
+ * "seeker.2", "cmd" for a command's root, "source"): fn(ctx, id, slot)
+ * returns its mask, or NULL to leave it.  With a placer the mask of
+ * workload_set_mask is not used. */
+typedef const unsigned char *(*workload_placer)(void *ctx, int id, const char *slot);
+void workload_set_placer(struct workload *w, workload_placer fn, void *ctx);
 /* True when pid is one of this workload's direct children. */
 bool workload_owns(const struct workload *w, pid_t pid);
 /* CPU time of a descendant benchtop reaped as its subreaper. */

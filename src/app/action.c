@@ -12,6 +12,7 @@
 #include "benchtop/affinity.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/placement.h"
 #include "benchtop/sample.h"
 #include "benchtop/ui.h"
 #include "benchtop/workload.h"
@@ -30,161 +31,35 @@ static const struct proc_sample *selected_proc(struct app *a)
 	return &s->procs[a->selected];
 }
 
-static struct pin_rule *find_pin(struct app *a, pid_t pid)
+/* The slot a process plays in its workload: placement rules are on it. */
+static const char *slot_of(const struct proc_sample *p)
 {
-	for (size_t i = 0; i < a->npins; i++)
-		if (a->pins[i].pid == pid)
-			return &a->pins[i];
-	return NULL;
+	return p->slot[0] ? p->slot : p->role;
 }
 
-static int set_pin(struct app *a, pid_t pid, const unsigned char *mask)
+/* The CPU a process is allowed on alone, or -1. */
+static int single_cpu_of(struct app *a, const struct proc_sample *p)
 {
-	struct pin_rule *p = find_pin(a, pid);
-	if (!p) {
-		if (a->npins == a->pincap) {
-			size_t n = a->pincap ? a->pincap * 2 : 16;
-			struct pin_rule *q = xrealloc(a->pins, n * sizeof *q);
-			if (!q)
-				return -ENOMEM;
-			a->pins = q;
-			a->pincap = n;
-		}
-		p = &a->pins[a->npins++];
-		p->pid = pid;
-		p->mask = xmalloc((size_t)a->ncpu);
-		if (!p->mask) {
-			a->npins--;
-			return -ENOMEM;
-		}
-	}
-	memcpy(p->mask, mask, (size_t)a->ncpu);
-	return 0;
+	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
+	int cpu = -1;
+	if (cpulist_parse(p->allowed, m, a->ncpu, NULL, 0) == 0 && cpulist_count(m, a->ncpu) == 1)
+		for (int c = 0; c < a->ncpu; c++)
+			if (m[c])
+				cpu = c;
+	free(m);
+	return cpu;
 }
 
-static void clear_pins(struct app *a, int workload)
+/* "the writer of workload 1", "cp (writer) of workload 2", "attached
+ * PID 42 (rsync)": what a rule on p's role is about, for the status line. */
+static void role_words(const struct proc_sample *p, char *buf, size_t len)
 {
-	const struct snapshot *s = history_last(a->hist);
-	size_t k = 0;
-	for (size_t i = 0; i < a->npins; i++) {
-		bool drop = workload < 0;
-		for (int j = 0; s && !drop && j < s->nproc; j++)
-			drop = s->procs[j].pid == a->pins[i].pid && s->procs[j].workload == workload;
-		if (drop)
-			free(a->pins[i].mask);
-		else
-			a->pins[k++] = a->pins[i];
-	}
-	a->npins = k;
-}
-
-static void set_wl_mask(struct app *a, int w, const unsigned char *mask)
-{
-	if (!a->wl_mask[w])
-		a->wl_mask[w] = xmalloc((size_t)a->ncpu);
-	memcpy(a->wl_mask[w], mask, (size_t)a->ncpu);
-	if (w >= 1 && w <= a->nwl)
-		workload_set_mask(a->wl[w - 1], mask);
-}
-
-/* True when a pin rule already holds the single CPU of mask m, or m is
- * outside the allowed CPUs. */
-/* How many pinned processes hold exactly CPU c alone. */
-static int held(struct app *a, int c)
-{
-	int n = 0;
-	for (size_t i = 0; i < a->npins; i++)
-		if (a->pins[i].mask[c] && cpulist_count(a->pins[i].mask, a->ncpu) == 1)
-			n++;
-	return n;
-}
-
-/* The CPU of a single-CPU mask, or -1. */
-static int single_cpu(const unsigned char *m, int ncpu)
-{
-	int c1 = -1;
-	for (int c = 0; c < ncpu; c++)
-		if (m[c]) {
-			if (c1 >= 0)
-				return -1;
-			c1 = c;
-		}
-	return c1;
-}
-
-/* Which mask a tracked process should have now, or NULL for "leave it". */
-static const unsigned char *desired_mask(struct app *a, const struct proc_sample *p)
-{
-	struct pin_rule *r = find_pin(a, p->pid);
-	if (r)
-		return r->mask;
-	if (a->spread) {
-		int n = cpulist_count(a->allowed, a->ncpu);
-		unsigned char *m = xcalloc((size_t)a->ncpu, 1);
-		if (!m || n == 0) {
-			free(m);
-			return NULL;
-		}
-		/* A process that started on a CPU of its own (a workload
-		 * started under spread) keeps it while nobody else holds it. */
-		int own = cpulist_parse(p->allowed, m, a->ncpu, NULL, 0) == 0 ? single_cpu(m, a->ncpu) : -1;
-		int best = own >= 0 && a->allowed[own] && held(a, own) == 0 ? own : -1;
-		/* else the least held allowed CPU, in round robin order */
-		if (best < 0) {
-			int start = a->spread_next++ % n, least = -1, idx = 0;
-			for (int k = 0; k < n; k++) {
-				int want = (start + k) % n, c = 0;
-				for (idx = want; c < a->ncpu; c++)
-					if (a->allowed[c] && idx-- == 0)
-						break;
-				if (c < a->ncpu && (least < 0 || held(a, c) < held(a, least)))
-					least = c;
-			}
-			best = least >= 0 ? least : 0;
-		}
-		memset(m, 0, (size_t)(unsigned)a->ncpu);
-		m[best] = 1;
-		set_pin(a, p->pid, m);
-		free(m);
-		return find_pin(a, p->pid)->mask;
-	}
-	int w = p->workload >= 0 && p->workload <= a->nwl ? p->workload : 0;
-	return a->wl_mask[w];
-}
-
-/* Pins of processes that are gone no longer hold their CPUs. */
-static void prune_pins(struct app *a)
-{
-	const struct snapshot *s = a->snap;
-	size_t k = 0;
-	for (size_t i = 0; i < a->npins; i++) {
-		bool alive = false;
-		for (int j = 0; j < s->nproc && !alive; j++)
-			alive = s->procs[j].pid == a->pins[i].pid && s->procs[j].alive;
-		if (alive)
-			a->pins[k++] = a->pins[i];
-		else
-			free(a->pins[i].mask);
-	}
-	a->npins = k;
-}
-
-/* The mask workload w's new processes get before they run: its rule, or
- * under spread the next CPU of the round robin; NULL leaves them be. */
-const unsigned char *action_start_mask(struct app *a, int w)
-{
-	if (a->wl_mask[w] || !a->spread)
-		return a->wl_mask[w];
-	int n = cpulist_count(a->allowed, a->ncpu);
-	if (n == 0 || !(a->start_mask || (a->start_mask = xmalloc((size_t)a->ncpu))))
-		return NULL;
-	int want = a->spread_next++ % n, c = 0;
-	for (; c < a->ncpu; c++)
-		if (a->allowed[c] && want-- == 0)
-			break;
-	memset(a->start_mask, 0, (size_t)a->ncpu);
-	a->start_mask[c < a->ncpu ? c : 0] = 1;
-	return a->start_mask;
+	if (p->workload == 0)
+		snprintf(buf, len, "attached PID %d (%s)", (int)p->pid, p->comm);
+	else if (!strncmp(p->comm, "bt-", 3) || !p->comm[0])
+		snprintf(buf, len, "the %s of workload %d", p->role, p->workload);
+	else
+		snprintf(buf, len, "%s (%s) of workload %d", p->comm, p->role, p->workload);
 }
 
 /* Pids benchtop has placed; 1 in the second slot once a lost placement
@@ -225,15 +100,31 @@ static void report_lost(struct app *a, const struct proc_sample *p, const unsign
 		fprintf(stderr, "benchtop: %s\n", a->status);
 }
 
+const unsigned char *action_start_mask(struct app *a, int w)
+{
+	return placement_want(a->pl, w, "cmd", -1);
+}
+
+const unsigned char *action_placer(void *app, int w, const char *slot)
+{
+	struct app *a = app;
+	return placement_want(a->pl, w, slot, -1);
+}
+
+/* After each sample: every running process where the rules on its role
+ * say (processes that start later get theirs before they run). */
 void action_enforce_placement(struct app *a)
 {
 	const struct snapshot *s = a->snap;
-	prune_pins(a);
+	placement_live_begin(a->pl);
+	for (int i = 0; i < s->nproc; i++)
+		if (s->procs[i].alive)
+			placement_live(a->pl, s->procs[i].workload, slot_of(&s->procs[i]));
 	for (int i = 0; i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
 		if (!p->alive)
 			continue;
-		const unsigned char *m = desired_mask(a, p);
+		const unsigned char *m = placement_want(a->pl, p->workload, slot_of(p), single_cpu_of(a, p));
 		if (!m || affinity_pid_matches(p->pid, m, a->ncpu))
 			continue;
 		report_lost(a, p, m);
@@ -268,22 +159,25 @@ static void affinity_map(struct app *a, pid_t only, char *buf, size_t len)
 	free(m);
 }
 
+/* extra: more "key":value pairs for the detail, or "". */
 static void placement_event(struct app *a, const char *action, const char *label,
                             const char *target, const char *cpus, const char *before,
-                            pid_t only)
+                            pid_t only, const char *extra)
 {
 	char detail[MODEL_DETAIL_LEN], after[MODEL_DETAIL_LEN / 2 - 64];
 	affinity_map(a, only, after, sizeof after);
 	snprintf(detail, sizeof detail,
-	         "{\"target\":\"%s\",\"cpus\":\"%s\",\"before\":%s,\"after\":%s}",
-	         target, cpus, before, after);
+	         "{\"target\":\"%s\",\"cpus\":\"%s\",%s\"before\":%s,\"after\":%s}",
+	         target, cpus, extra, before, after);
 	app_event(a, action, label, detail);
 }
 
-/* Apply a mask to one process now and report what it became. */
+/* Pin p's role to mask: p now, and the next process in its place before
+ * it runs.  Reports what p became. */
 static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned char *mask)
 {
-	char msg[200] = "", after[MODEL_CPUS_LEN], label[64], target[32], before[MODEL_DETAIL_LEN / 2 - 64];
+	char msg[200] = "", after[MODEL_CPUS_LEN], label[64], target[96], who[96];
+	char before[MODEL_DETAIL_LEN / 2 - 64];
 	cpulist_format(mask, a->ncpu, after, sizeof after);
 	affinity_map(a, p->pid, before, sizeof before);
 	int rc = affinity_set_pid(p->pid, mask, a->ncpu, msg, sizeof msg);
@@ -291,24 +185,36 @@ static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned ch
 		snprintf(a->status, sizeof a->status, "%s", msg[0] ? msg : strerror(-rc));
 		return rc;
 	}
-	set_pin(a, p->pid, mask);
+	placement_pin(a->pl, p->workload, slot_of(p), mask);
 	placed_index(a, p->pid, true);
-	snprintf(label, sizeof label, "pin %d:%s", (int)p->pid, after);
+	role_words(p, who, sizeof who);
+	snprintf(label, sizeof label, "pin %s:%s", p->role, after);
 	snprintf(target, sizeof target, "%d", (int)p->pid);
-	placement_event(a, "pin", label, target, after, before, p->pid);
-	snprintf(a->status, sizeof a->status, "pinned %s (PID %d) to CPU %s", p->comm, (int)p->pid, after);
+	char extra[160], role[40], slot[64];
+	json_quote(role, sizeof role, p->role);
+	json_quote(slot, sizeof slot, slot_of(p));
+	snprintf(extra, sizeof extra, "\"pid\":%d,\"workload\":%d,\"role\":%s,\"slot\":%s,",
+	         (int)p->pid, p->workload, role, slot);
+	placement_event(a, "pin", label, target, after, before, p->pid, extra);
+	snprintf(a->status, sizeof a->status, "pinned %s to CPU %s (PID %d)%s", who, after,
+	         (int)p->pid, p->workload > 0 ? "; holds across restarts" : "");
 	return 0;
 }
 
+/* A CPU the user names must exist and be online (the message lists the
+ * online ones). */
 static int check_cpu(struct app *a, int cpu)
 {
+	char online[MODEL_CPUS_LEN];
+	cpulist_format(a->online, a->ncpu, online, sizeof online);
 	if (cpu < 0 || cpu >= a->ncpu) {
 		snprintf(a->status, sizeof a->status,
-		         "CPU %d is out of range: this machine has CPUs 0-%d", cpu, a->ncpu - 1);
+		         "CPU %d is out of range: this machine has CPUs 0-%d (online: %s)", cpu,
+		         a->ncpu - 1, online);
 		return -EINVAL;
 	}
 	if (!a->online[cpu]) {
-		snprintf(a->status, sizeof a->status, "CPU %d is offline", cpu);
+		snprintf(a->status, sizeof a->status, "CPU %d is offline: online CPUs are %s", cpu, online);
 		return -EINVAL;
 	}
 	return 0;
@@ -325,23 +231,17 @@ static int act_pin_cpu(struct app *a, int cpu)
 	if (rc)
 		return rc;
 	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
-	if (!m)
-		return -ENOMEM;
 	m[cpu] = 1;
-	a->spread = false;
 	rc = pin_pid(a, p, m);
 	free(m);
 	return rc;
 }
 
-/* Every tracked process of workload w (< 0: all) to mask, as a rule. */
+/* Every role of workload w (< 0: all), running or not yet started, to
+ * mask; the running processes at once. */
 static void apply_to_workloads(struct app *a, int w, const unsigned char *mask)
 {
-	a->spread = false;
-	clear_pins(a, w);
-	for (int i = 0; i <= a->nwl; i++)
-		if (w < 0 || i == w)
-			set_wl_mask(a, i, mask);
+	placement_set_workload(a->pl, w, mask);
 	action_enforce_placement(a);
 }
 
@@ -349,8 +249,6 @@ static int act_pin_list(struct app *a, const struct action *act)
 {
 	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
 	char err[200];
-	if (!m)
-		return -ENOMEM;
 	if (cpulist_parse(act->text, m, a->ncpu, err, sizeof err)) {
 		snprintf(a->status, sizeof a->status, "%s", err);
 		free(m);
@@ -368,7 +266,6 @@ static int act_pin_list(struct app *a, const struct action *act)
 			snprintf(a->status, sizeof a->status, "no process to pin");
 			rc = -ESRCH;
 		} else {
-			a->spread = false;
 			rc = pin_pid(a, p, m);
 		}
 	} else {
@@ -382,83 +279,75 @@ static int act_pin_list(struct app *a, const struct action *act)
 		else
 			snprintf(target, sizeof target, "workload %d", w);
 		snprintf(label, sizeof label, "pin %s:%s", w < 0 ? "all" : target, after);
-		placement_event(a, "pin", label, target, after, before, 0);
-		snprintf(a->status, sizeof a->status, "%s pinned to CPU %s", target, after);
+		placement_event(a, "pin", label, target, after, before, 0, "");
+		snprintf(a->status, sizeof a->status, "%s pinned to CPU %s; holds for processes that start later",
+		         w < 0 ? "every workload" : target, after);
 	}
 	free(m);
 	return rc;
 }
 
-static int pinned_cpu(struct app *a, const struct proc_sample *p)
+/* Pack's CPU: the selected process's (where it is pinned alone, else where
+ * it last ran), else the first online CPU. */
+static int pack_cpu(struct app *a)
 {
-	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
-	int cpu = -1;
-	if (m && cpulist_parse(p->allowed, m, a->ncpu, NULL, 0) == 0 && cpulist_count(m, a->ncpu) == 1)
-		for (int c = 0; c < a->ncpu; c++)
-			if (m[c])
-				cpu = c;
-	free(m);
-	return cpu;
+	const struct proc_sample *p = selected_proc(a);
+	int cpu = p ? single_cpu_of(a, p) : -1;
+	if (cpu < 0)
+		cpu = p && p->cpu >= 0 && p->cpu < a->ncpu && a->online[p->cpu] ? p->cpu : 0;
+	while (cpu < a->ncpu && !a->online[cpu])
+		cpu++;
+	return cpu < a->ncpu ? cpu : 0;
+}
+
+/* Spread: the busiest processes get CPUs of their own first. */
+static void spread_now(struct app *a)
+{
+	placement_spread(a->pl);
+	const struct snapshot *s = a->snap;
+	int order[512], n = 0;
+	for (int i = 0; i < s->nproc && n < 512; i++)
+		if (s->procs[i].alive)
+			order[n++] = i;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && s->procs[order[j]].cpu_pct > s->procs[order[j - 1]].cpu_pct; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++) {
+		const struct proc_sample *p = &s->procs[order[i]];
+		placement_want(a->pl, p->workload, slot_of(p), single_cpu_of(a, p));
+	}
+	action_enforce_placement(a);
 }
 
 static int act_placement(struct app *a, enum action_id id)
 {
 	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
-	if (!m)
-		return -ENOMEM;
 	const char *name = id == ACT_PACK ? "pack" : id == ACT_FREE ? "free" : "spread";
 	char after[MODEL_CPUS_LEN] = "", before[MODEL_DETAIL_LEN / 2 - 64];
 	affinity_map(a, 0, before, sizeof before);
 	if (id == ACT_PACK) {
-		const struct proc_sample *p = selected_proc(a);
-		/* A process pinned to one CPU is there, even if it has not run
-		 * since and still reports its old one. */
-		int cpu = p ? pinned_cpu(a, p) : -1;
-		if (cpu < 0)
-			cpu = p && p->cpu >= 0 && p->cpu < a->ncpu && a->online[p->cpu] ? p->cpu : 0;
-		while (cpu < a->ncpu && !a->online[cpu])
-			cpu++;
-		m[cpu < a->ncpu ? cpu : 0] = 1;
+		m[pack_cpu(a)] = 1;
 		apply_to_workloads(a, -1, m);
 		cpulist_format(m, a->ncpu, after, sizeof after);
+		snprintf(a->status, sizeof a->status,
+		         "pack: every process on CPU %s (the selected process's), also those that start later",
+		         after);
 	} else if (id == ACT_FREE) {
 		apply_to_workloads(a, -1, a->allowed);
 		cpulist_format(a->allowed, a->ncpu, after, sizeof after);
+		snprintf(a->status, sizeof a->status,
+		         "free: every process on CPUs %s, also those that start later", after);
 	} else {
-		clear_pins(a, -1);
-		for (int i = 0; i <= a->nwl; i++) {
-			free(a->wl_mask[i]);
-			a->wl_mask[i] = NULL;
-			if (i >= 1)
-				workload_set_mask(a->wl[i - 1], NULL);
-		}
-		a->spread = true;
-		a->spread_next = 0;
-		/* The busiest processes get CPUs of their own first. */
-		const struct snapshot *s = a->snap;
-		int order[512], n = 0;
-		for (int i = 0; i < s->nproc && n < 512; i++)
-			if (s->procs[i].alive)
-				order[n++] = i;
-		for (int i = 1; i < n; i++)
-			for (int j = i; j > 0 && s->procs[order[j]].cpu_pct > s->procs[order[j - 1]].cpu_pct; j--) {
-				int t = order[j];
-				order[j] = order[j - 1];
-				order[j - 1] = t;
-			}
-		for (int i = 0; i < n; i++)
-			desired_mask(a, &s->procs[order[i]]);
-		action_enforce_placement(a);
+		spread_now(a);
 		snprintf(after, sizeof after, "round robin");
+		snprintf(a->status, sizeof a->status,
+		         "spread: every process on the least used CPU of its own, also those that start later");
 	}
 	free(m);
-	char label[64];
-	snprintf(label, sizeof label, "%s", name);
-	placement_event(a, "placement", label, name, after, before, 0);
-	snprintf(a->status, sizeof a->status, "%s: %s", name,
-	         id == ACT_PACK ? "every tracked process on one CPU" :
-	         id == ACT_FREE ? "every tracked process on all CPUs" :
-	                          "every tracked process on a CPU of its own, round robin");
+	placement_event(a, "placement", name, name, after, before, 0, "");
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/loop.h"
+#include "benchtop/placement.h"
 #include "benchtop/sample.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -280,7 +281,6 @@ static void tick_body(struct app *a)
 		if (p->workload >= 1 && p->workload <= a->nwl)
 			workload_proc_bytes(a->wl[p->workload - 1], p->pid, &p->bytes);
 	}
-	action_enforce_placement(a);
 	double cpu1 = cpu_self();
 	s->self_tick_us = (cpu1 - cpu0) * 1e6;
 	s->self_cpu_pct = s->dt > 0 ? (cpu1 - a->self_cpu_last) / s->dt * 100 : 0;
@@ -306,6 +306,9 @@ static void tick(struct app *a)
 	a->in_tick = true;
 	tick_body(a);
 	a->in_tick = false;
+	/* An action after the snapshot, not part of sampling: the rules the
+	 * sample shows broken are applied again. */
+	action_enforce_placement(a);
 }
 
 /* ---- the dashboard view ------------------------------------------------- */
@@ -657,11 +660,7 @@ int app_run(struct run *run, struct app_result *res)
 		}
 	}
 	if (m) {
-		for (int i = 0; i <= a->nwl; i++) {
-			a->wl_mask[i] = xmalloc((size_t)a->ncpu);
-			if (a->wl_mask[i])
-				memcpy(a->wl_mask[i], m, (size_t)a->ncpu);
-		}
+		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */
 		free(m);
 	}
 	if (a->rec && !a->rec_borrowed)
@@ -670,8 +669,9 @@ int app_run(struct run *run, struct app_result *res)
 		record_start(a, a->out);
 	else if (a->out && run->batch)
 		batch_header(a, a->out);
-	/* --placement spread: each workload starts on a CPU of its own */
-	a->spread = run->placement == PLACE_SPREAD;
+	/* --placement spread: each process starts on a CPU of its own */
+	if (run->placement == PLACE_SPREAD)
+		placement_spread(a->pl);
 	rc = app_start_workloads(a, msg, sizeof msg);
 	if (rc) {
 		if (a->dashboard)
@@ -689,8 +689,8 @@ int app_run(struct run *run, struct app_result *res)
 		struct action act = { .id = ACT_FREE };
 		action_apply(a, &act);
 	} else if (run->placement == PLACE_SPREAD) {
-		/* Workloads started on CPUs of their own; their other processes
-		 * get theirs now (each keeps a CPU nobody else holds). */
+		/* Every process started on a CPU of its own; descendants that
+		 * appeared since get theirs now. */
 		action_enforce_placement(a);
 		app_event(a, "placement", "spread",
 		          "{\"target\":\"spread\",\"cpus\":\"round robin\",\"before\":{},\"after\":{}}");

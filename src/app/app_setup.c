@@ -18,6 +18,7 @@
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/loop.h"
+#include "benchtop/placement.h"
 #include "benchtop/sample.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -99,6 +100,20 @@ static void remove_scratch(struct app *a)
 
 /* ---- placement at start ------------------------------------------------ */
 
+/* A CPU of m that is offline: -1 with a sentence naming it and the
+ * online CPUs, else 0. */
+static int offline_cpu(struct app *a, const unsigned char *m, char *err, size_t len)
+{
+	char online[128];
+	cpulist_format(a->online, a->ncpu, online, sizeof online);
+	for (int c = 0; c < a->ncpu; c++)
+		if (m[c] && !a->online[c]) {
+			snprintf(err, len, "CPU %d is offline: online CPUs are %s", c, online);
+			return -1;
+		}
+	return 0;
+}
+
 /* The mask every workload starts with (--cpus, --placement pack), or
  * *out = NULL for "leave them as they are".  -EINVAL names a bad CPU. */
 int app_start_mask(struct app *a, unsigned char **out, char *msg, size_t len)
@@ -112,7 +127,8 @@ int app_start_mask(struct app *a, unsigned char **out, char *msg, size_t len)
 		return -ENOMEM;
 	if (a->run->cpus) {
 		char err[256];
-		if (cpulist_parse(a->run->cpus, m, a->ncpu, err, sizeof err)) {
+		if (cpulist_parse(a->run->cpus, m, a->ncpu, err, sizeof err) ||
+		    offline_cpu(a, m, err, sizeof err)) {
 			snprintf(msg, len, "--cpus: %s", err);
 			free(m);
 			return -EINVAL;
@@ -173,7 +189,8 @@ int app_check_start(struct app *a, char *msg, size_t len)
 	char err[256], what[160];
 	for (size_t i = 0; !rc && i < r->nat; i++) {
 		const struct at_action *at = &r->at[i];
-		if (at->kind == AT_PIN && cpulist_parse(at->arg, m, a->ncpu, err, sizeof err)) {
+		if (at->kind == AT_PIN && (cpulist_parse(at->arg, m, a->ncpu, err, sizeof err) ||
+		                           offline_cpu(a, m, err, sizeof err))) {
 			snprintf(msg, len, "--at %g:pin=%s: %s", at->t, at->arg, err);
 			rc = -EINVAL;
 		} else if (at->kind == AT_GOVERNOR) {
@@ -232,6 +249,8 @@ static int setup_workloads(struct app *a, char *msg, size_t len)
 		if (!a->wl[i])
 			return -ENOMEM;
 		a->wl_names[i] = workload_name(a->wl[i]);
+		/* each new process gets its role's placement before it runs */
+		workload_set_placer(a->wl[i], action_placer, a);
 		int rc = workload_prepare(a->wl[i], msg, len);
 		if (rc)
 			return rc;
@@ -290,7 +309,9 @@ static int setup_attach(struct app *a, char *msg, size_t len)
 			snprintf(msg, len, "--attach: no process %d (give PIDs of running processes)", (int)p);
 			return -ESRCH;
 		}
-		sampler_add(a->sp, p, 0, "attached", true);
+		char slot[32];
+		snprintf(slot, sizeof slot, "pid%d", (int)p);  /* a rule on it is on this PID */
+		sampler_add_slot(a->sp, p, 0, "attached", slot, true);
 	}
 	return 0;
 }
@@ -305,8 +326,11 @@ int app_setup(struct app *a, char *msg, size_t len)
 	a->allowed = xcalloc((size_t)a->ncpu, 1);
 	if (!a->online || !a->allowed)
 		return -ENOMEM;
+	/* Online CPUs under the --sysfs root (tests give a tree with one
+	 * offline), else /sys. */
+	const char *sys = r->sysfs ? r->sysfs : "/sys";
 	for (int c = 0; c < a->ncpu; c++)
-		a->allowed[c] = a->online[c] = affinity_cpu_online("/sys", c);
+		a->allowed[c] = a->online[c] = affinity_cpu_online(sys, c);
 	if (r->cpus && cpulist_parse(r->cpus, a->allowed, a->ncpu, NULL, 0))
 		memcpy(a->allowed, a->online, (size_t)a->ncpu); /* reported by start_mask */
 	a->units = r->units;
@@ -329,9 +353,9 @@ int app_setup(struct app *a, char *msg, size_t len)
 	a->nwl = r->mode == MODE_ATTACH ? 0 : (int)r->nwl;
 	a->wl = xcalloc((size_t)a->nwl + 1, sizeof *a->wl);
 	a->wl_names = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_names);
-	a->wl_mask = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_mask);
 	a->wl_seen = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_seen);
-	if (!a->wl || !a->wl_names || !a->wl_mask || !a->wl_seen)
+	a->pl = placement_new(a->ncpu, a->nwl, a->allowed);
+	if (!a->wl || !a->wl_names || !a->wl_seen || !a->pl)
 		return -ENOMEM;
 	return r->mode == MODE_ATTACH ? setup_attach(a, msg, len) : setup_workloads(a, msg, len);
 }
@@ -353,15 +377,9 @@ void app_teardown(struct app *a)
 	remove_scratch(a);
 	free(a->wl);
 	free(a->wl_names);
-	for (int i = 0; a->wl_mask && i <= a->nwl; i++)
-		free(a->wl_mask[i]);
-	free(a->wl_mask);
 	free(a->wl_seen);
-	for (size_t i = 0; i < a->npins; i++)
-		free(a->pins[i].mask);
-	free(a->pins);
+	placement_free(a->pl);
 	free(a->placed);
-	free(a->start_mask);
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);
 	free(a->online);

@@ -95,6 +95,8 @@ static void record_procs(FILE *fp, const struct snapshot *s)
 		const struct proc_sample *p = &s->procs[i];
 		fprintf(fp, "%s{\"pid\":%d,\"workload\":%d,\"role\":", i ? "," : "", (int)p->pid, p->workload);
 		json_string(fp, p->role);
+		fprintf(fp, ",\"slot\":");
+		json_string(fp, p->slot);
 		fprintf(fp, ",\"comm\":");
 		json_string(fp, p->comm);
 		fprintf(fp, ",\"cpu\":%d,\"allowed\":", p->cpu);

@@ -363,34 +363,3 @@ int affinity_set_self(const unsigned char *mask, int ncpu)
 	CPU_FREE(set);
 	return rc;
 }
-
-void affinity_pack(int n, int ncpu, int anchor, unsigned char **masks)
-{
-	if (anchor < 0 || anchor >= ncpu)
-		anchor = 0;     /* a stale anchor still packs, onto CPU 0 */
-	for (int i = 0; i < n; i++) {
-		memset(masks[i], 0, (size_t)ncpu);
-		masks[i][anchor] = 1;
-	}
-}
-
-void affinity_free(int n, int ncpu, const unsigned char *allowed, unsigned char **masks)
-{
-	for (int i = 0; i < n; i++)
-		memcpy(masks[i], allowed, (size_t)ncpu);
-}
-
-void affinity_spread(int n, int ncpu, const unsigned char *allowed, unsigned char **masks)
-{
-	int k = cpulist_count(allowed, ncpu), c = -1;
-
-	for (int i = 0; i < n; i++) {
-		memset(masks[i], 0, (size_t)ncpu);
-		if (k == 0)
-			continue;
-		do      /* next allowed CPU after c, wrapping round */
-			c = (c + 1) % ncpu;
-		while (!allowed[c]);
-		masks[i][c] = 1;
-	}
-}

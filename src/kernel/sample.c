@@ -217,7 +217,7 @@ static struct sproc *proc_new(struct sampler *sp, pid_t pid, int wl, const char 
 	if (sample_grow((void **)&sp->procs, &sp->cap, sp->n + 1, sizeof *sp->procs))
 		return NULL;
 	struct sproc *p = &sp->procs[sp->n++];
-	*p = (struct sproc){ .pid = pid, .wl = wl, .measure_io = mio, .fresh = true,
+	*p = (struct sproc){ .pid = pid, .wl = wl, .measure_io = mio, .infer = mio, .fresh = true,
 	                     .state = '?', .cpu = -1, .nthreads = 1 };
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	clock_gettime(CLOCK_REALTIME, &p->since);
@@ -425,8 +425,72 @@ static void procs_read(struct sampler *sp, double dt)
 			proc_migrations(sp, p);
 		if (!p->zombie)
 			proc_affinity(sp, p);
+		p->frd = p->fwr = 0;
 		if (p->ran && p->measure_io)
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
+	}
+}
+
+const char *sample_role_evidence(double cpu_pct, uint64_t file_read, uint64_t file_written,
+                                 bool chars_moved)
+{
+	if (file_written > 0)
+		return "writer";
+	if (file_read > 0)
+		return "reader";
+	if (cpu_pct < 1.0)
+		return "idle";
+	return chars_moved ? "pipe" : NULL;
+}
+
+void sample_role_settle(char *role, size_t len, struct sample_role_track *t, const char *evidence)
+{
+	if (!evidence)
+		return;
+	if (!strcmp(evidence, role)) {
+		t->n = 0;
+		return;
+	}
+	if (strcmp(evidence, t->cand)) {
+		snprintf(t->cand, sizeof t->cand, "%s", evidence);
+		t->n = 0;
+	}
+	if (++t->n >= SAMPLE_ROLE_STABLE) {
+		snprintf(role, len, "%s", evidence);
+		t->n = 0;
+	}
+}
+
+/* A descendant's slot: COMM.N, the first N no other process of its
+ * workload has, so a restarted tree's processes take the same slots. */
+static void name_slot(struct sampler *sp, struct sproc *p)
+{
+	const char *base = p->comm[0] ? p->comm : "proc";
+	for (int k = 1; k < 1000; k++) {
+		bool taken = false;
+		snprintf(p->slot, sizeof p->slot, "%s.%d", base, k);
+		for (int i = 0; i < sp->n && !taken; i++)
+			taken = &sp->procs[i] != p && sp->procs[i].wl == p->wl && !sp->procs[i].gone &&
+			        !strcmp(sp->procs[i].slot, p->slot);
+		if (!taken)
+			return;
+	}
+}
+
+/* Slots for new descendants, roles of command processes from this tick. */
+static void procs_roles(struct sampler *sp)
+{
+	for (int i = 0; i < sp->n; i++) {
+		struct sproc *p = &sp->procs[i];
+		if (p->gone)
+			continue;
+		if (!p->slot[0] && p->comm[0])
+			name_slot(sp, p);
+		if (!p->infer || p->fresh)
+			continue;
+		const char *ev = sample_role_evidence(p->cpu_pct, p->frd, p->fwr,
+		                                      p->read_bps + p->write_bps > 0);
+		sample_role_settle(p->role, sizeof p->role, &p->track, ev);
 	}
 }
 
@@ -437,6 +501,7 @@ static int src_procs(struct sampler *sp, double dt)
 		sp->wl[w].rbytes_prev = sp->wl[w].rbytes;
 	}
 	procs_read(sp, dt);
+	procs_roles(sp);
 	for (int i = 0; i < sp->n; i++)
 		if (sp->procs[i].gone)
 			sfiles_forget(sp->files, &sp->procs[i]);
@@ -573,6 +638,12 @@ void sampler_free(struct sampler *sp)
 
 int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, bool measure_io)
 {
+	return sampler_add_slot(sp, pid, workload, role, role, measure_io);
+}
+
+int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *role,
+                     const char *slot, bool measure_io)
+{
 	if (pid <= 0 || workload < 0 || workload > sp->nwl)
 		return -EINVAL;
 	struct sproc *p = proc_find(sp, pid);
@@ -582,7 +653,9 @@ int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, b
 		return -ENOMEM;
 	p->wl = workload;
 	p->measure_io = measure_io;
+	p->infer = measure_io;
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
+	snprintf(p->slot, sizeof p->slot, "%s", slot ? slot : "");
 	sp->wl[workload].measure_io |= measure_io;
 	if (sp->wl[workload].t_prev <= 0)
 		sp->wl[workload].t_prev = (clock_mono() * 1e3) / 1e3;  /* its bytes count from here */
@@ -655,6 +728,7 @@ static void fill_proc(struct proc_sample *o, const struct sproc *p, double hz)
 		.migrations = p->migrations, .alive = !p->zombie,
 	};
 	memcpy(o->role, p->role, sizeof o->role);
+	memcpy(o->slot, p->slot, sizeof o->slot);
 	memcpy(o->comm, p->comm, sizeof o->comm);
 	memcpy(o->allowed, p->allowed, sizeof o->allowed);
 }

@@ -159,7 +159,7 @@ static struct sofile *sofile_new(struct sfiles *f, struct sproc *p, int dirfd, c
 	s->refs++;
 	struct sofile *o = &p->of[p->nof++];
 	*o = (struct sofile){ .fd = fd, .dev = st->st_dev, .ino = st->st_ino, .write = write,
-	                      .pos = from_zero ? 0 : pos };
+	                      .pos = from_zero ? 0 : pos, .size = (uint64_t)st->st_size };
 	return o;
 }
 
@@ -212,6 +212,13 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 	/* a lower position on the same fd and inode: closed and reopened */
 	uint64_t dpos = pos >= o->pos ? pos - o->pos : pos;
 	o->pos = pos;
+	/* evidence of what the process does (its role) */
+	if (write) {
+		p->fwr += dpos + ((uint64_t)st.st_size > o->size ? (uint64_t)st.st_size - o->size : 0);
+		o->size = (uint64_t)st.st_size;
+	} else {
+		p->frd += dpos;
+	}
 	struct sfile *s = sfile_find(f, p->wl, st.st_dev, st.st_ino, write);
 	if (s) {
 		sfile_pos(s, p->pid, pos, dpos);

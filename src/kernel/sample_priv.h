@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include "benchtop/model.h"
+#include "benchtop/sample.h"
 
 /* Files held open across ticks (pread at offset 0 regenerates a /proc
  * file): above this many, files are opened and closed per read instead. */
@@ -34,6 +35,7 @@ struct sofile {
 	ino_t ino;
 	bool write;
 	uint64_t pos;      /* position when last counted */
+	uint64_t size;     /* file size when last seen (growth: the process writes) */
 	bool seen;
 };
 
@@ -41,6 +43,10 @@ struct sproc {
 	pid_t pid;
 	int wl;
 	char role[MODEL_ROLE_LEN];
+	char slot[MODEL_SLOT_LEN];         /* "" until named (descendants: COMM.N) */
+	bool infer;                        /* a command's process: role from what it does */
+	struct sample_role_track track;
+	uint64_t frd, fwr;                 /* regular-file bytes read / written this tick */
 	char comm[MODEL_COMM_LEN];
 	char allowed[MODEL_CPUS_LEN];
 	bool measure_io, zombie, gone, ran, fresh;

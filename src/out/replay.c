@@ -98,6 +98,7 @@ static void fill_proc(struct proc_sample *p, const struct json *j)
 	p->pid = (pid_t)num(j, "pid", 0);
 	p->workload = (int)num(j, "workload", 0);
 	copy_str(p->role, sizeof p->role, json_get(j, "role"));
+	copy_str(p->slot, sizeof p->slot, json_get(j, "slot"));
 	copy_str(p->comm, sizeof p->comm, json_get(j, "comm"));
 	p->cpu = (int)num(j, "cpu", -1);
 	copy_str(p->allowed, sizeof p->allowed, json_get(j, "allowed"));

@@ -233,10 +233,35 @@ static int throughput(FILE *fp, const struct recording *rec, int top, enum units
 
 /* ---- placement ----------------------------------------------------------- */
 
+/* A row of the strip: a role of a workload (its slot); a recording
+ * without slots has one row per PID. */
 struct strip_proc {
-	pid_t pid;
+	int wl;
+	char slot[MODEL_SLOT_LEN];
+	pid_t pid, last;   /* its first and its latest process */
+	int runs;          /* processes that played the role */
 	char name[64];
 };
+
+/* "PID comm (role)" of its first process, "+N" when others followed. */
+static void row_name(struct strip_proc *r, const struct proc_sample *p)
+{
+	if (p->pid != r->last) {
+		r->runs++;
+		r->last = p->pid;
+	}
+	if (r->runs > 1)
+		snprintf(r->name, sizeof r->name, "%d %s (%s) +%d", (int)r->pid, p->comm, p->role, r->runs - 1);
+	else
+		snprintf(r->name, sizeof r->name, "%d %s (%s)", (int)r->pid, p->comm, p->role);
+}
+
+static bool in_row(const struct proc_sample *p, const struct strip_proc *r)
+{
+	if (!r->slot[0] || !p->slot[0])
+		return p->pid == r->pid;
+	return p->workload == r->wl && !strcmp(p->slot, r->slot);
+}
 
 static size_t strip_procs(const struct recording *rec, struct strip_proc *out, size_t max, size_t *total)
 {
@@ -245,40 +270,48 @@ static size_t strip_procs(const struct recording *rec, struct strip_proc *out, s
 	for (size_t i = 0; i < recording_nsamples(rec); i++) {
 		const struct snapshot *s = recording_sample(rec, i);
 		for (int k = 0; k < s->nproc; k++) {
+			const struct proc_sample *p = &s->procs[k];
 			size_t j = 0;
-			while (j < n && out[j].pid != s->procs[k].pid)
+			while (j < n && !in_row(p, &out[j]))
 				j++;
-			if (j < n)
+			if (j < n) {
+				row_name(&out[j], p);   /* the latest role, and restarts */
 				continue;
+			}
 			(*total)++;
 			if (n == max)
 				continue;
-			out[n].pid = s->procs[k].pid;
-			snprintf(out[n].name, sizeof out[n].name, "%d %s (%s)", (int)s->procs[k].pid,
-			         s->procs[k].comm, s->procs[k].role);
+			out[n] = (struct strip_proc){ .wl = p->workload, .pid = p->pid };
+			snprintf(out[n].slot, sizeof out[n].slot, "%s", p->slot);
+			row_name(&out[n], p);
 			n++;
 		}
 	}
 	return n;
 }
 
-static int cpu_of(const struct snapshot *s, pid_t pid)
+/* The row's process in sample s: its CPU (-1: none) and PID. */
+static int cpu_of(const struct snapshot *s, const struct strip_proc *r, pid_t *pid)
 {
 	for (int k = 0; k < s->nproc; k++)
-		if (s->procs[k].pid == pid)
+		if (in_row(&s->procs[k], r)) {
+			*pid = s->procs[k].pid;
 			return s->procs[k].cpu;
+		}
+	*pid = 0;
 	return -1;
 }
 
-/* One row per process, one cell per sample coloured by its CPU; runs of
- * the same CPU become one rectangle. */
+/* One row per role, one cell per sample coloured by the CPU its process
+ * ran on; runs of the same CPU and process become one rectangle, and a
+ * process that took the place of another starts after a small gap. */
 static int placement(FILE *fp, const struct recording *rec, int top)
 {
 	struct strip_proc procs[STRIP_MAX];
 	size_t total, n = strip_procs(rec, procs, STRIP_MAX, &total);
 	size_t ns = recording_nsamples(rec);
 	double t1 = recording_duration(rec);
-	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"h\">Placement: the CPU each process ran on, per sample</text>\n",
+	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"h\">Placement: the CPU each role's process ran on, per sample</text>\n",
 	        PL, top + 12);
 	int y = top + 22;
 	if (!n) {
@@ -290,11 +323,13 @@ static int placement(FILE *fp, const struct recording *rec, int top)
 		esc(fp, procs[p].name, 30);
 		fprintf(fp, "</text>\n");
 		size_t i = 0;
+		pid_t last = 0;
 		while (i < ns) {
 			const struct snapshot *s = recording_sample(rec, i);
-			int cpu = cpu_of(s, procs[p].pid);
+			pid_t pid, next;
+			int cpu = cpu_of(s, &procs[p], &pid);
 			size_t j = i + 1;
-			while (j < ns && cpu_of(recording_sample(rec, j), procs[p].pid) == cpu)
+			while (j < ns && cpu_of(recording_sample(rec, j), &procs[p], &next) == cpu && next == pid)
 				j++;
 			if (cpu >= 0) {
 				/* A sample covers the interval that ends at its t. */
@@ -302,6 +337,9 @@ static int placement(FILE *fp, const struct recording *rec, int top)
 				double te = recording_sample(rec, j - 1)->t;
 				double x0 = PL + 160 + (PR - PL - 160) * (t1 > 0 ? t0 / t1 : 0);
 				double x1 = PL + 160 + (PR - PL - 160) * (t1 > 0 ? te / t1 : 0);
+				if (last && pid != last)
+					x0 += 2;   /* a restart: a small break in the row */
+				last = pid;
 				fprintf(fp, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
 				        "<title>CPU %d</title></rect>\n", x0, y, fmax(x1 - x0, 1), STRIP_ROW - 2,
 				        cpu_colour[(size_t)cpu % NCPUC], cpu);

@@ -1,18 +1,35 @@
-/* placement.c - per process, the CPU it ran on in each of the last samples
- * (a character and a colour per CPU) and its migration count. */
+/* placement.c - per role of a workload, the CPU its process ran on in each
+ * of the last samples (a character and a colour per CPU) and its
+ * migration count.  A row follows a role (its slot), not a PID: a process
+ * that takes the place of an ended one continues the row after a blank
+ * cell. */
 #include "uipriv.h"
 
 #include <stdio.h>
+#include <string.h>
 
-#define LEFT 24   /* "pid comm" */
+#define LEFT 24   /* "pid role comm" */
 #define RIGHT 10  /* " mig 123" */
+#define MAX_ROWS 128
 
-static const struct proc_sample *find_proc(const struct snapshot *s, pid_t pid, int hint)
+/* A row: a workload's slot; recordings without slots key rows by PID. */
+struct row {
+	int wl;
+	const char *slot;
+	pid_t pid;
+};
+
+static bool in_row(const struct proc_sample *p, const struct row *r)
 {
-	if (hint < s->nproc && s->procs[hint].pid == pid)
-		return &s->procs[hint];
+	if (!r->slot[0] || !p->slot[0])
+		return p->pid == r->pid;
+	return p->workload == r->wl && !strcmp(p->slot, r->slot);
+}
+
+static const struct proc_sample *find_proc(const struct snapshot *s, const struct row *r)
+{
 	for (int i = 0; i < s->nproc; i++)
-		if (s->procs[i].pid == pid)
+		if (in_row(&s->procs[i], r))
 			return &s->procs[i];
 	return NULL;
 }
@@ -24,9 +41,9 @@ static char cpu_char(int cpu)
 }
 
 /* The row is built in memory and written with one call; samples where
- * the process was not seen stay blank. */
-static void strip(const struct ui_view *v, const struct proc_sample *p, int hint,
-                  int y, int x, int w)
+ * the role had no process stay blank, and so does the first sample of a
+ * process that replaced another (a restart). */
+static void strip(const struct ui_view *v, const struct row *r, int y, int x, int w)
 {
 	chtype cells[1024];
 	size_t len = history_len(v->hist);
@@ -34,44 +51,71 @@ static void strip(const struct ui_view *v, const struct proc_sample *p, int hint
 	if (w > 1024)
 		return;
 	chtype blank = ui_blank();
+	const struct proc_sample *q = len ? find_proc(history_at(v->hist, len - 1), r) : NULL;
 	for (size_t i = len; i-- > 0 && col >= 0; col--) {
-		const struct proc_sample *q = find_proc(history_at(v->hist, i), p->pid, hint);
-		if (!q || q->cpu < 0) {
+		const struct proc_sample *older = i ? find_proc(history_at(v->hist, i - 1), r) : NULL;
+		bool restart = q && older && older->pid != q->pid;
+		if (!q || q->cpu < 0 || restart) {
 			cells[col] = blank;
-			continue;
+		} else {
+			enum theme_role role = ROLE_CPU0 + q->cpu % THEME_NCPU_ROLES;
+			cells[col] = (chtype)cpu_char(q->cpu) | ui_cell_attr(ui_attr(role));
 		}
-		enum theme_role role = ROLE_CPU0 + q->cpu % THEME_NCPU_ROLES;
-		cells[col] = (chtype)cpu_char(q->cpu) | ui_cell_attr(ui_attr(role));
 		first = col;
+		q = older;
 	}
 	if (first < w)
 		mvaddchnstr(y, x + first, cells + first, w - first);
 }
 
+/* The rows: every role seen in the visible samples, newest first seen
+ * first, so a role between two runs of its process keeps its row. */
+static int collect_rows(const struct ui_view *v, int span, struct row *rows, int max)
+{
+	size_t len = history_len(v->hist);
+	int n = 0;
+	for (size_t i = len; i-- > 0 && span-- > 0;) {
+		const struct snapshot *s = history_at(v->hist, i);
+		for (int k = 0; k < s->nproc && n < max; k++) {
+			const struct proc_sample *p = &s->procs[k];
+			int j = 0;
+			while (j < n && !in_row(p, &rows[j]))
+				j++;
+			if (j == n)
+				rows[n++] = (struct row){ p->workload, p->slot, p->pid };
+		}
+	}
+	return n;
+}
+
 void ui_placement_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
-	int rows = r.h - 1, w = r.w - LEFT - RIGHT;
-	static const struct proc_sample *list[512];
-	int n = ui_procs_list(v, list, 512);
+	int nrows = r.h - 1, w = r.w - LEFT - RIGHT;
+	struct row rows[MAX_ROWS];
+	int n = s && w > 4 ? collect_rows(v, w, rows, MAX_ROWS) : 0;
 	char extra[96];
-	int more = n > rows ? n - rows : 0;
-	snprintf(extra, sizeof(extra), "CPU of each process per sample, newest right%s",
+	int more = n > nrows ? n - nrows : 0;
+	snprintf(extra, sizeof(extra), "CPU of each role's process per sample, newest right%s",
 	         more ? " (more in a taller terminal)" : "");
 	ui_title(r, "Placement", extra);
-	if (!s)
-		return;
-	bool sel_ok = v->selected >= 0 && v->selected < s->nproc;
-	for (int i = 0; i < n && i < rows && w > 4; i++) {
-		const struct proc_sample *p = list[i];
+	const struct proc_sample *sel = s && v->selected >= 0 && v->selected < s->nproc ?
+	                                &s->procs[v->selected] : NULL;
+	for (int i = 0; i < n && i < nrows; i++) {
+		const struct proc_sample *p = find_proc(s, &rows[i]);
+		const struct proc_sample *any = p;
+		for (size_t k = history_len(v->hist); !any && k-- > 0;)
+			any = find_proc(history_at(v->hist, k), &rows[i]);
 		int y = r.y + 1 + i;
-		bool live = p >= s->procs && p < s->procs + s->nproc;
-		int hint = live ? (int)(p - s->procs) : 0;
-		enum theme_role role = sel_ok && p == &s->procs[v->selected] ? ROLE_SELECT
-		                     : live ? ROLE_NORMAL : ROLE_DIM;
-		ui_textf(y, r.x, LEFT, role, "%7d %-15.15s ", (int)p->pid, p->comm);
-		strip(v, p, hint, y, r.x + LEFT, w);
-		ui_textf(y, r.x + LEFT + w, RIGHT, ROLE_NORMAL, " mig %llu",
-		         (unsigned long long)p->migrations);
+		/* the role's latest PID, its role and command name */
+		ui_textf(y, r.x, LEFT, sel && in_row(sel, &rows[i]) ? ROLE_SELECT : ROLE_NORMAL,
+		         "%7d %-7.7s %-7.7s ", any ? (int)any->pid : 0, any ? any->role : "",
+		         any ? any->comm : "");
+		strip(v, &rows[i], y, r.x + LEFT, w);
+		if (p)
+			ui_textf(y, r.x + LEFT + w, RIGHT, ROLE_NORMAL, " mig %llu",
+			         (unsigned long long)p->migrations);
+		else
+			ui_textf(y, r.x + LEFT + w, RIGHT, ROLE_DIM, " ended");
 	}
 }

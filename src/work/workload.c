@@ -66,6 +66,8 @@ struct workload {
 	int runs;
 	unsigned char *mask;         /* own copy of the placement for new processes, or NULL */
 	int ncpu;
+	workload_placer placer;      /* the rule for each new process by its slot, or NULL */
+	void *placer_ctx;
 	/* pattern=rewrite: the write and the rewrite as two rows */
 	struct workload_totals rows[2];
 	double run_user0, run_sys0;
@@ -205,6 +207,35 @@ int workload_prepare(struct workload *w, char *msg, size_t len)
 	return 0;
 }
 
+void workload_set_placer(struct workload *w, workload_placer fn, void *ctx)
+{
+	w->placer = fn;
+	w->placer_ctx = ctx;
+}
+
+/* The mask a new process in slot gets before it runs: its role's rule
+ * when there is a placer, else the workload's. */
+static const unsigned char *mask_for(struct workload *w, const char *slot)
+{
+	return w->placer ? w->placer(w->placer_ctx, w->id, slot) : w->mask;
+}
+
+/* An engine process's slot: its role's name, numbered when the workload
+ * has several of it (jobs=N, seekers): "writer", "writer.2", "seeker.3". */
+static void engine_slot(const struct workload *w, int j, int r, char *buf, size_t len)
+{
+	enum engine_role role = w->plan.roles[r];
+	int per_job = 0, before = 0;
+	for (int k = 0; k < w->plan.nroles; k++) {
+		per_job += w->plan.roles[k] == role;
+		before += k < r && w->plan.roles[k] == role;
+	}
+	if (per_job * w->plan.jobs == 1)
+		snprintf(buf, len, "%s", engine_role_name(role));
+	else
+		snprintf(buf, len, "%s.%d", engine_role_name(role), j * per_job + before + 1);
+}
+
 /* What a child does between fork and its real work: its own process
  * group (so a stop reaches its whole tree), death with benchtop, default
  * signal handling, and the placement chosen before it started. */
@@ -274,7 +305,7 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 	}
 	if (pid == 0) {
 		close(ep[0]);
-		child_setup(0, w->mask, w->ncpu);
+		child_setup(0, mask_for(w, "cmd"), w->ncpu);
 		quiet_output(w->run);
 		execvp(w->spec->argv[0], w->spec->argv);
 		int e = errno;
@@ -296,7 +327,7 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 		snprintf(w->err, sizeof w->err, "%s", msg);
 		return -e;
 	}
-	sampler_add(w->sp, pid, w->id, "cmd", true);
+	sampler_add_slot(w->sp, pid, w->id, "cmd", "cmd", true);
 	return 0;
 }
 
@@ -309,6 +340,9 @@ static int spawn_engine(struct workload *w, char *msg, size_t len)
 			return -errno;
 		}
 		for (int r = 0; r < w->plan.nroles; r++) {
+			char slot[32];
+			engine_slot(w, j, r, slot, sizeof slot);
+			const unsigned char *mask = mask_for(w, slot);
 			pid_t pg = group_of(w);
 			pid_t pid = fork();
 			if (pid < 0) {
@@ -316,13 +350,13 @@ static int spawn_engine(struct workload *w, char *msg, size_t len)
 				return -errno;
 			}
 			if (pid == 0) {
-				child_setup(pg, w->mask, w->ncpu);
+				child_setup(pg, mask, w->ncpu);
 				name_child(engine_role_name(w->plan.roles[r]));
 				engine_child(w->spec, &w->plan, j, r, &w->ctr[j], pfd);
 			}
 			setpgid(pid, pg ? pg : pid);
 			add_child(w, pid, j, r);
-			sampler_add(w->sp, pid, w->id, engine_role_name(w->plan.roles[r]), false);
+			sampler_add_slot(w->sp, pid, w->id, engine_role_name(w->plan.roles[r]), slot, false);
 		}
 		if (pfd[0] >= 0) {
 			close(pfd[0]);
@@ -341,7 +375,7 @@ static int spawn_source(struct workload *w, char *msg, size_t len)
 		return -errno;
 	}
 	if (pid == 0) {
-		child_setup(0, w->mask, w->ncpu);
+		child_setup(0, mask_for(w, "source"), w->ncpu);
 		name_child("source");
 		engine_fill_child(w->src_path, w->src_size, w->src_ctr);
 	}

@@ -10,6 +10,8 @@ mkdir -p "$T/home" "$T/run" "$T/tmp"
 export HOME=$T/home XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/home/.config TMPDIR=$T/tmp
 quiet() { "$@" >/dev/null 2>&1; }
 # Cpus_allowed_list of every thread of PID, one distinct value per line.
+# A recording still being written, without its last (perhaps partial) line.
+live() { sed '$d' "$1"; }
 thread_cpus() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^Cpus_allowed_list/ {print $2}' | sort -u; }
 
 head -c 24M /dev/urandom > "$T/src"
@@ -49,20 +51,131 @@ rc=$?
 check "--loop --attach: refused with exit 2 ($rc)" [ $rc = 2 ]
 check "--loop --attach: the message names --loop" grep -q -- "--loop" "$T/att.err"
 
+# A pin to an offline CPU is refused, naming the online CPUs (a fake
+# sysfs tree with CPU 1 offline).
+bash tests/fakesys.sh "$T/sys" --cpus 2 >/dev/null 2>&1
+mkdir -p "$T/sys/devices/system/cpu/cpu1" && echo 0 > "$T/sys/devices/system/cpu/cpu1/online"
+"$BENCHTOP" -b -t 2 --sysfs "$T/sys" --at 1:pin=1 -- true >/dev/null 2>"$T/off.err"
+rc=$?
+check "pin to an offline CPU: exit 2 ($rc)" [ $rc = 2 ]
+check "pin to an offline CPU: names it and the online CPUs ($(cat "$T/off.err"))" \
+	grep -q "CPU 1 is offline: online CPUs are 0" "$T/off.err"
+
+# Roles of a command's processes from what they do: a local rsync's three
+# processes are a reader, a writer and an idle one, all named rsync.
+mkdir -p "$T/rs/src" "$T/rs/dst"
+head -c 96M /dev/urandom > "$T/rs/src/big"
+"$BENCHTOP" -b --format json -i 0.2 -- rsync -a --bwlimit=24000 "$T/rs/src/" "$T/rs/dst/" \
+	> "$T/rs.jsonl" 2>/dev/null
+check "rsync: copied" cmp -s "$T/rs/src/big" "$T/rs/dst/big"
+echo "# rsync roles: $(jq -c 'select(.type=="sample") | [.procs[] | .role]' "$T/rs.jsonl" | uniq | tr '\n' ' ')"
+check "rsync: its three processes are reader, writer and idle" quiet jq -se '
+	[.[] | select(.type=="sample") | [.procs[] | select(.comm=="rsync") | .role] | sort]
+	| any(. == ["idle","reader","writer"])' "$T/rs.jsonl"
+check "rsync: a role, once known, does not flicker" quiet jq -se '
+	[.[] | select(.type=="sample") | .procs[] | select(.comm=="rsync") | {pid, role}]
+	| group_by(.pid) | map([.[].role] | map(select(. != "cmd")) | [foreach .[] as $r ({p: null, n: 0};
+	  if .p != null and .p != $r then .n += 1 else . end | .p = $r; .n)] | last // 0) | all(. <= 1)' "$T/rs.jsonl"
+
+# --at 4s:pack on the default workload: from 4.1 s on no workload process
+# is allowed on more than one CPU (those that start later are packed
+# before they run).
+if [ "$(nproc)" -ge 2 ]; then
+	# on a small tmpfs (root) the default source is small and the copy
+	# starts soon; elsewhere the 1 GiB source may still be written at 9 s
+	mkdir -p "$T/small"
+	mount -t tmpfs -o size=160m tmpfs "$T/small" 2>/dev/null && small=1 || small=
+	pdir=$TMPDIR
+	[ -n "$small" ] && pdir=$T/small
+	TMPDIR=$pdir "$BENCHTOP" -b --format json -i 0.1 -t 9 --at 4:pack > "$T/pack.jsonl" 2>/dev/null
+	[ -n "$small" ] && umount "$T/small"
+	check "--at 4s:pack: the copy's processes ran after 4.1 s${small:- (no tmpfs here: only the source)}" quiet jq -se \
+		'[.[] | select(.type=="sample" and .t > 4.1) | .procs[] | .role] | index("writer") != null or ("'"$small"'" == "")' "$T/pack.jsonl"
+	check "--at 4s:pack: samples after 4.1 s exist" quiet jq -se \
+		'[.[] | select(.type=="sample" and .t > 4.1 and (.procs | length) > 0)] | length > 10' "$T/pack.jsonl"
+	echo "# allowed after 4.1 s: $(jq -c 'select(.type=="sample" and .t > 4.1) | [.procs[] | .role + ":" + .allowed]' "$T/pack.jsonl" | uniq | tr '\n' ' ')"
+	check "--at 4s:pack: no process on more than one CPU after 4.1 s" quiet jq -se '
+		[.[] | select(.type=="sample" and .t > 4.1) | .procs[] | .allowed] | all(test("^[0-9]+$"))' "$T/pack.jsonl"
+else
+	skip "--at 4s:pack: needs 2 CPUs"
+fi
+
+# --loop -- cp A B: a pin on the cp process (key 1) holds for each of its
+# next runs, from each run's first sample.
+if [ "$(nproc)" -ge 2 ]; then
+	head -c 192M /dev/zero > "$T/cpsrc"
+	tm_start cp 120x40 "$BENCHTOP -i 0.05 -o $T/cp.jsonl --loop --no-sync -- cp $T/cpsrc $T/cpdst; sleep 30"
+	bt=$(ps -o pid= --ppid "$(tmux list-panes -t "bt$$-cp" -F '#{pane_pid}')" | head -1 | tr -d ' ')
+	pinned() {
+		tm_keys cp 1
+		sleep 0.3
+		tm_screen cp | grep 'holds across restarts' >> "$T/cp.status"
+		grep -q '"action":"pin"' "$T/cp.jsonl" 2>/dev/null
+	}
+	started() { grep -q '"comm":"cp"' "$T/cp.jsonl" 2>/dev/null; }
+	wait_for 30 started
+	if ! wait_for 30 pinned; then
+		fail "--loop cp: no pin event after pressing 1"
+	else
+		t_pin=$(grep '"action":"pin"' "$T/cp.jsonl" | head -1 | jq -r .t)
+		check "--loop cp: the status line says the pin holds across restarts" \
+			grep -q 'pinned cp (.*) of workload 1 to CPU 1 (PID [0-9]*); holds across restarts' "$T/cp.status"
+		# The placement strip: one row for the cp role, whatever its PID.
+		check "--loop cp: one placement row for cp across its restarts ($(tm_screen cp | grep -cE '[0-9]+ (cmd|writer|reader|idle|pipe) +cp +[0-9a-f ]*(mig|ended)'))" \
+			[ "$(tm_screen cp | grep -cE '[0-9]+ (cmd|writer|reader|idle|pipe) +cp +[0-9a-f ]*(mig|ended)')" = 1 ]
+		# Watch every cp run from outside as well: all threads on CPU 1.
+		bad=0 seen=
+		for _ in $(seq 1 300); do
+			for p in $(ps -o pid=,comm= --ppid "$bt" 2>/dev/null | awk '$2=="cp" {print $1}'); do
+				c=$(thread_cpus "$p" | tr '\n' ' ')
+				[ -z "$c" ] && continue
+				case " $seen " in *" $p "*) ;; *) seen="$seen $p";; esac
+				[ "$c" = "1 " ] || { bad=$((bad + 1)); echo "# PID $p allowed on $c"; }
+			done
+			runs=$(live "$T/cp.jsonl" | jq -s --argjson t "$t_pin" '[.[] | select(.type=="sample" and .t > $t)
+				| .procs[] | select(.comm=="cp") | .pid] | unique | length' 2>/dev/null)
+			[ "${runs:-0}" -ge 7 ] && break
+			sleep 0.1
+		done
+		check "--loop cp: every cp seen from outside ($(wc -w <<<"$seen")) had all threads on CPU 1" \
+			[ "$bad" = 0 -a -n "$seen" ]
+		# x stops it for good (an event), r starts it again with the same rule.
+		stopped() { tm_keys cp x; sleep 0.3; grep -q '"action":"workload_end"' "$T/cp.jsonl"; }
+		restarted() { tm_keys cp r; sleep 0.3; grep -q '"w1 restart"' "$T/cp.jsonl"; }
+		wait_for 10 stopped && wait_for 10 restarted && sleep 1.5
+		tm_keys cp q
+		ended() { jq -e 'select(.type=="end")' "$T/cp.jsonl" >/dev/null 2>&1; }
+		wait_for 15 ended
+		echo "# cp runs after the pin: $(jq -sc --argjson t "$t_pin" '[.[] | select(.type=="sample" and .t > $t) | .procs[] | select(.comm=="cp") | {pid, allowed}] | group_by(.pid) | map({pid: .[0].pid, allowed: [.[].allowed] | unique})' "$T/cp.jsonl")"
+		"$BENCHTOP" --report "$T/cp.jsonl" -o "$T/cp.svg" 2>/dev/null
+		check "--loop cp: the report's strip has one row for cp, its restarts counted ($(grep -oE '>[0-9]+ cp \([a-z]+\)[^<]*<' "$T/cp.svg" | tr '\n' ' '))" \
+			sh -c "[ \$(grep -cE '>[0-9]+ cp \([a-z]+\) \+[0-9]+<' '$T/cp.svg') = 1 ] && [ \$(grep -cE '>[0-9]+ cp \(' '$T/cp.svg') = 1 ]"
+		check "x then r: the restarted cp runs on CPU 1 from its first sample" quiet jq -se '
+			([.[] | select(.type=="event" and .label=="w1 restart") | .t] | first) as $r
+			| [.[] | select(.type=="sample" and .t > $r) | .procs[] | select(.comm=="cp") | .allowed]
+			| length > 0 and all(. == "1")' "$T/cp.jsonl"
+		check "--loop cp: 5 restarts after the pin, each on CPU 1 from its first sample" quiet jq -se --argjson t "$t_pin" '
+			[.[] | select(.type=="sample") | . as $s | .procs[] | select(.comm=="cp") | {pid, allowed, t: $s.t}]
+			| group_by(.pid) | map(select(.[0].t > $t + 0.05)) | length >= 5 and all(all(.allowed == "1"))' "$T/cp.jsonl"
+	fi
+	tm_kill cp
+else
+	skip "--loop cp pin: needs 2 CPUs"
+fi
+
 # The default workload in the dashboard for 20 s: at most 4 PIDs (source,
 # reader, writer, control), no workload_end, and a 0 pin on the selected
 # process that still holds 15 s later on every thread.
 tm_start def 120x40 "$BENCHTOP -o $T/def.jsonl; sleep 30"
-engines() { jq -e 'select(.type=="sample") | select([.procs[].role] | index("writer"))' "$T/def.jsonl" >/dev/null 2>&1; }
+engines() { grep -q '"role":"writer"' "$T/def.jsonl" 2>/dev/null; }
 if ! wait_for 120 engines; then
 	fail "default workload: the copy never started"
 else
 	t_pin=$(date +%s)
 	tm_keys def 0
-	pinned() { jq -e 'select(.type=="event" and .action=="pin")' "$T/def.jsonl" >/dev/null 2>&1; }
+	pinned() { grep -q '"action":"pin"' "$T/def.jsonl" 2>/dev/null; }
 	wait_for 5 pinned
-	pid=$(jq -r 'select(.type=="event" and .action=="pin") | .detail.pid // (.detail.target | tonumber? ) // empty' \
-		"$T/def.jsonl" | head -1)
+	pid=$(grep '"action":"pin"' "$T/def.jsonl" | head -1 | jq -r '.detail.pid // (.detail.target | tonumber? ) // empty')
 	if [ -z "$pid" ]; then
 		fail "0: no pin event recorded"
 	else
@@ -72,8 +185,8 @@ else
 		check "0: 15 s later PID $pid is alive and every thread still on CPU 0 ($(thread_cpus "$pid" | tr '\n' ' '))" \
 			[ "$(thread_cpus "$pid")" = 0 ]
 	fi
-	first=$(jq -r 'select(.type=="sample") | .t' "$T/def.jsonl" | head -1)
-	long() { jq -se '[.[] | select(.type=="sample") | .t] | last >= 20' "$T/def.jsonl" >/dev/null 2>&1; }
+	first=$(grep '"type":"sample"' "$T/def.jsonl" | head -1 | jq -r .t)
+	long() { live "$T/def.jsonl" | tail -1 | jq -e 'select(.type=="sample") | .t >= 20' >/dev/null 2>&1; }
 	wait_for 30 long
 	tm_keys def q
 	ended() { jq -e 'select(.type=="end")' "$T/def.jsonl" >/dev/null 2>&1; }

@@ -109,6 +109,20 @@ check "another method is 405 (got $code)" test "$code" = 405
 code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -I "http://127.0.0.1:$P1/metrics")
 check "HEAD is allowed (got $code)" test "$code" = 200
 
+# At most 4 connections at once; clients that connect and say nothing
+# never hold up the ticks (the run prints a line every 0.2 s).
+exec 5<>"/dev/tcp/127.0.0.1/$P1" 6<>"/dev/tcp/127.0.0.1/$P1" 7<>"/dev/tcp/127.0.0.1/$P1" \
+	8<>"/dev/tcp/127.0.0.1/$P1"
+lines0=$(wc -l <"$T/run1.out")
+code=$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P1/metrics")
+lines1=$(wc -l <"$T/run1.out")
+check "a fifth connection is not served while 4 idle ones are open (got ${code:-none})" test "$code" != 200
+check "ticks go on while idle clients hold connections ($lines0 -> $lines1 lines in 2 s)" \
+	test $((lines1 - lines0)) -ge 5
+exec 5>&- 6>&- 7>&- 8>&-
+code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P1/metrics")
+check "served again once they are gone (got $code)" test "$code" = 200
+
 # ---- node_exporter's textfile collector ------------------------------------
 
 NP=$(free_port)
@@ -133,10 +147,17 @@ check "--keep leaves the metrics file" grep -q '^benchtop_build_info' "$T/kept.p
 
 # ---- a real Prometheus scrapes two benchtops --------------------------------
 
+# Instance b runs on a fake cpufreq tree under powersave, with a kernel
+# playing it: its frequency families are there, at the lowest frequency.
 PA=$(free_port) PB=$(free_port) PP=$(free_port)
+FS=$T/sysfs
+bash tests/fakesys.sh "$FS" --cpus 2 >/dev/null
+bash tests/fake_kernel.sh "$FS" 120 </dev/null >/dev/null 2>&1 &
+PIDS+=("$!")
 for x in a b; do
-	port=$PA; [ $x = b ] && port=$PB
-	"$BENCHTOP" -b -t 40 -o "$T/rec_$x.jsonl" --metrics-listen "127.0.0.1:$port" \
+	port=$PA extra=()
+	[ $x = b ] && port=$PB extra=(--sysfs "$FS" --governor powersave)
+	"$BENCHTOP" -b -t 40 -o "$T/rec_$x.jsonl" --metrics-listen "127.0.0.1:$port" "${extra[@]}" \
 		-w "cmd:run=$(slow_writer "$T/out_$x")" >"$T/run_$x.out" 2>"$T/run_$x.err" &
 	PIDS+=("$!")
 done
@@ -172,6 +193,11 @@ if wait_for 10 grown; then ok "both instances' counters increase between two que
 else fail "counters did not increase: first [$first] now [$now]"; fi
 check "both targets are up (OpenMetrics scraped without error)" bash -c "
 	curl -s --max-time 5 '$API/targets' | jq -e '[.data.activeTargets[] | select(.health == \"up\" and .lastError == \"\")] | length == 2' >/dev/null"
+# Prometheus asked for OpenMetrics and parsed it: the family's metadata
+# carries the UNIT line, which only that format has.
+check "Prometheus read OpenMetrics (metadata: counter benchtop_workload_bytes, unit bytes)" bash -c "
+	curl -s --max-time 5 '$API/metadata?metric=benchtop_workload_bytes' |
+	jq -e '.data.benchtop_workload_bytes[0] | .type == \"counter\" and .unit == \"bytes\"' >/dev/null"
 # The values are the runs' own: each equals the bytes of a sample in that
 # run's JSON Lines (the last tick scraped), so they agree within one tick.
 match=0
@@ -188,6 +214,24 @@ rate=$(query 'sum(rate(benchtop_workload_bytes_total[5s]))' | awk '{ print $2 }'
 check "the fleet copy rate query answers ($rate B/s)" awk -v r="${rate:-0}" 'BEGIN { exit r > 0 ? 0 : 1 }'
 slow=$(query 'bottomk(1, sum by (instance) (rate(benchtop_workload_bytes_total[5s])))' | wc -l)
 check "the slowest host query answers one host" test "$slow" = 1
+check "the fake-tree instance has frequency families in Prometheus" bash -c "
+	[ \"\$(curl -s --max-time 5 --data-urlencode 'query=benchtop_cpu_frequency_hertz{instance=\"127.0.0.1:$PB\"}' '$API/query' |
+	     jq '.data.result | length')\" = 2 ]"
+# README's third query: time at the lowest frequency per host
+lowest='sum by (instance) (
+  benchtop_cpu_residency_seconds_total
+    and on (instance, cpu, frequency_hertz)
+  count_values by (instance, cpu) ("frequency_hertz", min_over_time(benchtop_cpu_frequency_hertz[1d]))
+)'
+at_lowest() {
+	low=$(query "$lowest")
+	grep -q "^127.0.0.1:$PB [0-9.]*[1-9]" <<<"$low"
+}
+if wait_for 15 at_lowest; then ok "the lowest-frequency query answers seconds for the powersave host ($low)"
+else fail "lowest-frequency query: [$low]"; fi
+check "those seconds are at 800 MHz, the tree's lowest" bash -c "
+	curl -s --max-time 5 --data-urlencode 'query=benchtop_cpu_residency_seconds_total{instance=\"127.0.0.1:$PB\",frequency_hertz=\"800000000\"} > 0' '$API/query' |
+	jq -e '.data.result | length == 2' >/dev/null"
 stop_all
 
 # ---- replay serves the recording as it plays --------------------------------
@@ -220,7 +264,7 @@ tm_keys live q
 wait_for 10 bash -c "! curl -s --max-time 1 http://127.0.0.1:$PD/metrics >/dev/null" || fail "the dashboard's port stays open after q"
 tm_kill live
 PD2=$(free_port)
-tm_start replay 100x30 "'$BENCHTOP' --replay '$T/rec_b.jsonl' --metrics-listen $PD2 2>'$T/dashr.err'"
+tm_start replay 100x30 "'$BENCHTOP' --replay '$T/rec_a.jsonl' --metrics-listen $PD2 2>'$T/dashr.err'"
 if wait_for 15 bash -c "curl -s --max-time 2 http://127.0.0.1:$PD2/metrics | grep -q '^benchtop_workload_bytes_total{workload=\"1\"} [1-9]'"; then
 	ok "a replay in the dashboard serves /metrics"
 else fail "the replay dashboard did not serve: $(cat "$T/dashr.err")"; fi
