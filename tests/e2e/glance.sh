@@ -165,7 +165,7 @@ span() {
 			[ $lo = 0 ] || [ $((c + 1)) -lt $lo ] && lo=$((c + 1))
 			[ $((c + 1)) -gt $hi ] && hi=$((c + 1))
 		done
-	done < <(scr f | sed -n '4,14p')
+	done < <(scr f | sed -n '4,17p')   # every plot row, down to the 0 line
 	echo "$lo $hi"
 }
 span_fills() { read -r lo hi <<<"$(span)"; [ "${lo:-999}" -le 12 ] && [ "${hi:-0}" -ge 95 ]; }
