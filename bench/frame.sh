@@ -14,7 +14,7 @@ cc -std=c17 -D_GNU_SOURCE -O2 -g -Iinclude $CFLAGS_PKG \
 	$LIBS_PKG -lm || exit 1
 
 ROWS=60 COLS=200 FRAMES=300
-build/bench/frame $FRAMES $ROWS $COLS
+build/bench/frame $FRAMES $ROWS $COLS | tee build/bench/frame.out
 
 if command -v valgrind >/dev/null; then
 	N=50
@@ -37,4 +37,17 @@ if command -v top >/dev/null && command -v script >/dev/null; then
 		</dev/null >/dev/null 2>&1
 	bytes=$(wc -c <"$out")
 	echo "top:   $((bytes / n)) bytes to the terminal per refresh at ${COLS}x${ROWS} (top -d 0.1, $n refreshes)"
+fi
+
+# The verdict: CPU per frame and bytes per frame against top's, this run.
+ms=$(sed -n 's/^frame: \([0-9.]*\) ms CPU per frame.*/\1/p' build/bench/frame.out)
+fb=$(sed -n 's/^frame: \([0-9]*\) bytes to the terminal per frame with.*/\1/p' build/bench/frame.out)
+if [ -n "$ms" ]; then
+	awk -v m="$ms" 'BEGIN { exit !(m <= 1.0) }' && echo "frame: CPU per frame ok ($ms ms <= 1 ms)" ||
+		echo "frame: CPU per frame OVER the target ($ms ms > 1 ms)"
+fi
+if [ -n "${bytes:-}" ] && [ -n "$fb" ]; then
+	tb=$((bytes / n))
+	[ "$fb" -le "$tb" ] && echo "frame: bytes per frame ok ($fb <= top's $tb)" ||
+		echo "frame: bytes per frame OVER top's ($fb > $tb)"
 fi

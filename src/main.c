@@ -9,6 +9,7 @@
 #include "benchtop/experiment.h"
 #include "benchtop/replay.h"
 #include "benchtop/report.h"
+#include "benchtop/ui.h"
 #include "benchtop/version.h"
 
 /* Options the parser knows whose feature is not built yet: refused at run
@@ -44,6 +45,17 @@ static int parse_with_config(int argc, char **argv, struct config *cfg, int *n,
 	return 0;
 }
 
+/* The dashboard's keys for --help, from the key table that dispatches
+ * them. */
+static void print_keys(FILE *fp)
+{
+	fputs("\nDashboard keys (F1, h or ? shows them with what every heading means):\n", fp);
+	for (size_t i = 0; i < ui_nkeys; i++)
+		fprintf(fp, "  %-8s %s%s\n", ui_keys[i].name, ui_keys[i].replay_only ? "" : "",
+		        ui_keys[i].help);
+	fputs("  mouse    a click selects a process, the wheel moves the selection (--no-mouse: off)\n", fp);
+}
+
 int main(int argc, char **argv)
 {
 	struct run r;
@@ -59,6 +71,7 @@ int main(int argc, char **argv)
 	switch (r.mode) {
 	case MODE_HELP:
 		cli_print_help(stdout);
+		print_keys(stdout);
 		break;
 	case MODE_VERSION:
 		printf("benchtop %s\n", BENCHTOP_VERSION);

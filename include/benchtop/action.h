@@ -23,6 +23,11 @@ enum action_id {
 	/* Keys that open a prompt or a menu in the dashboard first. */
 	ACT_PROMPT_PIN, ACT_PROMPT_MARKER, ACT_MENU_GOV, ACT_MENU_MAXFREQ,
 	ACT_REPLAY_SLOWER, ACT_REPLAY_FASTER,
+	/* Keys the dashboard handles itself (graph scale, sort, filter). */
+	ACT_SCALE, ACT_SORT, ACT_PROMPT_FILTER,
+	ACT_SELECT,         /* arg.cpu: the process at this index of the newest sample */
+	ACT_NOTE,           /* arg.text: what a view key did, for the status line */
+	ACT_SEEK_BACK, ACT_SEEK_FWD, ACT_SEEK_START, ACT_SEEK_END,   /* replay */
 };
 
 /* What applying an action asks of the screen.  Actions never call the

@@ -68,6 +68,7 @@ struct run {
 	double duration;      /* seconds, 0 = until done or quit */
 	bool loop, no_sync, batch, keep, force, drop_caches, no_color;
 	bool leave_placement; /* --attach: keep benchtop's placement at exit */
+	bool no_mouse;        /* --no-mouse: the dashboard leaves the mouse to the terminal */
 	enum out_format format;
 	enum units_mode units;
 	char *record;         /* -o FILE (also the report output with --report) */

@@ -26,6 +26,7 @@ struct sum_row {
 struct phase_row {
 	double from, to, bps, hog, migrations, mhz;
 	const char *label;
+	bool too_short;   /* under two samples long: rate and hog show "-" */
 };
 
 /* One cpufreq policy at the end of the run; NULL or "" strings print "-". */

@@ -28,7 +28,9 @@
 	X(WARN, "warn") X(KEY, "key") X(DIM, "dim") \
 	X(WL1, "wl1") X(WL2, "wl2") X(WL3, "wl3") X(WL4, "wl4") \
 	X(CPU0, "cpu0") X(CPU1, "cpu1") X(CPU2, "cpu2") X(CPU3, "cpu3") \
-	X(CPU4, "cpu4") X(CPU5, "cpu5") X(CPU6, "cpu6") X(CPU7, "cpu7")
+	X(CPU4, "cpu4") X(CPU5, "cpu5") X(CPU6, "cpu6") X(CPU7, "cpu7") \
+	X(MARK_PLACE, "marker-placement") X(MARK_FREQ, "marker-governor") \
+	X(MARK_PAUSE, "marker-pause") X(MARK_END, "marker-end")
 
 enum theme_role {
 #define THEME_ENUM(e, key) ROLE_##e,

@@ -32,12 +32,18 @@ struct ui_view {
 	void *residency_ctx;
 	bool paused;
 	bool replay;
+	size_t span_samples;             /* replay: samples in the whole recording (the
+	                                  * graph fits them to its width); 0 live */
 	double elapsed;
 	const char *const *governors;    /* for the G menu; NULL-terminated */
 	const long *freqs;               /* for the F menu, ascending, nfreqs */
 	size_t nfreqs;
 	double interval;                 /* sample interval in seconds (0: not shown) */
 	int ncpus_online;                /* CPUs for the G/F menus' "one CPU" choice; 0: from the snapshot */
+	const char *cur_governor;        /* the governor in force (G opens on it), NULL unknown */
+	long cap_khz;                    /* the max-frequency cap in force (F opens on it), 0 none */
+	const long *caps;                /* per CPU id: its cap in kHz, 0 none (CPUs panel) */
+	int ncaps;
 };
 
 /* Start curses.  theme: NULL, a name or a file (theme.h); no_color forces
@@ -86,6 +92,9 @@ void ui_toggle_help(void);
  * the theme.  Writes "theme: NAME" into status[0..len) when the theme
  * changed (status untouched otherwise). */
 void ui_react(unsigned reactions, char *status, size_t len);
+/* Mouse reporting on (a click selects a process, the wheel moves the
+ * selection) or off (--no-mouse); call after ui_open. */
+void ui_set_mouse(bool on);
 
 /* The key table, shared by dispatch, the help screen and the man page test. */
 struct ui_key_binding {

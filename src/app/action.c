@@ -584,6 +584,13 @@ static int act_view(struct app *a, const struct action *act)
 	case ACT_SLOWER:
 		act_interval(a, act->id == ACT_SLOWER);
 		return 0;
+	case ACT_SELECT:
+		a->selected = act->cpu;
+		act_select(a, 0);
+		return 0;
+	case ACT_NOTE:
+		snprintf(a->status, sizeof a->status, "%s", act->text);
+		return 0;
 	default:
 		return 0;
 	}

@@ -340,6 +340,36 @@ static size_t residency_rows(void *ctx, int cpu, bool since_event, const long **
 	return cpufreq_residency(ctx, cpu, since_event, khz, secs);
 }
 
+/* The cap on policy p's maximum frequency: its scaling_max_freq when that
+ * is below the highest frequency it has, else 0. */
+static long cap_of_policy(const struct cpufreq *cf, int p)
+{
+	const long *f;
+	size_t n = cpufreq_policy_freqs(cf, p, &f);
+	long max = cpufreq_policy_max(cf, p);
+	return n > 0 && max > 0 && max < f[n - 1] ? max : 0;
+}
+
+/* Every CPU's cap, for the CPUs panel. */
+static void view_caps(struct app *a, struct ui_view *v)
+{
+	static long *caps;
+	static int ncaps;
+	if (a->ncpu > ncaps) {
+		long *c = realloc(caps, (size_t)a->ncpu * sizeof *c);
+		if (!c)
+			return;
+		caps = c;
+		ncaps = a->ncpu;
+	}
+	for (int i = 0; i < a->ncpu; i++) {
+		int p = cpufreq_policy_of_cpu(a->cf, i);
+		caps[i] = p >= 0 ? cap_of_policy(a->cf, p) : 0;
+	}
+	v->caps = caps;
+	v->ncaps = a->ncpu;
+}
+
 static void view_of(struct app *a, struct ui_view *v)
 {
 	memset(v, 0, sizeof *v);
@@ -365,8 +395,12 @@ static void view_of(struct app *a, struct ui_view *v)
 		v->residency_ctx = a->cf;
 	}
 	v->governors = (const char *const *)a->governors;
-	if (a->cf && cpufreq_npolicies(a->cf) > 0)
+	if (a->cf && cpufreq_npolicies(a->cf) > 0) {
 		v->nfreqs = cpufreq_policy_freqs(a->cf, 0, &v->freqs);
+		v->cur_governor = cpufreq_policy_governor(a->cf, 0);
+		v->cap_khz = cap_of_policy(a->cf, 0);
+		view_caps(a, v);
+	}
 }
 
 /* ---- set up and tear down ------------------------------------------------ */
@@ -670,8 +704,10 @@ static int prepare(struct app *a, unsigned char **mp, char *msg, size_t msglen)
 	}
 	/* Without a terminal the dashboard would wait for keys that never
 	 * come (cron, nohup, </dev/null): refuse before anything runs. */
-	if (a->dashboard && (!ui_terminal_usable(msg, msglen) ||
-	                     ui_open(run->theme, run->no_color, msg, msglen))) {
+	if (a->dashboard && ui_terminal_usable(msg, msglen) &&
+	    ui_open(run->theme, run->no_color, msg, msglen) == 0)
+		ui_set_mouse(!run->no_mouse);
+	else if (a->dashboard) {
 		fprintf(stderr, "benchtop: %s\n", msg);
 		free(m);
 		return app_abandon(a, 2);

@@ -40,6 +40,14 @@ static double phase_mean_mhz(const struct phase *p)
 }
 
 /* What the run ran under, so a published result says it. */
+/* A phase shorter than two samples has no rate or hog worth a number
+ * (bytes and CPU time over a sliver of time): they are shown as "-" and
+ * recorded as null. */
+static bool phase_too_short(const struct app *a, const struct phase *p)
+{
+	return p->to - p->from < 2 * a->interval - 1e-9;
+}
+
 static void print_policies(struct app *a, FILE *fp)
 {
 	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
@@ -93,7 +101,7 @@ void summary_print(struct app *a, FILE *fp)
 		double len = p->to - p->from;
 		struct phase_row r = { p->from, p->to, num_div((double)p->bytes, len),
 		                       num_div(p->cpu_s, len), (double)p->migrations,
-		                       phase_mean_mhz(p), p->label };
+		                       phase_mean_mhz(p), p->label, phase_too_short(a, p) };
 		tables_phase_row(fp, u, &r);
 	}
 	if (a->prep_sync >= 0)
@@ -162,9 +170,14 @@ void summary_json(struct app *a, FILE *fp)
 		double len = p->to - p->from;
 		fprintf(fp, "%s{\"from\":%.3f,\"to\":%.3f,\"label\":", i ? "," : "", p->from, p->to);
 		json_string(fp, p->label);
-		fprintf(fp, ",\"bytes\":%llu,\"bps\":%.1f,\"hog\":%.4f,\"migrations\":%llu",
-		        (unsigned long long)p->bytes, num_div((double)p->bytes, len),
-		        num_div(p->cpu_s, len), (unsigned long long)p->migrations);
+		if (phase_too_short(a, p))
+			fprintf(fp, ",\"bytes\":%llu,\"bps\":null,\"hog\":null",
+			        (unsigned long long)p->bytes);
+		else
+			fprintf(fp, ",\"bytes\":%llu,\"bps\":%.1f,\"hog\":%.4f",
+			        (unsigned long long)p->bytes, num_div((double)p->bytes, len),
+			        num_div(p->cpu_s, len));
+		fprintf(fp, ",\"migrations\":%llu", (unsigned long long)p->migrations);
 		double mhz = phase_mean_mhz(p);
 		if (mhz > 0)
 			fprintf(fp, ",\"mean_khz\":%.0f", mhz * 1000);

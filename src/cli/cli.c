@@ -269,6 +269,7 @@ FLAG_OPT(o_no_sync, no_sync)
 FLAG_OPT(o_batch, batch)
 FLAG_OPT(o_drop_caches, drop_caches)
 FLAG_OPT(o_no_color, no_color)
+FLAG_OPT(o_no_mouse, no_mouse)
 FLAG_OPT(o_keep, keep)
 FLAG_OPT(o_leave_placement, leave_placement)
 FLAG_OPT(o_force, force)
@@ -300,6 +301,7 @@ enum opt_id {
 	O_RECORD, O_REPLAY, O_REPORT, O_ATTACH, O_CPUS, O_PLACEMENT, O_GOVERNOR, O_DROP_CACHES,
 	O_SWEEP, O_MATRIX, O_CELL, O_PRESET, O_UNITS, O_THEME, O_NO_COLOR, O_SYSFS, O_KEEP,
 	O_FORCE, O_RESTORE, O_HELP, O_VERSION, O_METRICS, O_METRICS_LISTEN, O_LEAVE_PLACEMENT,
+	O_NO_MOUSE,
 };
 
 const struct cli_option cli_options[] = {
@@ -327,6 +329,7 @@ const struct cli_option cli_options[] = {
 	{ 0, "units", "UNITS", "iec (MiB/s, default), si (MB/s) or bits (Mbit/s)", O_UNITS, false, o_units },
 	{ 0, "theme", "NAME|FILE", "colour theme", O_THEME, false, o_theme },
 	{ 0, "no-color", NULL, "monochrome (as does NO_COLOR in the environment)", O_NO_COLOR, false, o_no_color },
+	{ 0, "no-mouse", NULL, "the dashboard does not take the mouse (clicks select processes, the wheel scrolls)", O_NO_MOUSE, false, o_no_mouse },
 	{ 0, "sysfs", "DIR", "root of the sysfs tree for cpufreq (default /sys)", O_SYSFS, false, o_sysfs },
 	{ 0, "metrics", "FILE", "write the current metrics to FILE each interval, Prometheus text format (for node_exporter's textfile collector)", O_METRICS, false, o_metrics },
 	{ 0, "metrics-listen", "[ADDR:]PORT", "serve GET /metrics over HTTP on PORT (loopback unless ADDR is given)", O_METRICS_LISTEN, false, o_metrics_listen },

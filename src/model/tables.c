@@ -35,10 +35,16 @@ void tables_phase_row(FILE *fp, enum units_mode u, const struct phase_row *r)
 	double rate = units_rate_value(u, r->bps);
 	char mhz[16] = "-";
 
+	char rates[24] = "-", hogs[16] = "-";
+
 	if (r->mhz > 0)
 		snprintf(mhz, sizeof mhz, "%.0f", r->mhz);
-	fprintf(fp, "%8.2f  %8.2f  %7.*f  %3.0f%%  %5.0f  %6s  %s\n", r->from, r->to,
-	        rate < 100 ? 1 : 0, rate, r->hog * 100, r->migrations, mhz, r->label ? r->label : "");
+	if (!r->too_short) {
+		snprintf(rates, sizeof rates, "%.*f", rate < 100 ? 1 : 0, rate);
+		snprintf(hogs, sizeof hogs, "%.0f%%", r->hog * 100);
+	}
+	fprintf(fp, "%8.2f  %8.2f  %7s  %4s  %5.0f  %6s  %s\n", r->from, r->to, rates, hogs,
+	        r->migrations, mhz, r->label ? r->label : "");
 }
 
 void tables_policy_head(FILE *fp)

@@ -515,9 +515,11 @@ void recording_print_summary(const struct recording *rec, enum units_mode u, FIL
 	for (size_t i = 0; i < json_len(ph); i++) {
 		const struct json *p = json_at(ph, i);
 		double khz = num(p, "mean_khz", -1);
+		/* a phase too short for a rate has null figures: "-" */
 		struct phase_row r = { num(p, "from", 0), num(p, "to", 0), num(p, "bps", 0), num(p, "hog", 0),
 		                       num(p, "migrations", 0), khz > 0 ? khz / 1000 : -1,
-		                       json_str(json_get(p, "label"), "") };
+		                       json_str(json_get(p, "label"), ""),
+		                       num(p, "bps", -1) < 0 || num(p, "hog", -1) < 0 };
 		tables_phase_row(fp, u, &r);
 	}
 	print_policies(end, fp);
@@ -630,6 +632,28 @@ static void view_of(struct player *p, struct ui_view *v)
 	v->replay = true;
 	v->elapsed = position(p);
 	v->interval = num(recording_start(p->rec), "interval", 0);
+	size_t ns = recording_nsamples(p->rec);
+	v->span_samples = ns < history_cap(p->hist) ? ns : history_cap(p->hist);
+}
+
+/* Show the recording from its start up to t (Left/Right, Home/End): the
+ * history is filled again from the start, so every panel shows time t. */
+static void seek(struct player *p, double t)
+{
+	struct history *h = history_new(REPLAY_HISTORY);
+	if (!h) {
+		snprintf(p->msg, sizeof p->msg, "cannot seek: out of memory");
+		return;
+	}
+	t = t < 0 ? 0 : t > p->duration ? p->duration : t;
+	history_free(p->hist);
+	p->hist = h;
+	p->next = 0;
+	p->ended = false;
+	p->anchor_pos = t;
+	p->anchor_wall = clock_mono();
+	advance(p);
+	snprintf(p->msg, sizeof p->msg, "at %.1f s", t);
 }
 
 static void set_speed(struct player *p, double factor)
@@ -660,6 +684,12 @@ static void apply(struct player *p, const struct action *act)
 		break;
 	case ACT_SEL_UP: if (p->selected > 0) p->selected--; break;
 	case ACT_SEL_DOWN: if (p->selected + 1 < nproc) p->selected++; break;
+	case ACT_SELECT: if (act->cpu >= 0 && act->cpu < nproc) p->selected = act->cpu; break;
+	case ACT_NOTE: snprintf(p->msg, sizeof p->msg, "%s", act->text); break;
+	case ACT_SEEK_BACK: seek(p, position(p) - 10); break;
+	case ACT_SEEK_FWD: seek(p, position(p) + 10); break;
+	case ACT_SEEK_START: seek(p, 0); break;
+	case ACT_SEEK_END: seek(p, p->duration); break;
 	case ACT_REPLAY_SLOWER: set_speed(p, 0.5); break;
 	case ACT_REPLAY_FASTER: set_speed(p, 2.0); break;
 	case ACT_PAUSE: case ACT_RESUME:
@@ -774,6 +804,7 @@ int replay_main(const struct run *r)
 			fprintf(stderr, "benchtop: %s\n", err);
 			status = 3;
 		} else {
+			ui_set_mouse(!r->no_mouse);
 			play(&p);
 			ui_close();
 		}

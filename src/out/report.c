@@ -620,8 +620,15 @@ static void html_summary(FILE *fp, const struct recording *rec, enum units_mode 
 		fprintf(fp, "<tr>");
 		td_num(fp, "%.2f", num(p, "from", 0));
 		td_num(fp, "%.2f", num(p, "to", 0));
-		td_num(fp, "%.1f", units_rate_value(u, num(p, "bps", 0)));
-		td_num(fp, "%.0f%%", 100 * num(p, "hog", 0));
+		/* a phase too short for a rate has null figures: "-" */
+		if (num(p, "bps", -1) >= 0)
+			td_num(fp, "%.1f", units_rate_value(u, num(p, "bps", 0)));
+		else
+			fprintf(fp, "<td class=\"n\">-</td>");
+		if (num(p, "hog", -1) >= 0)
+			td_num(fp, "%.0f%%", 100 * num(p, "hog", 0));
+		else
+			fprintf(fp, "<td class=\"n\">-</td>");
 		td_num(fp, "%.0f", num(p, "migrations", 0));
 		double khz = num(p, "mean_khz", -1);
 		if (khz > 0)
@@ -784,5 +791,8 @@ int report_main(const struct run *r)
 		fprintf(stderr, "benchtop: cannot write %s: %s\n", r->record, strerror(-rc));
 		return 3;
 	}
+	struct stat st;
+	if (stat(r->record, &st) == 0)
+		fprintf(stderr, "wrote %s (%lld bytes)\n", r->record, (long long)st.st_size);
 	return 0;
 }

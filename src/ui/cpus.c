@@ -40,12 +40,25 @@ static void fit_pids(const char *list, int room, char *out, size_t len)
 		snprintf(out + k, len - k, "%s+%d", k ? " " : "", total - shown);
 }
 
-static void cpu_row(const struct cpu_sample *c, int y, int x, int w)
+/* The cap on a CPU's maximum frequency, 0 when none. */
+static long cap_of(const struct ui_view *v, int cpu)
 {
-	char khz[24], pids[MODEL_CPUS_LEN + 8];
+	return v->caps && cpu >= 0 && cpu < v->ncaps ? v->caps[cpu] : 0;
+}
+
+static void cpu_row(const struct ui_view *v, const struct cpu_sample *c, int y, int x, int w)
+{
+	char khz[24], pids[MODEL_CPUS_LEN + 8], cap[32] = "";
 	ui_fmt_khz(c->khz, khz, sizeof(khz));
+	long cp = cap_of(v, c->id);
+	if (cp > 0) {
+		char f[24];
+		ui_fmt_khz(cp, f, sizeof(f));
+		snprintf(cap, sizeof(cap), "cap %s ", f);
+	}
 	/* cpuN [bar] + " 9.99 GHz governor---- " + pids (two at least) */
-	int barw = w - 8 - 23 - 13;
+	int capw = ui_strwidth(cap);
+	int barw = w - 8 - 23 - 13 - capw;
 	if (barw < 6)
 		barw = 6;
 	if (barw > 40)
@@ -65,15 +78,21 @@ static void cpu_row(const struct cpu_sample *c, int y, int x, int w)
 	}
 	mvaddch(y, x + 7 + barw, ']' | ui_attr(ROLE_AXIS));
 	int tx = x + 8 + barw;
-	fit_pids(c->procs, x + w - tx - 23, pids, sizeof pids);
-	ui_textf(y, tx, x + w - tx, ROLE_NORMAL, " %8s %-12.12s %s", khz,
+	fit_pids(c->procs, x + w - tx - 23 - capw, pids, sizeof pids);
+	ui_textf(y, tx, x + w - tx, ui_freq_role(v, c->khz), " %8s ", khz);
+	tx += 10;
+	if (capw) {
+		ui_text(y, tx, capw, ROLE_WARN, cap);
+		tx += capw;
+	}
+	ui_textf(y, tx, x + w - tx, ROLE_NORMAL, "%-12.12s %s",
 	         c->governor[0] ? c->governor : "-", pids);
 }
 
 void ui_cpus_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
-	ui_title(r, "CPUs", "load u/s/w/i | freq governor pids");
+	ui_title(r, "CPUs", "load u/s/w/i | freq [cap] governor pids");
 	if (!s || r.h < 2)
 		return;
 	int rows = r.h - 1, ncol = (s->ncpu + rows - 1) / rows;
@@ -85,7 +104,7 @@ void ui_cpus_draw(const struct ui_view *v, struct rect r)
 	if (shown < s->ncpu)
 		shown--;   /* leave the last cell for "+N more" */
 	for (int i = 0; i < s->ncpu && i < shown; i++)
-		cpu_row(&s->cpus[i], r.y + 1 + i % rows, r.x + i / rows * colw, colw - 1);
+		cpu_row(v, &s->cpus[i], r.y + 1 + i % rows, r.x + i / rows * colw, colw - 1);
 	if (shown < s->ncpu)
 		ui_textf(r.y + r.h - 1, r.x + (ncol - 1) * colw, colw, ROLE_DIM,
 		         "+%d more CPUs (wider terminal)", s->ncpu - shown);

@@ -202,8 +202,12 @@ void ui_title(struct rect r, const char *title, const char *extra)
 	attroff(a);
 	int tw = ui_strwidth(title) + 2;
 	ui_textf(r.y, r.x + 1, r.w - 2, ROLE_TITLE, " %s ", title);
-	if (extra && *extra)
-		ui_textf(r.y, r.x + 1 + tw, r.w - 2 - tw, ROLE_NORMAL, " %s ", extra);
+	if (extra && *extra) {   /* cut at whole words, never mid-word */
+		char fit[256];
+		ui_fit_words(extra, r.w - 4 - tw, fit, sizeof(fit));
+		if (fit[0])
+			ui_textf(r.y, r.x + 1 + tw, r.w - 2 - tw, ROLE_NORMAL, " %s ", fit);
+	}
 }
 
 void ui_fmt_khz(long khz, char *buf, size_t len)

@@ -13,23 +13,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include "benchtop/units.h"
+#include "benchtop/uiscale.h"
 #include "benchtop/xalloc.h"
 
 #define YLAB 8          /* columns for the y-axis labels */
 #define MAX_SERIES 12
 
 struct series {
-	const char *name;
+	const char *name, *abbrev;
 	enum theme_role role;
 	int wl;             /* workload index, -1 total, -2 disk */
 	bool read;
+	char glyph;         /* its mark in the plot and legend without colour */
 };
 
 struct plot {
-	int h, w, vres, spc;        /* rows, columns, dots per row, samples per column */
+	int h, w, vres, dpc;        /* rows, columns, dots per row, dot columns per cell */
+	int spd;                    /* samples per dot column (live: 1) */
+	uint64_t span;              /* replay: samples of the whole recording */
+	bool glyphs;                /* one character per series, no dots (mono) */
+	bool from_left;             /* a replay: the recording's start at the left edge */
 	uint8_t *bits;              /* h*w dot masks */
-	uint8_t *owner;             /* h*w role of the last series that drew there */
-	double *col_t;              /* w: time of the first sample in the column */
+	uint8_t *owner;             /* h*w series index + 1 of the last line there */
+	uint8_t *clip;              /* w: series index + 1 of a clipped line, 0 none */
+	double *col_t;              /* w: time of the newest sample in the column */
 	int ns;                     /* samples that fit, newest first */
 	int *col, *sub;             /* ns: column and sub-column of each */
 	double *val;                /* nseries*ns: the plotted values (NAN: gap) */
@@ -66,54 +73,114 @@ static int make_series(const struct snapshot *s, struct series *out)
 	static char names[MAX_SERIES][24];
 	int n = 0;
 	/* Drawn in this order: later lines own the cells they share. */
-	out[n++] = (struct series){ "disk r", ROLE_DISK_READ, -2, true };
-	out[n++] = (struct series){ "disk w", ROLE_DISK_WRITE, -2, false };
+	out[n++] = (struct series){ "disk r", "dr", ROLE_DISK_READ, -2, true, '+' };
+	out[n++] = (struct series){ "disk w", "dw", ROLE_DISK_WRITE, -2, false, '#' };
 	if (s->nwl > 1)
 		for (int i = 0; i < s->nwl && n < MAX_SERIES - 2; i++) {
 			snprintf(names[n], sizeof(names[n]), "w%d", s->wls[i].id);
-			out[n] = (struct series){ names[n], ROLE_WL1 + i % THEME_NWL_ROLES, i, false };
+			out[n] = (struct series){ names[n], names[n], ROLE_WL1 + i % THEME_NWL_ROLES, i,
+			                          false, (char)('1' + i % 9) };
 			n++;
 		}
-	out[n++] = (struct series){ "read", ROLE_READ, -1, true };
-	out[n++] = (struct series){ "write", ROLE_WRITE, -1, false };
+	out[n++] = (struct series){ "read", "rd", ROLE_READ, -1, true, 'o' };
+	out[n++] = (struct series){ "write", "wr", ROLE_WRITE, -1, false, '*' };
 	return n;
 }
 
-/* 1, 2, 2.5, 5 times a power of ten, at least v. */
-static double nice_ceil(double v)
+/* ---- the one-scale switch (d) ---- */
+
+static bool one_scale;
+
+bool ui_graph_toggle_scale(void)
 {
-	if (!(v > 0))
-		return 1;
-	double p = pow(10, floor(log10(v))), m = v / p;
-	double k = m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10;
-	return k * p;
+	one_scale = !one_scale;
+	return one_scale;
 }
 
-/* Visits the samples that fit, newest first; col < 0 ends. */
-static int sample_col(const struct history *h, size_t i, int w, int spc, int *sub)
+/* Series colours that do not tell the lines apart (the mono theme):
+ * then each line is drawn with its own character, as without colour. */
+static bool colours_alike(const struct series *se, int n)
 {
-	uint64_t total = history_total(h), len = history_len(h);
-	uint64_t a = total - len + i, last = total - 1;
-	*sub = (int)(a % (uint64_t)spc);
-	return w - 1 - (int)(last / (uint64_t)spc - a / (uint64_t)spc);
+	if (ui_mono)
+		return true;
+	for (int i = 0; i < n; i++)
+		for (int k = i + 1; k < n; k++)
+			if ((ui_attr(se[i].role) & (A_COLOR | A_BOLD)) ==
+			    (ui_attr(se[k].role) & (A_COLOR | A_BOLD)))
+				return true;
+	return false;
+}
+
+/* ---- the time axis: which samples are drawn where ---- */
+
+/* The newest sample to draw: the run's last one when every workload has
+ * ended (the graph stops there), else the newest. */
+static size_t last_drawn(const struct ui_view *v)
+{
+	const struct history *h = v->hist;
+	size_t len = history_len(h), i = len;
+	if (!ui_run_done(v))
+		return len - 1;
+	while (i > 0) {
+		const struct snapshot *s = history_at(h, i - 1);
+		bool ended = s->nwl > 0;
+		for (int k = 0; k < s->nwl && ended; k++)
+			ended = s->wls[k].state == WLS_DONE || s->wls[k].state == WLS_FAILED;
+		if (!ended)
+			break;
+		i--;
+	}
+	return i < len ? i : len - 1;   /* the first sample after the end */
+}
+
+/* Column and sub-column of history sample i when sample `last` is drawn
+ * in the rightmost dot column; col < 0 when it is off the left. */
+static int sample_col(const struct history *h, size_t i, size_t last, const struct plot *p,
+                      int *sub)
+{
+	uint64_t base = history_total(h) - history_len(h);
+	uint64_t a = (base + i) / (uint64_t)p->spd, l = (base + last) / (uint64_t)p->spd;
+	uint64_t dc = (uint64_t)p->dpc;
+	*sub = (int)(a % dc);
+	if (p->from_left) {   /* the whole recording spread over the width */
+		uint64_t dots = (uint64_t)p->w * dc, d = (base + i) * dots / (p->span ? p->span : 1);
+		d = d < dots ? d : dots - 1;
+		*sub = (int)(d % dc);
+		return (int)(d / dc);
+	}
+	return p->w - 1 - (int)(l / dc - a / dc);
+}
+
+/* Samples per dot column: 1 live; in a replay, enough for the whole
+ * recording (v->span_samples) to fit the width (a short recording is
+ * spread over it instead: sample_col). */
+static int samples_per_dot(const struct ui_view *v, int w, int dpc)
+{
+	size_t n = v->replay && v->span_samples ? v->span_samples : 0;
+	size_t dots = (size_t)w * (size_t)dpc;
+	return n > dots ? (int)((n + dots - 1) / dots) : 1;
 }
 
 /* Every series' value at every sample that fits, computed once per
- * frame: the scale and the lines both read them. */
+ * frame: the scale and the lines both read them.  With several samples
+ * in one dot column, the newest of them is drawn. */
 static void cache_values(const struct ui_view *v, const struct series *se, int nser,
                          struct plot *p)
 {
-	int stride = p->ns;
-	size_t len = history_len(v->hist);
-	int n = 0;
-	for (size_t i = len; i-- > 0 && n < stride;) {
-		int sub, col = sample_col(v->hist, i, p->w, p->spc, &sub);
+	int stride = p->ns, n = 0, prevc = -1, prevs = -1;
+	size_t last = last_drawn(v);
+	for (size_t i = last + 1; i-- > 0 && n < stride;) {
+		int sub, col = sample_col(v->hist, i, last, p, &sub);
 		if (col < 0)
 			break;
+		if (col == prevc && sub == prevs)
+			continue;
+		prevc = col, prevs = sub;
 		const struct snapshot *s = history_at(v->hist, i);
 		p->col[n] = col;
 		p->sub[n] = sub;
-		p->col_t[col] = s->t;
+		if (p->col_t[col] < 0)
+			p->col_t[col] = s->t;
 		for (int k = 0; k < nser; k++)
 			p->val[(size_t)k * (size_t)stride + (size_t)n] =
 				units_rate_value(v->units, series_value(s, &se[k]));
@@ -122,19 +189,24 @@ static void cache_values(const struct ui_view *v, const struct series *se, int n
 	p->ns = n;
 }
 
-static double window_max(const struct plot *p, int nser, int stride)
+/* The largest value the scale must hold: the workload series only,
+ * unless one scale for all was asked for. */
+static double window_max(const struct plot *p, const struct series *se, int nser, int stride)
 {
 	double mx = 0;
-	for (int k = 0; k < nser; k++)
+	for (int k = 0; k < nser; k++) {
+		if (se[k].wl == -2 && !one_scale)
+			continue;
 		for (int i = 0; i < p->ns; i++) {
 			double y = p->val[(size_t)k * (size_t)stride + (size_t)i];
 			if (known(y) && y > mx)
 				mx = y;
 		}
-	return nice_ceil(mx);
+	}
+	return mx;
 }
 
-static void set_dot(struct plot *p, int col, int sub, int dot, enum theme_role role)
+static void set_dot(struct plot *p, int col, int sub, int dot, int owner)
 {
 	static const uint8_t braille[2][4] = { { 0x01, 0x02, 0x04, 0x40 },
 	                                       { 0x08, 0x10, 0x20, 0x80 } };
@@ -142,12 +214,13 @@ static void set_dot(struct plot *p, int col, int sub, int dot, enum theme_role r
 	if (row < 0 || row >= p->h)
 		return;
 	size_t c = (size_t)row * (size_t)p->w + (size_t)col;
-	p->bits[c] |= p->spc == 2 ? braille[sub][d] : (uint8_t)(1u << (p->vres - 1 - d));
-	p->owner[c] = (uint8_t)role;
+	p->bits[c] |= p->dpc == 2 ? braille[sub][d] : (uint8_t)(1u << (p->vres - 1 - d));
+	p->owner[c] = (uint8_t)owner;
 }
 
-/* One series: a dot per sample, joined vertically to the previous one. */
-static void plot_series(const double *val, enum theme_role role, struct plot *p, double top)
+/* One series: a dot per sample, joined vertically to the previous one;
+ * a value over the top is drawn at the top and marked clipped. */
+static void plot_series(const double *val, int owner, struct plot *p, double top)
 {
 	int ndots = p->h * p->vres, prev = -1;
 	for (int i = 0; i < p->ns; i++) {
@@ -156,37 +229,43 @@ static void plot_series(const double *val, enum theme_role role, struct plot *p,
 			prev = -1;
 			continue;
 		}
+		if (y > top * 1.0001)
+			p->clip[p->col[i]] = (uint8_t)owner;
 		int dot = (int)lround(y / top * (ndots - 1));
 		dot = dot < 0 ? 0 : dot >= ndots ? ndots - 1 : dot;
 		int lo = prev < 0 || prev > dot ? dot : prev, hi = prev > dot ? prev : dot;
 		for (int d = lo; d <= hi; d++)
-			set_dot(p, p->col[i], p->sub[i], d, role);
+			set_dot(p, p->col[i], p->sub[i], d, owner);
 		prev = dot;
 	}
 }
 
 /* One run of drawn cells (no empty cell inside) with one call. */
-static void paint_run(const struct plot *p, size_t k, int n, int y, int x)
+static void paint_run(const struct plot *p, const struct series *se, size_t k, int n,
+                      int y, int x)
 {
 	static const char ascii[8] = { ' ', '.', '-', ':', '\'', '|', '+', '|' };
-	if (p->spc == 2) {
+	if (p->dpc == 2 && !p->glyphs) {
 		cchar_t cells[512];
 		for (int i = 0; i < n; i++) {
-			attr_t a = ui_cell_attr(ui_attr(p->owner[k + (size_t)i]));
+			attr_t a = ui_cell_attr(ui_attr(se[p->owner[k + (size_t)i] - 1].role));
 			wchar_t wc[2] = { 0x2800 + p->bits[k + (size_t)i], 0 };
 			setcchar(&cells[i], wc, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
 		}
 		mvadd_wchnstr(y, x, cells, n);
 	} else {
 		chtype cells[512];
-		for (int i = 0; i < n; i++)
-			cells[i] = (chtype)ascii[p->bits[k + (size_t)i] & 7] |
-			           ui_cell_attr(ui_attr(p->owner[k + (size_t)i]));
+		for (int i = 0; i < n; i++) {
+			const struct series *s = &se[p->owner[k + (size_t)i] - 1];
+			chtype ch = p->glyphs ? (chtype)(unsigned char)s->glyph
+			                      : (chtype)ascii[p->bits[k + (size_t)i] & 7];
+			cells[i] = ch | ui_cell_attr(ui_attr(s->role));
+		}
 		mvaddchnstr(y, x, cells, n);
 	}
 }
 
-static void paint(const struct plot *p, int y0, int x0)
+static void paint(const struct plot *p, const struct series *se, int y0, int x0)
 {
 	for (int r = 0; r < p->h; r++) {
 		size_t row = (size_t)r * (size_t)p->w;
@@ -198,38 +277,14 @@ static void paint(const struct plot *p, int y0, int x0)
 			int e = c;
 			while (e < p->w && e - c < 512 && p->bits[row + (size_t)e])
 				e++;
-			paint_run(p, row + (size_t)c, e - c, y0 + r, x0 + c);
+			paint_run(p, se, row + (size_t)c, e - c, y0 + r, x0 + c);
 			c = e;
 		}
 	}
-}
-
-static void draw_markers(const struct ui_view *v, const struct plot *p, int y0, int x0)
-{
-	size_t ne = history_nevents(v->hist);
-	attr_t a = ui_attr(ROLE_MARKER);
-	double first = p->col_t[0];
-	for (size_t i = 0; i < ne; i++) {
-		const struct event *e = history_event(v->hist, i);
-		if (e->t < first)
-			continue;
-		int c = 0;
-		while (c < p->w && !(p->col_t[c] >= e->t))
-			c++;
-		if (c >= p->w)
-			continue;
-		for (int r = 0; r < p->h; r++)
-			if (!p->bits[(size_t)r * (size_t)p->w + (size_t)c])
-				mvaddch(y0 + r, x0 + c, ACS_VLINE | a);
-		const char *lab = e->label[0] ? e->label : e->action;
-		ui_textf(y0, x0 + c + 1, p->w - c - 1 < 14 ? p->w - c - 1 : 14, ROLE_MARKER, "%s", lab);
-	}
-}
-
-static void fmt_axis(double v, char *buf, size_t len)
-{
-	int prec = v >= 100 || v == floor(v) ? 0 : v >= 10 ? 1 : v >= 1 ? 2 : 3;
-	snprintf(buf, len, "%7.*f", prec, v);
+	/* clipped lines: an up-arrow in the top row */
+	for (int c = 0; c < p->w; c++)
+		if (p->clip[c])
+			ui_wch(y0, x0 + c, 0x2191, '^', ui_attr(se[p->clip[c] - 1].role));
 }
 
 static uint64_t passes_of(const struct snapshot *s)
@@ -245,27 +300,36 @@ static uint64_t passes_of(const struct snapshot *s)
  * event, so it gets no marker). */
 static void pass_ticks(const struct ui_view *v, const struct plot *p, int y, int x0)
 {
-	size_t len = history_len(v->hist);
+	size_t last = last_drawn(v);
 	attr_t a = ui_attr(ROLE_AXIS);
-	for (size_t i = len; i-- > 1;) {
-		int sub, col = sample_col(v->hist, i, p->w, p->spc, &sub);
+	for (size_t i = last + 1; i-- > 1;) {
+		int sub, col = sample_col(v->hist, i, last, p, &sub);
 		if (col < 0)
 			break;
+		if (col >= p->w)
+			continue;
 		if (passes_of(history_at(v->hist, i)) > passes_of(history_at(v->hist, i - 1)))
 			mvaddch(y, x0 + col, ACS_BTEE | a);
 	}
 }
 
-static void draw_axes(const struct ui_view *v, const struct plot *p, int y0, int x0, double top)
+/* Tick labels at round values (1, 2 or 5 times a power of ten), each on
+ * the row its value is drawn at; rows too close to the last are skipped. */
+static void draw_axes(const struct ui_view *v, const struct plot *p, int y0, int x0,
+                      const struct ui_scale *sc)
 {
 	char b[32];
-	for (int r = 0; r < p->h; r += (p->h > 8 ? p->h / 4 : p->h - 1)) {
-		fmt_axis(top * (p->h - r) / p->h, b, sizeof(b));
-		ui_text(y0 + r, x0 - YLAB, YLAB - 1, ROLE_AXIS, b);
-		if (p->h < 2)
-			break;
+	int ndots = p->h * p->vres, last_row = p->h;
+	for (int k = 0; k <= sc->nticks; k++) {
+		double v = k * sc->step;
+		int dot = (int)lround(v / sc->top * (ndots - 1));
+		int row = p->h - 1 - dot / p->vres;
+		if (row < 0 || (k > 0 && last_row - row < 2))
+			continue;
+		int n = ui_scale_fmt(v, sc->step, b, sizeof(b));
+		ui_text(y0 + row, x0 - YLAB + (n < YLAB - 1 ? YLAB - 1 - n : 0), YLAB - 1, ROLE_AXIS, b);
+		last_row = row;
 	}
-	ui_text(y0 + p->h - 1, x0 - YLAB, YLAB - 1, ROLE_AXIS, "      0");
 	/* x axis: seconds of the run under every 12th column */
 	attr_t a = ui_attr(ROLE_AXIS);
 	attron(a);
@@ -279,89 +343,221 @@ static void draw_axes(const struct ui_view *v, const struct plot *p, int y0, int
 		}
 }
 
-/* The legend on the title rule, newest-drawn series first, each name and
- * value in its line's colour (so w1, w2 ... say which line is which). */
-static void legend(const struct ui_view *v, const struct snapshot *s,
-                   const struct series *se, int ns, int y, int x, int end)
+/* The legend row: every series with its colour (or glyph), its name and
+ * its current value in the graph's unit, an up-arrow after a line over the
+ * scale, then dirty/writeback memory; shortened as a whole, never cut. */
+static void legend(const struct ui_view *v, const struct snapshot *s, const struct series *se,
+                   int ns, const struct plot *p, double top, int y, int x, int w)
 {
-	char buf[96], r[32];
-	x = x < end ? x : end;
-	x += ui_put(y, x, end - x, ui_attr(ROLE_NORMAL), " ", 1);
-	for (int k = ns; k-- > 0 && x < end;) {
-		units_fmt_rate(v->units, series_value(s, &se[k]), r, sizeof(r));
-		int n = snprintf(buf, sizeof(buf), "%s %s", se[k].name, r);
-		x += ui_put(y, x, end - x, ui_attr(se[k].role), buf, (size_t)n);
-		x += ui_put(y, x, end - x, ui_attr(ROLE_NORMAL), "  ", 2);
+	struct ui_legend_item it[MAX_SERIES + 1];
+	char vals[MAX_SERIES + 1][24], glyphs[MAX_SERIES][4];
+	enum theme_role roles[MAX_SERIES + 1];
+	int n = 0;
+	for (int k = ns; k-- > 0;) {
+		double val = units_rate_value(v->units, series_value(s, &se[k]));
+		ui_scale_fmt_value(val, vals[n], sizeof(vals[n]));
+		if (p->glyphs || !ui_utf8)
+			snprintf(glyphs[n], sizeof(glyphs[n]), "%c", p->glyphs ? se[k].glyph : '#');
+		else
+			snprintf(glyphs[n], sizeof(glyphs[n]), "\xe2\x96\xa0");   /* U+25A0 */
+		bool over = se[k].wl == -2 && known(val) && val > top * 1.0001;
+		it[n] = (struct ui_legend_item){ glyphs[n], se[k].name, se[k].abbrev, vals[n],
+		                                 over ? (ui_utf8 ? "\xe2\x86\x91" : "^") : NULL };
+		roles[n++] = se[k].role;
 	}
-	char d[32], wb[32];
+	char d[24], wb[24];
 	units_fmt_bytes(v->units, s->disk.dirty, d, sizeof(d));
 	units_fmt_bytes(v->units, s->disk.writeback, wb, sizeof(wb));
-	int n = snprintf(buf, sizeof(buf), "dirty %s  writeback %s ", d, wb);
-	if (x < end)
-		ui_put(y, x, end - x, ui_attr(ROLE_DIRTY), buf, (size_t)n);
+	char dirty[56];
+	snprintf(dirty, sizeof(dirty), "%s/%s", d, wb);
+	it[n] = (struct ui_legend_item){ "", "dirty/wb", "dty/wb", dirty, NULL };
+	roles[n++] = ROLE_DIRTY;
+	int level, shown = ui_legend_fit(it, n, w, &level);
+	char buf[160];
+	int end = x + w;
+	for (int i = 0; i < shown && x < end; i++) {
+		int len = ui_legend_item_text(&it[i], level, buf, sizeof(buf));
+		if (it[i].glyph[0]) {   /* the glyph in the line's colour, the rest plain */
+			int gl = (int)strlen(it[i].glyph);
+			ui_put(y, x, end - x, ui_attr(roles[i]), buf, (size_t)gl);
+			ui_put(y, x + 1, end - x - 1, ui_attr(p->glyphs ? ROLE_NORMAL : roles[i]),
+			       buf + gl, strlen(buf + gl));
+		} else {
+			ui_put(y, x, end - x, ui_attr(roles[i]), buf, strlen(buf));
+		}
+		x += len + ui_legend_sep(level);
+	}
+	if (shown < n)
+		ui_textf(y, x, end - x, ROLE_DIM, "+%d", n - shown);
+}
+
+/* ---- event markers ---- */
+
+struct mark_kind { enum theme_role role; wchar_t line; char ascii_line; const char *head, *ascii_head; };
+
+/* Each kind of event has its own colour, line and head glyph. */
+static const struct mark_kind *kind_of(const char *action)
+{
+	static const struct mark_kind user = { ROLE_MARKER, 0x2502, '|', "\xe2\x97\x86", "*" },
+		place = { ROLE_MARK_PLACE, 0x2506, ':', "\xe2\x96\xb6", ">" },
+		freq = { ROLE_MARK_FREQ, 0x254e, '!', "~", "~" },
+		pause = { ROLE_MARK_PAUSE, 0x250a, '.', "\xe2\x80\x96", "=" },
+		end = { ROLE_MARK_END, 0x2503, '#', "\xe2\x96\xa0", "#" };
+	if (!strcmp(action, "pin") || !strcmp(action, "placement"))
+		return &place;
+	if (!strcmp(action, "governor") || !strcmp(action, "maxfreq"))
+		return &freq;
+	if (!strcmp(action, "pause") || !strcmp(action, "resume"))
+		return &pause;
+	if (!strcmp(action, "workload_end"))
+		return &end;
+	return &user;
+}
+
+static const char *event_label(const struct event *e)
+{
+	return e->label[0] ? e->label : e->action;
+}
+
+/* The column an event falls in, -1 when it is outside the window. */
+static int event_col(const struct plot *p, double t)
+{
+	if (p->ns == 0 || p->col_t[0] < 0 || t < p->col_t[0] - 1e-9)
+		return -1;
+	for (int c = 0; c < p->w; c++)
+		if (p->col_t[c] >= t - 1e-9)
+			return c;
+	return -1;
+}
+
+#define LABEL_ROWS 2
+#define STRIP_MAX 64
+
+/* Markers: a line in the kind's colour and glyph over the empty cells of
+ * the event's column, the label beside it on one of the top rows where it
+ * overlaps no other label; the ones that fit nowhere are returned (oldest
+ * first) for the event strip. */
+static int draw_markers(const struct ui_view *v, const struct plot *p, int y0, int x0,
+                        const struct event **cut)
+{
+	size_t ne = history_nevents(v->hist);
+	int taken[LABEL_ROWS] = { -1, -1 }, rows = p->h >= 6 ? LABEL_ROWS : 1, ncut = 0;
+	for (size_t i = 0; i < ne; i++) {
+		const struct event *e = history_event(v->hist, i);
+		int c = event_col(p, e->t);
+		if (c < 0)
+			continue;
+		const struct mark_kind *k = kind_of(e->action);
+		attr_t a = ui_attr(k->role);
+		for (int r = 0; r < p->h; r++)
+			if (!p->bits[(size_t)r * (size_t)p->w + (size_t)c])
+				ui_wch(y0 + r, x0 + c, k->line, k->ascii_line, a);
+		char lab[MODEL_LABEL_LEN + 8];
+		int len = snprintf(lab, sizeof(lab), "%s%s", ui_utf8 ? k->head : k->ascii_head,
+		                   event_label(e));
+		len = ui_strwidth(lab);
+		bool placed = false;
+		for (int r = 0; r < rows && !placed; r++) {
+			int at = c + 1;
+			if (at + len > p->w)
+				at = c - len;            /* left of its line */
+			if (at < 0 || at <= taken[r] || at + len > p->w)
+				continue;
+			ui_text(y0 + r, x0 + at, len, k->role, lab);
+			taken[r] = at + len;
+			placed = true;
+		}
+		if (!placed && ncut < STRIP_MAX)
+			cut[ncut++] = e;
+	}
+	return ncut;
+}
+
+/* The event strip under the axis: the markers whose label did not fit,
+ * newest first, each with its time, whole entries only. */
+static void draw_strip(const struct event **cut, int ncut, int y, int x, int w)
+{
+	int end = x + w;
+	for (int i = ncut; i-- > 0;) {
+		const struct mark_kind *k = kind_of(cut[i]->action);
+		char buf[MODEL_LABEL_LEN + 32];
+		snprintf(buf, sizeof(buf), "%.1fs %s%s", cut[i]->t, ui_utf8 ? k->head : k->ascii_head,
+		         event_label(cut[i]));
+		int len = ui_strwidth(buf), more = i > 0 ? 4 : 0;
+		if (x + len + more > end) {
+			ui_textf(y, x, end - x, ROLE_DIM, "+%d", i + 1);
+			return;
+		}
+		ui_text(y, x, len, k->role, buf);
+		x += len + 2;
+	}
 }
 
 /* Buffers kept from frame to frame, grown as the plot grows. */
 static bool plot_alloc(struct plot *p)
 {
-	static uint8_t *bits, *owner;
+	static uint8_t *bits, *owner, *clip;
 	static double *col_t, *val;
 	static int *col, *sub;
 	static size_t cap, scap;
-	size_t need = (size_t)p->h * (size_t)p->w, ns = (size_t)p->w * (size_t)p->spc;
+	size_t need = (size_t)p->h * (size_t)p->w, ns = (size_t)p->w * (size_t)p->dpc;
 	if (need > cap || (size_t)p->w > cap) {
 		size_t n = need > (size_t)p->w ? need : (size_t)p->w;
-		uint8_t *b = xrealloc(bits, n), *o = xrealloc(owner, n);
-		double *t = xrealloc(col_t, n * sizeof(double));
-		bits = b ? b : bits;
-		owner = o ? o : owner;
-		col_t = t ? t : col_t;
-		if (!b || !o || !t)
-			return false;
+		bits = xrealloc(bits, n);
+		owner = xrealloc(owner, n);
+		clip = xrealloc(clip, n);
+		col_t = xrealloc(col_t, n * sizeof(double));
 		cap = n;
 	}
 	if (ns > scap) {
-		double *vv = xrealloc(val, ns * MAX_SERIES * sizeof(double));
-		int *c = xrealloc(col, ns * sizeof(int)), *sb = xrealloc(sub, ns * sizeof(int));
-		val = vv ? vv : val;
-		col = c ? c : col;
-		sub = sb ? sb : sub;
-		if (!vv || !c || !sb)
-			return false;
+		val = xrealloc(val, ns * MAX_SERIES * sizeof(double));
+		col = xrealloc(col, ns * sizeof(int));
+		sub = xrealloc(sub, ns * sizeof(int));
 		scap = ns;
 	}
 	memset(bits, 0, need);
+	memset(clip, 0, (size_t)p->w);
 	for (int c = 0; c < p->w; c++)
 		col_t[c] = -1;
-	p->bits = bits, p->owner = owner, p->col_t = col_t;
+	p->bits = bits, p->owner = owner, p->clip = clip, p->col_t = col_t;
 	p->val = val, p->col = col, p->sub = sub, p->ns = (int)ns;
 	return true;
 }
 
+/* Rows: title rule, legend, the plot, the time axis, the event strip. */
 void ui_graph_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	char title[48];
 	snprintf(title, sizeof(title), "Throughput %s", units_rate_label(v->units));
-	if (!s || r.h < 4) {
+	if (!s || r.h < 6) {
 		ui_title(r, title, "waiting for the first sample");
 		return;
 	}
+	ui_title(r, title, one_scale ? "one scale for all lines (d: fit the workloads)"
+	                             : "scaled to the workloads, disk lines clipped (d: one scale)");
 	struct series se[MAX_SERIES];
 	int ns = make_series(s, se);
-	ui_title(r, title, NULL);
-	legend(v, s, se, ns, r.y, r.x + 1 + ui_strwidth(title) + 2, r.x + r.w - 1);
-	struct plot p = { .h = r.h - 2, .w = r.w - YLAB - 1,
-	                  .vres = ui_utf8 ? 4 : 3, .spc = ui_utf8 ? 2 : 1 };
+	struct plot p = { .h = r.h - 4, .w = r.w - YLAB - 1, .vres = ui_utf8 ? 4 : 3,
+	                  .dpc = ui_utf8 ? 2 : 1, .glyphs = colours_alike(se, ns) };
+	if (p.glyphs)
+		p.vres = 1, p.dpc = 1;
+	p.spd = samples_per_dot(v, p.w, p.dpc);
+	p.from_left = v->replay && v->span_samples > 0;
+	p.span = v->span_samples;
 	if (p.w < 4 || !plot_alloc(&p))
 		return;
 	int stride = p.ns;
 	cache_values(v, se, ns, &p);
-	double top = window_max(&p, ns, stride);
+	struct ui_scale sc;
+	ui_scale_fit(window_max(&p, se, ns, stride), p.h >= 8 ? 5 : p.h >= 4 ? 3 : 1, &sc);
 	for (int k = 0; k < ns; k++)
-		plot_series(p.val + (size_t)k * (size_t)stride, se[k].role, &p, top);
-	int y0 = r.y + 1, x0 = r.x + YLAB;
-	paint(&p, y0, x0);
-	draw_markers(v, &p, y0, x0);
-	draw_axes(v, &p, y0, x0, top);
+		plot_series(p.val + (size_t)k * (size_t)stride, k + 1, &p, sc.top);
+	int y0 = r.y + 2, x0 = r.x + YLAB;
+	legend(v, s, se, ns, &p, sc.top, r.y + 1, r.x + 1, r.w - 2);
+	paint(&p, se, y0, x0);
+	const struct event *cut[STRIP_MAX];
+	int ncut = draw_markers(v, &p, y0, x0, cut);
+	draw_axes(v, &p, y0, x0, &sc);
+	draw_strip(cut, ncut, y0 + p.h + 1, r.x + 1, r.w - 2);
 }

@@ -1,5 +1,7 @@
-/* header.c - the top line (workloads, elapsed, units, frequency source,
- * benchtop's own CPU use) and the status line at the bottom. */
+/* header.c - the top line (workloads, elapsed, units, frequency source in
+ * plain words, benchtop's own CPU use, whether the run is done) and the
+ * status line at the bottom.  Text that does not fit is shortened at
+ * whole words, never in the middle of a word or a number. */
 #include "uipriv.h"
 
 #include <stdbool.h>
@@ -14,6 +16,32 @@ static void fmt_elapsed(double s, char *buf, size_t len)
 		snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
 	else
 		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+/* s cut to at most w columns at a word boundary (a blank or a comma),
+ * with ".." when words were left out; "" when not even the first word
+ * fits. */
+void ui_fit_words(const char *s, int w, char *out, size_t len)
+{
+	snprintf(out, len, "%s", s);
+	if (ui_strwidth(out) <= w)
+		return;
+	size_t best = 0;
+	for (size_t i = 1; out[i]; i++) {
+		if (out[i] != ' ' && out[i] != ',')
+			continue;
+		char save = out[i];
+		out[i] = 0;
+		bool fits = ui_strwidth(out) + 2 <= w;
+		out[i] = save;
+		if (fits)
+			best = i;
+	}
+	if (best == 0) {
+		out[0] = 0;
+		return;
+	}
+	snprintf(out + best, len - best, "..");
 }
 
 /* Each workload's name and, once it has completed one, its pass count. */
@@ -33,52 +61,92 @@ static void fmt_workloads(const struct ui_view *v, char *buf, size_t len)
 		snprintf(buf, len, "(no workload)");
 }
 
-/* The right part of the header at level 0 (full), 1 (a long frequency
- * sentence and the interval shortened) or 2 (no interval), so a narrow
- * terminal keeps the workloads. */
+/* Every workload has ended (a finished run shown until q); never under
+ * --loop, whose workloads start again. */
+bool ui_run_done(const struct ui_view *v)
+{
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
+	if (!s || s->nwl == 0 || v->replay || (v->run && v->run->loop))
+		return false;
+	for (int i = 0; i < s->nwl; i++)
+		if (s->wls[i].state != WLS_DONE && s->wls[i].state != WLS_FAILED)
+			return false;
+	return true;
+}
+
+/* The frequency source in plain words: long, or short for a narrow
+ * terminal. */
+static const char *freq_words(const char *fs, bool brief)
+{
+	static const struct { const char *name, *full, *brief; } words[] = {
+		{ "cpuinfo_avg_freq", "frequency: the kernel's average over each interval",
+		  "freq: kernel average" },
+		{ "APERF/MPERF", "frequency: measured from the CPU's APERF/MPERF counters",
+		  "freq: APERF/MPERF counters" },
+		{ "scaling_cur_freq", "frequency: sampled from the kernel's current-frequency readout",
+		  "freq: kernel's current readout" },
+		{ "/proc/cpuinfo", "frequency: sampled from /proc/cpuinfo", "freq: /proc/cpuinfo" },
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(fs, words[i].name))
+			return brief ? words[i].brief : words[i].full;
+	if (brief)
+		return "freq: not observable";
+	return strstr(fs, "frequency") ? fs : "frequency: not observable here";
+}
+
+/* The right part of the header at level 0 (full), 1 (the frequency in
+ * brief, the interval shortened), 2 (no interval), 3 (no self CPU) or 4
+ * (no units: the graph's title names them). */
 static int fmt_right(const struct ui_view *v, int level, char *buf, size_t len)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	char el[32];
 	fmt_elapsed(v->elapsed, el, sizeof(el));
-	bool compact = level > 0;
-	const char *fs = v->freq_source ? v->freq_source : "not observable here";
-	if (compact && strncmp(fs, "frequency not observable", 24) == 0)
-		fs = "not observable";
-	int n = snprintf(buf, len, " %s%s%s | %s | freq: %s | self %.1f%% CPU",
-	                 v->replay ? "REPLAY " : "", v->paused ? "PAUSED " : "", el,
-	                 units_rate_label(v->units), fs, s ? s->self_cpu_pct : 0.0);
+	bool compact = level > 0, done = ui_run_done(v);
+	const char *fs = freq_words(v->freq_source ? v->freq_source : "", compact);
+	int n = snprintf(buf, len, " %s%s%s%s%s%s | %s", v->replay ? "REPLAY " : "",
+	                 v->paused ? "PAUSED " : "", done ? (compact ? "DONE (q: summary) " :
+	                 "DONE, q prints the summary ") : "", el, level < 4 ? " | " : "",
+	                 level < 4 ? units_rate_label(v->units) : "", fs);
+	if (level < 3 && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " | self %.1f%% CPU", s ? s->self_cpu_pct : 0.0);
 	/* a tick that could not finish in time widens the interval: the
 	 * measured one is shown next to the asked one */
 	bool wide = s && v->interval > 0 && s->dt > v->interval * 1.5;
 	if (level < 2 && wide && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, compact ? " | %gs>%.2gs " : " | every %gs, widened to %.2gs ",
+		n += snprintf(buf + n, len - (size_t)n, compact ? " | %gs>%.2gs" : " | every %gs, widened to %.2gs",
 		              v->interval, s->dt);
 	else if (level < 2 && v->interval > 0 && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, compact ? " | %gs " : " | every %gs ", v->interval);
+		n += snprintf(buf + n, len - (size_t)n, compact ? " | %gs" : " | every %gs", v->interval);
+	if (n > 0 && (size_t)n + 1 < len)
+		buf[n++] = ' ', buf[n] = 0;
 	return n;
 }
 
 void ui_header_draw(const struct ui_view *v, struct rect r)
 {
-	char wl[256], right[200];
+	char wl[256], right[200], fit[256];
 	fmt_workloads(v, wl, sizeof(wl));
 	int want = 12 + (ui_strwidth(wl) < 30 ? ui_strwidth(wl) : 30), rw = 0;
-	for (int level = 0; level < 3; level++) {
+	for (int level = 0; level < 5; level++) {
 		fmt_right(v, level, right, sizeof(right));
 		rw = ui_strwidth(right);
 		if (rw + want <= r.w)
 			break;
 	}
 	ui_textf(r.y, r.x, r.w, ROLE_HEADER, "%-*s", r.w, "");
-	ui_textf(r.y, r.x, r.w - rw, ROLE_HEADER, " benchtop | %s", wl);
+	/* the workloads at whole words in the room left of the right part */
+	bool name = r.w - rw - 12 >= 16;   /* "benchtop | " gives way to the workloads */
+	ui_fit_words(wl, r.w - rw - (name ? 12 : 1), fit, sizeof(fit));
+	ui_textf(r.y, r.x, r.w - rw, ROLE_HEADER, " %s%s", name ? "benchtop | " : "", fit);
 	ui_text(r.y, r.x + (r.w > rw ? r.w - rw : 0), r.w, ROLE_HEADER, right);
 }
 
 void ui_status_draw(const struct ui_view *v, struct rect r)
 {
 	const char *prompt = ui_key_prompt();
-	const char *hint = "? help  q quit";
+	const char *hint = "F1/? help  q quit";
 	int hw = (int)strlen(hint);
 	if (prompt) {
 		ui_text(r.y, r.x, r.w, ROLE_KEY, prompt);

@@ -11,6 +11,7 @@
 #define MENU_MAX 40
 
 const struct ui_key_binding ui_keys[] = {
+	{ .key = KEY_F(1), .alt = 'h', .name = "F1/h", .help = "this help: keys, then what every heading and abbreviation means", .action = ACT_HELP },
 	{ .key = KEY_UP, .alt = 'k', .name = "Up/k", .help = "select the previous process", .action = ACT_SEL_UP },
 	{ .key = KEY_DOWN, .alt = 'j', .name = "Down/j", .help = "select the next process", .action = ACT_SEL_DOWN },
 	{ .key = '0', .last = '9', .name = "0-9", .help = "pin the selected process (all its threads) to that CPU", .action = ACT_PIN_CPU },
@@ -29,10 +30,17 @@ const struct ui_key_binding ui_keys[] = {
 	{ .key = '-', .name = "-", .help = "shorter sample interval (samples more often)", .action = ACT_FASTER },
 	{ .key = 'u', .name = "u", .help = "units: iec (MiB/s) -> si (MB/s) -> bits (Mbit/s)", .action = ACT_UNITS },
 	{ .key = 't', .name = "t", .help = "next colour theme", .action = ACT_THEME },
-	{ .key = '?', .name = "?", .help = "this help (any key closes it)", .action = ACT_HELP },
-	{ .key = 'q', .name = "q", .help = "quit: stop workloads, restore governors, print the summary", .action = ACT_QUIT },
+	{ .key = 'd', .name = "d", .help = "graph: one scale for all lines, or back to the workloads' scale", .action = ACT_SCALE },
+	{ .key = 'o', .name = "o", .help = "sort the processes by the next column (the heading marks it)", .action = ACT_SORT },
+	{ .key = '/', .name = "/", .help = "filter the processes by name (Enter with nothing: all)", .action = ACT_PROMPT_FILTER },
+	{ .key = '?', .name = "?", .help = "this help (Esc or q closes it)", .action = ACT_HELP },
+	{ .key = 'q', .alt = KEY_F(10), .name = "q/F10", .help = "quit: stop workloads, restore governors, print the summary", .action = ACT_QUIT },
 	{ .key = '<', .name = "<", .help = "replay: slower", .action = ACT_REPLAY_SLOWER, .replay_only = true },
 	{ .key = '>', .name = ">", .help = "replay: faster", .action = ACT_REPLAY_FASTER, .replay_only = true },
+	{ .key = KEY_LEFT, .name = "Left", .help = "replay: back 10 s", .action = ACT_SEEK_BACK, .replay_only = true },
+	{ .key = KEY_RIGHT, .name = "Right", .help = "replay: forward 10 s", .action = ACT_SEEK_FWD, .replay_only = true },
+	{ .key = KEY_HOME, .name = "Home", .help = "replay: to the start", .action = ACT_SEEK_START, .replay_only = true },
+	{ .key = KEY_END, .name = "End", .help = "replay: to the end", .action = ACT_SEEK_END, .replay_only = true },
 };
 const size_t ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
 
@@ -49,7 +57,14 @@ const struct ui_key_binding *ui_key_find(int key)
 
 /* ---- the prompt and menu state ---- */
 
-enum mode { M_NONE, M_PIN, M_PIN_WHOLE, M_MARKER, M_GOV, M_FREQ };
+enum mode { M_NONE, M_PIN, M_PIN_WHOLE, M_MARKER, M_FILTER, M_GOV, M_FREQ };
+
+static char name_filter[64];   /* the Processes panel's name filter, "" none */
+
+const char *ui_proc_filter(void)
+{
+	return name_filter;
+}
 
 static struct {
 	enum mode mode;
@@ -92,6 +107,23 @@ static int menu_len(const struct ui_view *v)
 	else if (st.mode == M_FREQ)
 		n = (int)(v->nfreqs < MENU_MAX - 1 ? v->nfreqs : MENU_MAX - 1) + 1;
 	return n;
+}
+
+/* The menu row of the current governor / cap (the last row, "no cap",
+ * when there is none). */
+static int current_row(const struct ui_view *v)
+{
+	int n = menu_len(v);
+	if (st.mode == M_GOV) {
+		for (int i = 0; i < n; i++)
+			if (v->cur_governor && !strcmp(v->governors[i], v->cur_governor))
+				return i;
+		return 0;
+	}
+	for (int i = 0; i < n - 1; i++)
+		if (v->cap_khz > 0 && v->freqs[i] == v->cap_khz)
+			return i;
+	return n > 0 ? n - 1 : 0;
 }
 
 static void fill(struct action *out, enum action_id id)
@@ -142,6 +174,16 @@ static int menu_key(const struct ui_view *v, int key, struct action *out)
 
 static int prompt_done(struct action *out)
 {
+	if (st.mode == M_FILTER) {
+		snprintf(name_filter, sizeof(name_filter), "%s", st.text);
+		fill(out, ACT_NOTE);
+		if (name_filter[0])
+			snprintf(out->text, sizeof(out->text), "processes whose name holds \"%s\" (/ then Enter: all)", name_filter);
+		else
+			snprintf(out->text, sizeof(out->text), "all processes shown");
+		close_prompt();
+		return 1;
+	}
 	if (st.mode == M_MARKER) {
 		fill(out, ACT_MARKER);
 	} else {
@@ -164,7 +206,7 @@ static int prompt_key(int key, struct action *out)
 		while (st.len > 0 && ((unsigned char)st.text[--st.len] & 0xC0) == 0x80)
 			;
 		st.text[st.len] = 0;
-	} else if (key == KEY_TAB && st.mode != M_MARKER) {
+	} else if (key == KEY_TAB && (st.mode == M_PIN || st.mode == M_PIN_WHOLE)) {
 		st.mode = st.mode == M_PIN ? M_PIN_WHOLE : M_PIN;
 	} else if (key == 21) {   /* ^U: clear the line, as in a shell */
 		st.len = 0;
@@ -181,6 +223,26 @@ static int table_key(const struct ui_view *v, int key, struct action *out)
 	const struct ui_key_binding *b = ui_key_find(key);
 	if (!b || (b->replay_only && !v->replay))
 		return 0;
+	switch (b->action) {   /* keys that change only the view */
+	case ACT_SCALE:
+		fill(out, ACT_NOTE);
+		snprintf(out->text, sizeof(out->text), ui_graph_toggle_scale()
+		         ? "graph: one scale for all lines" : "graph: scaled to the workloads, disk lines clipped");
+		return 1;
+	case ACT_SORT:
+		fill(out, ACT_NOTE);
+		snprintf(out->text, sizeof(out->text), "processes sorted by %s", ui_procs_next_sort());
+		return 1;
+	case ACT_PROMPT_FILTER:
+		open_mode(M_FILTER);
+		snprintf(st.text, sizeof(st.text), "%s", name_filter);
+		st.len = strlen(st.text);
+		return 0;
+	case ACT_SEL_UP: case ACT_SEL_DOWN:
+		return ui_procs_step(v, b->action == ACT_SEL_UP ? -1 : 1, out);
+	default:
+		break;
+	}
 	/* A recording cannot be steered: the key comes back as itself, with
 	 * no prompt or menu, and the replay says why it does nothing. */
 	if (!v->replay) {
@@ -195,6 +257,7 @@ static int table_key(const struct ui_view *v, int key, struct action *out)
 				return 1;
 			}
 			open_mode(M_GOV);
+			st.sel = current_row(v);
 			return 0;
 		case ACT_MENU_MAXFREQ:
 			if (v->nfreqs == 0) {
@@ -202,6 +265,7 @@ static int table_key(const struct ui_view *v, int key, struct action *out)
 				return 1;
 			}
 			open_mode(M_FREQ);
+			st.sel = current_row(v);
 			return 0;
 		default: break;
 		}
@@ -212,11 +276,36 @@ static int table_key(const struct ui_view *v, int key, struct action *out)
 	return 1;
 }
 
+/* While the terminal is too small nothing is on screen to act on: only
+ * q, F10, ? and resizes act; every other key says so. */
+static int too_small_key(int key, struct action *out)
+{
+	const struct ui_key_binding *b = ui_key_find(key);
+	if (b && (b->action == ACT_QUIT || (b->action == ACT_HELP && key == '?'))) {
+		close_prompt();
+		fill(out, b->action);
+		return 1;
+	}
+	fill(out, ACT_NOTE);
+	snprintf(out->text, sizeof(out->text), "enlarge the terminal to use keys");
+	ui_note_small(out->text);
+	return 1;
+}
+
 int ui_key_feed(const struct ui_view *v, int key, struct action *out)
 {
+	if (ui_too_small() && !ui_help_shown())
+		return too_small_key(key, out);
 	if (ui_help_shown()) {
-		/* Any key closes the help (the app toggles it on ACT_HELP);
-		 * it does nothing else. */
+		/* Space / Down / Up turn its pages; any other key closes the
+		 * help (the app toggles it on ACT_HELP) and does nothing else. */
+		if (key == ' ' || key == KEY_DOWN || key == KEY_NPAGE || key == 'j' ||
+		    key == KEY_UP || key == KEY_PPAGE || key == 'k') {
+			ui_help_page(key == KEY_UP || key == KEY_PPAGE || key == 'k' ? -1 : 1);
+			fill(out, ACT_NONE);
+			return 1;
+		}
+		ui_help_page(0);
 		fill(out, ACT_HELP);
 		return 1;
 	}
@@ -238,6 +327,9 @@ const char *ui_key_prompt(void)
 	case M_MARKER:
 		snprintf(st.line, sizeof(st.line), "marker label: %s_   (Enter, Esc)", st.text);
 		return st.line;
+	case M_FILTER:
+		snprintf(st.line, sizeof(st.line), "show processes whose name holds: %s_   (Enter, Esc; empty: all)", st.text);
+		return st.line;
 	case M_GOV: case M_FREQ:
 		return "menu: Up/Down choose, Tab CPU, Enter apply, Esc cancel";
 	default:
@@ -257,6 +349,11 @@ int ui_key(const struct ui_view *v, struct action *out)
 			fill(out, ACT_NONE);
 			return 1;
 		}
+		if (ch == KEY_MOUSE) {
+			if (ui_mouse_key(v, out))
+				return 1;
+			continue;
+		}
 		if (ui_key_feed(v, ch, out))
 			return 1;
 		/* A prompt or menu changed: the caller redraws after we return. */
@@ -270,15 +367,23 @@ int ui_key(const struct ui_view *v, struct action *out)
 
 /* ---- the menu overlay ---- */
 
+/* A menu row, "(current)" after the governor or cap in force. */
 static void menu_row(const struct ui_view *v, int i, char *buf, size_t len)
 {
 	int n = menu_len(v);
-	if (st.mode == M_GOV)
+	bool cur = false;
+	if (st.mode == M_GOV) {
 		snprintf(buf, len, "%s", v->governors[i]);
-	else if (i < n - 1)
+		cur = v->cur_governor && !strcmp(v->governors[i], v->cur_governor);
+	} else if (i < n - 1) {
 		ui_fmt_khz(v->freqs[i], buf, len);
-	else
+		cur = v->cap_khz > 0 && v->freqs[i] == v->cap_khz;
+	} else {
 		snprintf(buf, len, "no cap");
+		cur = v->cap_khz <= 0;
+	}
+	if (cur && strlen(buf) + 11 < len)
+		strcat(buf, " (current)");
 }
 
 void ui_menu_draw(const struct ui_view *v, struct rect r)

@@ -248,26 +248,59 @@ static const char *unit_note(enum units_mode m)
 	                                                                : ", rates in bit/s";
 }
 
+#define MAX_ROWS 512
+
+/* The heading row: the sort column (o) in the key colour. */
+static void heading(const struct table *t, int y, int x, int w)
+{
+	row(t, y, x, w, ROLE_TITLE, NULL);
+	const char *h = ui_procs_sort_head();
+	if (!h[0])
+		return;
+	int cx = x;
+	for (size_t i = 0; i < NCOLS; i++) {
+		if (!t->show[i])
+			continue;
+		int cw = t->compact ? cols[i].cwidth : cols[i].width;
+		if (!strcmp(cols[i].head, h)) {
+			int hw = (int)strlen(h), at = cols[i].right ? cx + cw - hw : cx;
+			ui_text(y, at, hw, ROLE_KEY, h);
+			return;
+		}
+		cx += cw + 1;
+	}
+}
+
 void ui_procs_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	struct table t;
 	choose(r.w, &t);
-	char extra[96];
-	snprintf(extra, sizeof(extra), "%d tracked, Up/Down select%s", s ? s->nproc : 0,
-	         t.compact ? unit_note(v->units) : "");
+	static const struct proc_sample *list[MAX_ROWS];
+	int n = ui_procs_list(v, list, MAX_ROWS), live = 0;
+	for (int i = 0; i < n; i++)
+		live += list[i]->alive && s && list[i] >= s->procs && list[i] < s->procs + s->nproc;
+	char extra[160], filt[80] = "", sorted[40] = "";
+	if (ui_proc_filter()[0])
+		snprintf(filt, sizeof(filt), ", name ~ \"%s\"", ui_proc_filter());
+	if (ui_procs_sort_head()[0])
+		snprintf(sorted, sizeof(sorted), ", by %s", ui_procs_sort_head());
+	snprintf(extra, sizeof(extra), "%d running%s%s%s, %d ended%s", live, filt, sorted,
+	         "", n - live, t.compact ? unit_note(v->units) : "");
 	ui_title(r, "Processes", extra);
-	row(&t, r.y + 1, r.x, r.w, ROLE_TITLE, NULL);
-	if (!s)
-		return;
-	int rows = r.h - 2, first = 0;
+	heading(&t, r.y + 1, r.x, r.w);
+	int rows = r.h - 2, first = 0, sel = -1;
+	for (int i = 0; i < n; i++)
+		if (s && list[i] == &s->procs[v->selected < s->nproc && v->selected >= 0 ? v->selected : 0] &&
+		    v->selected >= 0 && v->selected < s->nproc)
+			sel = i;
 	/* Keep the selection on screen. */
-	if (v->selected >= rows)
-		first = v->selected - rows + 1;
-	for (int i = first; i < s->nproc && i - first < rows; i++) {
-		struct cell_ctx c = { v, &s->procs[i], t.compact };
-		enum theme_role role = i == v->selected ? ROLE_SELECT
-		                     : s->procs[i].alive ? ROLE_NORMAL : ROLE_DIM;
+	if (sel >= rows)
+		first = sel - rows + 1;
+	ui_procs_where(r, first);
+	for (int i = first; i < n && i - first < rows; i++) {
+		struct cell_ctx c = { v, list[i], t.compact };
+		enum theme_role role = i == sel ? ROLE_SELECT : list[i]->alive ? ROLE_NORMAL : ROLE_DIM;
 		row(&t, r.y + 2 + i - first, r.x, r.w, role, &c);
 	}
 }

@@ -22,12 +22,55 @@ struct period {
 	long mean;      /* kHz, -1 when no time was recorded */
 };
 
-static enum theme_role level_role(size_t i, size_t n)
+/* The machine's lowest and highest frequency: the colour ramp is fixed
+ * between them, so one frequency has one colour in every bar. */
+static long ramp_lo = -1, ramp_hi = -1;
+
+static void ramp_of(const struct ui_view *v, const struct snapshot *s)
 {
-	if (n < 2)
+	ramp_lo = ramp_hi = -1;
+	if (v->nfreqs > 0) {
+		ramp_lo = v->freqs[0];
+		ramp_hi = v->freqs[v->nfreqs - 1];
+		return;
+	}
+	for (int c = 0; s && c < s->ncpu; c++) {
+		const long *khz;
+		const double *secs;
+		size_t n = v->residency(v->residency_ctx, s->cpus[c].id, false, &khz, &secs);
+		for (size_t i = 0; i < n; i++) {
+			if (ramp_lo < 0 || khz[i] < ramp_lo)
+				ramp_lo = khz[i];
+			if (khz[i] > ramp_hi)
+				ramp_hi = khz[i];
+		}
+	}
+}
+
+enum theme_role ui_freq_role(const struct ui_view *v, long khz)
+{
+	if (khz < 0 || v->nfreqs == 0)
+		return ROLE_NORMAL;
+	long lo = v->freqs[0], hi = v->freqs[v->nfreqs - 1];
+	if (hi <= lo)
 		return ROLE_FREQ_MID;
-	size_t third = i * 3 / n;
-	return third == 0 ? ROLE_FREQ_LO : third == 1 ? ROLE_FREQ_MID : ROLE_FREQ_HI;
+	double pos = (double)(khz - lo) / (double)(hi - lo);
+	return pos < 1.0 / 3 ? ROLE_FREQ_LO : pos < 2.0 / 3 ? ROLE_FREQ_MID : ROLE_FREQ_HI;
+}
+
+/* 0, 1 or 2: the third of the ramp a frequency is in. */
+static int band_of(long khz)
+{
+	if (ramp_hi <= ramp_lo)
+		return 1;
+	double pos = (double)(khz - ramp_lo) / (double)(ramp_hi - ramp_lo);
+	return pos < 1.0 / 3 ? 0 : pos < 2.0 / 3 ? 1 : 2;
+}
+
+static enum theme_role level_role(long khz)
+{
+	static const enum theme_role roles[3] = { ROLE_FREQ_LO, ROLE_FREQ_MID, ROLE_FREQ_HI };
+	return roles[band_of(khz)];
 }
 
 static void period_of(const struct ui_view *v, int cpu, bool since_event, struct period *p)
@@ -62,9 +105,9 @@ static void bar(const struct period *p, int y, int x, int w)
 		int to = (int)(acc / p->total * w + 0.5);
 		if (to <= from)
 			continue;
-		/* mono: the level's digit, so the split reads without colour */
-		const char *run = ui_mono ? digits[i % 9] : ui_utf8 ? fulls : hashes;
-		ui_put(y, x + from, to - from, ui_attr(level_role(i, p->n)), run,
+		/* mono: the band's digit, so the split reads without colour */
+		const char *run = ui_mono ? digits[band_of(p->khz[i])] : ui_utf8 ? fulls : hashes;
+		ui_put(y, x + from, to - from, ui_attr(level_role(p->khz[i])), run,
 		       (size_t)((to - from) * cw));
 	}
 }
@@ -88,7 +131,7 @@ static void shares(const struct period *p, int y, int x, int w)
 		int len = snprintf(s, sizeof(s), " %s %.0f%%", f, 100 * p->secs[best] / p->total);
 		if (len > w)
 			return;
-		ui_text(y, x, len, ui_mono ? ROLE_NORMAL : level_role(best, p->n), s);
+		ui_text(y, x, len, ui_mono ? ROLE_NORMAL : level_role(p->khz[best]), s);
 		x += len, w -= len;
 	}
 }
@@ -135,6 +178,48 @@ static void cpu_row(const struct ui_view *v, int cpu, int y, int x, int w)
 
 /* The title: the source, and what each block covers ("since start",
  * "since spread 12s ago") over the blocks where there is room. */
+/* A frequency in at most 5 columns: "800M", "1.4G". */
+static void short_khz(long khz, char *buf, size_t len)
+{
+	if (khz >= 1000000)
+		snprintf(buf, len, "%.1fG", khz / 1e6);
+	else
+		snprintf(buf, len, "%ldM", khz / 1000);
+}
+
+/* The ramp's legend at the right end of the title: each colour (a digit
+ * without colour) with the highest frequency it stands for.  Returns its
+ * width (0 when there is no ramp). */
+static int ramp_legend(struct rect r, bool draw)
+{
+	if (ramp_hi <= ramp_lo)
+		return 0;
+	static const enum theme_role roles[3] = { ROLE_FREQ_LO, ROLE_FREQ_MID, ROLE_FREQ_HI };
+	long top[3] = { ramp_lo + (ramp_hi - ramp_lo) / 3, ramp_lo + (ramp_hi - ramp_lo) * 2 / 3, ramp_hi };
+	char txt[3][16];
+	int w = 1;
+	for (int i = 0; i < 3; i++) {
+		char f[12];
+		short_khz(top[i], f, sizeof(f));
+		snprintf(txt[i], sizeof(txt[i]), "\xe2\x89\xa4%s ", f);   /* U+2264 */
+		if (!ui_utf8)
+			snprintf(txt[i], sizeof(txt[i]), "<=%s ", f);
+		w += 1 + ui_strwidth(txt[i]);
+	}
+	if (!draw)
+		return w;
+	int x = r.x + r.w - 1 - w;
+	x += ui_put(r.y, x, 1, ui_attr(ROLE_NORMAL), " ", 1);
+	for (int i = 0; i < 3; i++) {
+		char mark[4] = { (char)('1' + i), 0 };
+		if (!ui_mono)
+			snprintf(mark, sizeof(mark), "%s", ui_utf8 ? "\xe2\x96\x88" : "#");
+		x += ui_put(r.y, x, 1, ui_attr(roles[i]), mark, strlen(mark));
+		x += ui_put(r.y, x, ui_strwidth(txt[i]), ui_attr(ROLE_NORMAL), txt[i], strlen(txt[i]));
+	}
+	return w;
+}
+
 static void title(const struct ui_view *v, struct rect r, const char *label)
 {
 	ui_title(r, "Residency", label);
@@ -145,8 +230,11 @@ static void title(const struct ui_view *v, struct rect r, const char *label)
 		x = r.x + LEFT;
 	int n = snprintf(h, sizeof(h), " since start ");
 	ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
-	if (nb < 2)
+	if (nb < 2) {
+		if (x + n + ramp_legend(r, false) < r.x + r.w)
+			ramp_legend(r, true);
 		return;
+	}
 	x += n;
 	int bx = r.x + LEFT + bw + 1;
 	x = x > bx ? x : bx;
@@ -158,6 +246,10 @@ static void title(const struct ui_view *v, struct rect r, const char *label)
 		snprintf(h, sizeof(h), " since %s %.0fs ago ", e->label[0] ? e->label : e->action,
 		         v->elapsed > e->t ? v->elapsed - e->t : 0.0);
 	ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
+	/* the colour ramp's legend where the title leaves room (the help
+	 * and the coloured shares say the same) */
+	if (x + ui_strwidth(h) + ramp_legend(r, false) < r.x + r.w)
+		ramp_legend(r, true);
 }
 
 static uint64_t rows_key(uint64_t h, const struct ui_view *v, int cpu, bool since_event)
@@ -177,6 +269,7 @@ static uint64_t input_key(const struct ui_view *v, struct rect r, const struct s
                           const char *label)
 {
 	uint64_t h = ui_hash(UI_HASH0, label, strlen(label));
+	h = ui_hash(h, v->freqs ? (const void *)v->freqs : "", v->freqs ? v->nfreqs * sizeof(long) : 0);
 	int ncpu = s ? s->ncpu : 0, rows = r.h - 1;
 	h = ui_hash(h, &ncpu, sizeof(ncpu));
 	for (int i = 0; i < ncpu && i < rows; i++) {
@@ -207,6 +300,7 @@ void ui_residency_draw(const struct ui_view *v, struct rect r)
 	uint64_t key = input_key(v, r, s, label);
 	if (ui_cache_restore(&cache, r, key))
 		return;
+	ramp_of(v, s);
 	title(v, r, label);
 	int ncpu = s ? s->ncpu : 0, rows = r.h - 1;
 	for (int i = 0; i < ncpu && i < rows; i++) {

@@ -216,15 +216,21 @@ static int clampi(int v, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Fixed needs first (CPU rows, process rows), the graph takes the rest. */
-static void layout(const struct snapshot *s, struct layout *l)
+/* Heights from the terminal size and the CPU count only (never from how
+ * many processes are alive), so no border moves during a run: the CPUs
+ * take a row each (up to a quarter of the screen), then Processes and
+ * Placement fixed shares of the rest, and the graph what is left. */
+static void layout(const struct ui_view *v, struct layout *l)
 {
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	int H = LINES, W = COLS, avail = H - 2;
-	int ncpu = s ? s->ncpu : 1, nproc = s ? s->nproc : 1;
+	/* before the first sample, the online CPUs: the same rows as after */
+	int ncpu = s ? s->ncpu : v->ncpus_online > 0 ? v->ncpus_online : 1;
 	int cpuh = 1 + clampi(ncpu, 1, avail / 4);
-	int placeh = 1 + clampi(nproc, 1, avail / 6);
-	int procsh = 2 + clampi(nproc, 2, avail / 4);
-	int graphh = avail - cpuh - placeh - procsh;
+	int rest = avail - cpuh;
+	int procsh = clampi(rest * 3 / 10, 4, 2 + 40);
+	int placeh = clampi(rest / 5, 2, 1 + 30);
+	int graphh = rest - procsh - placeh;
 	/* The residency panel wants 74 columns for its two periods side by
 	 * side; it takes them from the CPU panel when that keeps 46. */
 	int y = 1, half = W / 2;
@@ -242,6 +248,26 @@ static void layout(const struct snapshot *s, struct layout *l)
 	l->status = (struct rect){ H - 1, 0, 1, W };
 }
 
+bool ui_too_small(void)
+{
+	return scr && (LINES < MIN_ROWS || COLS < MIN_COLS);
+}
+
+static char small_note[80];
+
+void ui_note_small(const char *msg)
+{
+	snprintf(small_note, sizeof(small_note), "%s", msg ? msg : "");
+}
+
+void ui_set_mouse(bool on)
+{
+	if (!scr)
+		return;
+	mousemask(on ? BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED : 0, NULL);
+	mouseinterval(0);
+}
+
 static void draw_too_small(void)
 {
 	char msg[80];
@@ -250,6 +276,8 @@ static void draw_too_small(void)
 	int y = LINES / 2, x = COLS > w ? (COLS - w) / 2 : 0;
 	ui_text(y, x, COLS, ROLE_WARN, msg);
 	ui_textf(y + 1 < LINES ? y + 1 : y, x, COLS, ROLE_NORMAL, "now %dx%d", COLS, LINES);
+	if (small_note[0] && y + 2 < LINES)
+		ui_text(y + 2, 0, COLS, ROLE_STATUS, small_note);
 }
 
 void ui_draw(const struct ui_view *v)
@@ -257,13 +285,14 @@ void ui_draw(const struct ui_view *v)
 	if (!scr)
 		return;
 	erase();
-	if (LINES < MIN_ROWS || COLS < MIN_COLS) {
-		draw_too_small();
-	} else if (help_on) {
+	if (help_on) {
 		ui_help_draw(v, (struct rect){ 0, 0, LINES, COLS });
+	} else if (LINES < MIN_ROWS || COLS < MIN_COLS) {
+		draw_too_small();
 	} else {
+		small_note[0] = 0;
 		struct layout l;
-		layout(v->hist ? history_last(v->hist) : NULL, &l);
+		layout(v, &l);
 		ui_header_draw(v, l.header);
 		ui_graph_draw(v, l.graph);
 		ui_cpus_draw(v, l.cpus);

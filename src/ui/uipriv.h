@@ -61,11 +61,49 @@ void ui_cache_store(struct ui_cache *c, struct rect r, uint64_t key);
 void ui_header_draw(const struct ui_view *v, struct rect r);
 void ui_status_draw(const struct ui_view *v, struct rect r);
 void ui_graph_draw(const struct ui_view *v, struct rect r);
+/* d: one scale for every line, or the workloads' scale; returns the new
+ * setting (true: one scale). */
+bool ui_graph_toggle_scale(void);
 void ui_cpus_draw(const struct ui_view *v, struct rect r);
 void ui_placement_draw(const struct ui_view *v, struct rect r);
 void ui_residency_draw(const struct ui_view *v, struct rect r);
 void ui_procs_draw(const struct ui_view *v, struct rect r);
 void ui_help_draw(const struct ui_view *v, struct rect r);
+/* The colour of a frequency on the machine's fixed ramp (residency and
+ * CPUs panels alike); ROLE_NORMAL when unknown. */
+enum theme_role ui_freq_role(const struct ui_view *v, long khz);
+/* The terminal is below the minimum size (only q, ? and resizes act). */
+bool ui_too_small(void);
+/* A line under "terminal too small" (why a key did nothing). */
+void ui_note_small(const char *msg);
+/* Help pages: +1 next, -1 previous, 0 back to the first. */
+void ui_help_page(int d);
+/* Every workload has ended. */
+bool ui_run_done(const struct ui_view *v);
+/* s cut at whole words to w columns, ".." when words were left out. */
+void ui_fit_words(const char *s, int w, char *out, size_t len);
+
+/* The Processes / Placement rows (proclist.c): the live processes
+ * (filtered, sorted), then those that ended, newest first; up to max
+ * pointers into the newest snapshot or a list kept for ended ones. */
+int ui_procs_list(const struct ui_view *v, const struct proc_sample **out, int max);
+/* The name filter typed at / ("" none; keys.c). */
+const char *ui_proc_filter(void);
+/* o: the next sort column; returns its name.  The sorted column's
+ * heading ("" when in tracking order). */
+const char *ui_procs_next_sort(void);
+const char *ui_procs_sort_head(void);
+/* A filter or a sort is in force (Up/Down then follow the shown order). */
+bool ui_procs_ordered(void);
+/* Up/Down (d = -1/+1) in the shown order: *out is ACT_SEL_UP/DOWN, or
+ * ACT_SELECT with the index to select; 1 when there is an action. */
+int ui_procs_step(const struct ui_view *v, int d, struct action *out);
+/* Where the process rows were drawn (for mouse clicks). */
+void ui_procs_where(struct rect r, int first);
+/* KEY_MOUSE: a click on a process row selects it, the wheel moves the
+ * selection; 1 and *out when that makes an action. */
+int ui_mouse_key(const struct ui_view *v, struct action *out);
+
 /* The G/F menu when one is open (keys.c). */
 void ui_menu_draw(const struct ui_view *v, struct rect r);
 bool ui_help_shown(void);

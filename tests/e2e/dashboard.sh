@@ -42,9 +42,9 @@ tm_keys $S u
 check "u a third time: back to MiB/s" wait_for 3 on_screen "Throughput MiB/s"
 
 tm_keys $S '?'
-wait_for 3 on_screen "benchtop keys"
+wait_for 3 on_screen "benchtop help"
 missing=""
-for k in Up/k Down/j 0-9 p s c f g G F m space r x + - u t '?' q '<' '>'; do
+for k in F1/h Up/k Down/j 0-9 p s c f g G F m space r x + - u t d o / '?' q/F10 '<' '>' Left Right Home End; do
 	screen | grep -qE "^  $(printf '%s' "$k" | sed 's/[]?+.*[\/]/\\&/g') +[a-z]" || missing="$missing $k"
 done
 check "? shows every key of the table${missing:+ (missing:$missing)}" test -z "$missing"

@@ -110,6 +110,47 @@ static void test_pin_prompt(void **state)
 	assert_string_equal(a.text, "qs x");
 }
 
+/* htop habits: F1 and h help, F10 quits; d, o and / act in the
+ * dashboard itself and say what they did. */
+static void test_htop_keys(void **state)
+{
+	(void)state;
+	struct ui_view v = view();
+	struct action a;
+	assert_int_equal(ui_key_feed(&v, KEY_F(1), &a), 1);
+	assert_int_equal(a.id, ACT_HELP);
+	assert_int_equal(ui_key_feed(&v, 'h', &a), 1);
+	assert_int_equal(a.id, ACT_HELP);
+	assert_int_equal(ui_key_feed(&v, KEY_F(10), &a), 1);
+	assert_int_equal(a.id, ACT_QUIT);
+	assert_int_equal(ui_key_feed(&v, 'd', &a), 1);
+	assert_int_equal(a.id, ACT_NOTE);
+	assert_non_null(strstr(a.text, "one scale"));
+	assert_int_equal(ui_key_feed(&v, 'd', &a), 1);
+	assert_non_null(strstr(a.text, "workloads"));
+	assert_int_equal(ui_key_feed(&v, 'o', &a), 1);
+	assert_int_equal(a.id, ACT_NOTE);
+	assert_non_null(strstr(a.text, "sorted by %CPU"));
+	for (int i = 0; i < 8; i++)   /* back round to the tracking order */
+		ui_key_feed(&v, 'o', &a);
+	assert_non_null(strstr(a.text, "tracking order"));
+	int f[] = { '/', 'w', 'r', '\n' };
+	assert_int_equal(feed(&v, f, 4, &a), 1);
+	assert_int_equal(a.id, ACT_NOTE);
+	assert_non_null(strstr(a.text, "\"wr\""));
+	int none[] = { '/', 21, '\n' };   /* ^U clears: all processes */
+	assert_int_equal(feed(&v, none, 3, &a), 1);
+	assert_non_null(strstr(a.text, "all processes"));
+	/* the replay's seek keys exist in replays only */
+	v.replay = true;
+	assert_int_equal(ui_key_feed(&v, KEY_LEFT, &a), 1);
+	assert_int_equal(a.id, ACT_SEEK_BACK);
+	assert_int_equal(ui_key_feed(&v, KEY_END, &a), 1);
+	assert_int_equal(a.id, ACT_SEEK_END);
+	v.replay = false;
+	assert_int_equal(ui_key_feed(&v, KEY_HOME, &a), 0);
+}
+
 static void test_menus(void **state)
 {
 	(void)state;
@@ -124,13 +165,26 @@ static void test_menus(void **state)
 	assert_int_equal(feed(&v, g1, 3, &a), 1);
 	assert_string_equal(a.text, "performance");
 	assert_int_equal(a.policy, 0);
-	int f[] = { 'F', KEY_DOWN, '\n' };
-	assert_int_equal(feed(&v, f, 3, &a), 1);
+	/* without a cap, F opens on "no cap"; Down wraps to the lowest */
+	int f[] = { 'F', KEY_DOWN, KEY_DOWN, '\n' };
+	assert_int_equal(feed(&v, f, 4, &a), 1);
 	assert_int_equal(a.id, ACT_MAXFREQ);
 	assert_int_equal(a.khz, 2600000);
-	int lift[] = { 'F', KEY_UP, '\n' };     /* wraps to "no cap" */
-	assert_int_equal(feed(&v, lift, 3, &a), 1);
+	int lift[] = { 'F', '\n' };
+	assert_int_equal(feed(&v, lift, 2, &a), 1);
 	assert_int_equal(a.khz, 0);
+	/* G and F open on the governor and cap in force */
+	v.cur_governor = "powersave";
+	v.cap_khz = 2600000;
+	int gc[] = { 'G', '\n' };
+	assert_int_equal(feed(&v, gc, 2, &a), 1);
+	assert_string_equal(a.text, "powersave");
+	int fc[] = { 'F', '\n' };
+	assert_int_equal(feed(&v, fc, 2, &a), 1);
+	assert_int_equal(a.khz, 2600000);
+	int fu[] = { 'F', KEY_UP, '\n' };
+	assert_int_equal(feed(&v, fu, 3, &a), 1);
+	assert_int_equal(a.khz, freqs[0]);
 	int esc[] = { 'F', 27 };
 	assert_int_equal(feed(&v, esc, 2, &a), 0);
 	assert_null(ui_key_prompt());
@@ -284,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_help_and_theme_keys),
 		cmocka_unit_test(test_pin_prompt),
 		cmocka_unit_test(test_menus),
+		cmocka_unit_test(test_htop_keys),
 		cmocka_unit_test(test_replay_keys),
 		cmocka_unit_test(test_man_page_lists_every_key),
 		cmocka_unit_test(test_man_check_can_fail),

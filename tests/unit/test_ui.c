@@ -9,6 +9,8 @@
 #include <cmocka.h>
 
 #include <curses.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "benchtop/theme.h"
@@ -91,7 +93,7 @@ static void test_panels_and_units(void **state)
 	assert_true(on_screen("Residency"));
 	assert_true(on_screen("Processes"));
 	assert_true(on_screen("copy engine=pipe procs=3"));
-	assert_true(on_screen("scaling_cur_freq"));
+	assert_true(on_screen("kernel's current"));   /* the source in plain words */
 	assert_true(on_screen("pinned 1000 to 0"));
 	assert_true(on_screen("spread"));          /* event marker label */
 	assert_true(on_screen("kernel stats"));
@@ -282,12 +284,18 @@ static void test_workload_line_colours(void **state)
 	ui_draw(&f->v);
 	unsetenv("LC_ALL");
 	char row[512];
-	mvinnstr(1, 0, row, COLS);
+	mvinnstr(2, 0, row, COLS);   /* the legend row under the title */
 	char *w1 = strstr(row, " w1 "), *w2 = strstr(row, " w2 ");
 	assert_non_null(w1);
 	assert_non_null(w2);
-	assert_int_equal(cell_pair(1, (int)(w1 - row) + 1), ROLE_WL1 + 1);
-	assert_int_equal(cell_pair(1, (int)(w2 - row) + 1), ROLE_WL2 + 1);
+	/* mvinnstr gives the glyph "■" as 3 bytes: count columns, not bytes */
+	int c1 = 0, c2 = 0;
+	for (char *p = row; p < w1; p++)
+		c1 += ((unsigned char)*p & 0xC0) != 0x80;
+	for (char *p = row; p < w2; p++)
+		c2 += ((unsigned char)*p & 0xC0) != 0x80;
+	assert_int_equal(cell_pair(2, c1 + 1), ROLE_WL1 + 1);
+	assert_int_equal(cell_pair(2, c2 + 1), ROLE_WL2 + 1);
 	int wl2_cells = 0, user_cells = 0;
 	for (int y = 2; y < 16; y++)
 		for (int x = 8; x < COLS; x++) {
@@ -370,6 +378,61 @@ static void test_menu_and_prompt_on_screen(void **state)
 	ui_key_feed(&f->v, 27, &a);
 }
 
+/* 80x24: the legend row names every series with a whole value, and the
+ * y labels are 1, 2 or 5 times a power of ten. */
+static void test_legend_and_ticks_80(void **state)
+{
+	struct fixture *f = *state;
+	setenv("LC_ALL", "C.UTF-8", 1);
+	assert_int_equal(open_at(f, 24, 80, false), 0);
+	ui_draw(&f->v);
+	unsetenv("LC_ALL");
+	char row[1024];
+	mvinnstr(2, 0, row, COLS * 4);
+	static const char *const names[][2] = { { "write", "wr" }, { "read", "rd" }, { "w1", "w1" },
+	                                         { "w2", "w2" }, { "disk w", "dw" }, { "disk r", "dr" } };
+	for (size_t i = 0; i < 6; i++)
+		if (!strstr(row, names[i][0]) && !strstr(row, names[i][1]))
+			fail_msg("%s not in the legend \"%s\"", names[i][0], row);
+	int labels = 0;
+	for (int y = 3; y < LINES && !(mvinch(y, 9) & A_ALTCHARSET); y++) {   /* to the time axis */
+		char b[16];
+		mvinnstr(y, 0, b, 8);
+		double v;
+		if (sscanf(b, "%lf", &v) != 1)
+			continue;
+		labels++;
+		if (v == 0)
+			continue;
+		double p = pow(10, floor(log10(v))), m = v / p;
+		if (!(fabs(m - 1) < 1e-6 || fabs(m - 2) < 1e-6 || fabs(m - 5) < 1e-6 ||
+		      fabs(m - 10) < 1e-6 || fabs(m - 1.5) < 1e-6 || fabs(m - 2.5) < 1e-6 ||
+		      fabs(m - 3) < 1e-6 || fabs(m - 4) < 1e-6 || fabs(m - 6) < 1e-6 || fabs(m - 8) < 1e-6))
+			fail_msg("tick label %g is not a multiple of a round step", v);
+	}
+	assert_true(labels >= 2);
+}
+
+/* Too small: only q, F10, ? act; other keys say to enlarge the terminal. */
+static void test_too_small_keys(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 10, 40, false), 0);
+	ui_draw(&f->v);
+	struct action a;
+	assert_int_equal(ui_key_feed(&f->v, 'g', &a), 1);
+	assert_int_equal(a.id, ACT_NOTE);
+	assert_non_null(strstr(a.text, "enlarge the terminal"));
+	assert_int_equal(ui_key_feed(&f->v, '0', &a), 1);
+	assert_int_equal(a.id, ACT_NOTE);
+	assert_int_equal(ui_key_feed(&f->v, 'q', &a), 1);
+	assert_int_equal(a.id, ACT_QUIT);
+	assert_int_equal(ui_key_feed(&f->v, '?', &a), 1);
+	assert_int_equal(a.id, ACT_HELP);
+	ui_draw(&f->v);
+	assert_true(on_screen("enlarge the terminal"));
+}
+
 static void test_utf8_graph(void **state)
 {
 	struct fixture *f = *state;
@@ -439,6 +502,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_help_lists_every_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_menu_and_prompt_on_screen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_utf8_graph, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_legend_and_ticks_80, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_too_small_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ascii_locale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workload_line_colours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resize_key_once, setup, teardown),

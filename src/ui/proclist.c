@@ -1,0 +1,256 @@
+/* proclist.c - the rows the Processes and Placement panels show: the
+ * live processes (filtered by name with /, sorted with o), then the ones
+ * that have ended, kept with their last totals (state x) so a finished
+ * run stays readable.  Also where Up/Down and the mouse land in that
+ * order. */
+#include "uipriv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_GONE 256
+
+/* ---- processes that have ended ---- */
+
+static struct {
+	const struct history *hist;
+	uint64_t seen;                 /* history_total at the last update */
+	struct proc_sample p[MAX_GONE];
+	int n;
+} gone;
+
+static bool in_snapshot(const struct snapshot *s, pid_t pid)
+{
+	for (int i = 0; i < s->nproc; i++)
+		if (s->procs[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void forget(pid_t pid)
+{
+	for (int i = 0; i < gone.n; i++)
+		if (gone.p[i].pid == pid) {
+			memmove(&gone.p[i], &gone.p[i + 1], (size_t)(gone.n - i - 1) * sizeof(gone.p[0]));
+			gone.n--;
+			return;
+		}
+}
+
+/* Every process of one sample missing from the next is kept as ended. */
+static void note_gone(const struct snapshot *prev, const struct snapshot *now)
+{
+	for (int i = 0; i < prev->nproc; i++) {
+		const struct proc_sample *p = &prev->procs[i];
+		if (in_snapshot(now, p->pid))
+			continue;
+		forget(p->pid);
+		if (gone.n == MAX_GONE) {
+			memmove(&gone.p[0], &gone.p[1], (MAX_GONE - 1) * sizeof(gone.p[0]));
+			gone.n--;
+		}
+		struct proc_sample *q = &gone.p[gone.n++];
+		*q = *p;
+		q->state = 'x';
+		q->alive = false;
+		q->cpu_pct = 0;
+		q->read_bps = q->write_bps = 0;
+		q->wait_pct = -1;
+	}
+	for (int i = 0; i < now->nproc; i++)   /* a pid seen again is live */
+		forget(now->procs[i].pid);
+}
+
+static void update_gone(const struct history *h)
+{
+	uint64_t total = history_total(h);
+	size_t len = history_len(h);
+	if (h != gone.hist || total < gone.seen) {   /* a new history, or a replay seek */
+		gone.hist = h;
+		gone.n = 0;
+		gone.seen = total > len ? total - len : 0;
+	}
+	uint64_t base = total - len;
+	if (gone.seen < base + 1)
+		gone.seen = base + 1;
+	for (; gone.seen < total; gone.seen++)
+		note_gone(history_at(h, (size_t)(gone.seen - 1 - base)),
+		          history_at(h, (size_t)(gone.seen - base)));
+}
+
+/* ---- sorting ---- */
+
+enum sort_key { SORT_NONE, SORT_CPU, SORT_WRITE, SORT_READ, SORT_BYTES, SORT_MIG, SORT_WAIT,
+                SORT_HOG, SORT_PID, SORT_COUNT };
+static const char *const sort_names[SORT_COUNT] = {
+	"tracking order", "%CPU", "WRITE", "READ", "BYTES", "MIG", "WAIT%", "HOG", "PID",
+};
+static const char *const sort_heads[SORT_COUNT] = {
+	"", "%CPU", "WRITE", "READ", "BYTES", "MIG", "WAIT%", "HOG", "PID",
+};
+static enum sort_key sort_by;
+static double sort_elapsed;
+
+const char *ui_procs_next_sort(void)
+{
+	sort_by = (sort_by + 1) % SORT_COUNT;
+	return sort_names[sort_by];
+}
+
+const char *ui_procs_sort_head(void)
+{
+	return sort_heads[sort_by];
+}
+
+static double hog_of(const struct proc_sample *p)
+{
+	double el = p->age > 0 ? p->age : sort_elapsed;
+	return el > 0 ? (p->utime + p->stime) / el : 0;
+}
+
+static double sort_value(const struct proc_sample *p)
+{
+	switch (sort_by) {
+	case SORT_CPU: return p->cpu_pct;
+	case SORT_WRITE: return p->write_bps;
+	case SORT_READ: return p->read_bps;
+	case SORT_BYTES: return (double)p->bytes;
+	case SORT_MIG: return (double)p->migrations;
+	case SORT_WAIT: return p->wait_pct;
+	case SORT_HOG: return hog_of(p);
+	case SORT_PID: return -(double)p->pid;   /* ascending */
+	default: return 0;
+	}
+}
+
+/* Largest first; ties keep the tracking order (the pointers' order). */
+static int by_value(const void *a, const void *b)
+{
+	const struct proc_sample *p = *(const struct proc_sample *const *)a;
+	const struct proc_sample *q = *(const struct proc_sample *const *)b;
+	double x = sort_value(p), y = sort_value(q);
+	if (x != y)
+		return x > y ? -1 : 1;
+	return p < q ? -1 : p > q;
+}
+
+/* ---- the list ---- */
+
+static bool shown_by_filter(const struct proc_sample *p)
+{
+	const char *f = ui_proc_filter();
+	return !f[0] || strcasestr(p->comm, f) || strcasestr(p->role, f);
+}
+
+/* An ended process stays listed once its workload has ended too (a
+ * running command's short-lived children come and go). */
+static bool workload_ended(const struct snapshot *s, int id)
+{
+	for (int i = 0; i < s->nwl; i++)
+		if (s->wls[i].id == id)
+			return s->wls[i].state == WLS_DONE || s->wls[i].state == WLS_FAILED;
+	return false;
+}
+
+int ui_procs_list(const struct ui_view *v, const struct proc_sample **out, int max)
+{
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
+	if (!s)
+		return 0;
+	update_gone(v->hist);
+	int n = 0;
+	for (int i = 0; i < s->nproc && n < max; i++)
+		if (shown_by_filter(&s->procs[i]))
+			out[n++] = &s->procs[i];
+	if (sort_by != SORT_NONE) {
+		sort_elapsed = v->elapsed;
+		qsort(out, (size_t)n, sizeof(*out), by_value);
+	}
+	for (int i = gone.n; i-- > 0 && n < max;)   /* newest ended first */
+		if (workload_ended(s, gone.p[i].workload) && shown_by_filter(&gone.p[i]))
+			out[n++] = &gone.p[i];
+	return n;
+}
+
+bool ui_procs_ordered(void)
+{
+	return sort_by != SORT_NONE || ui_proc_filter()[0];
+}
+
+/* The snapshot index of a listed row, -1 for an ended process. */
+static int index_of(const struct snapshot *s, const struct proc_sample *p)
+{
+	return s && p >= s->procs && p < s->procs + s->nproc ? (int)(p - s->procs) : -1;
+}
+
+int ui_procs_step(const struct ui_view *v, int d, struct action *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->policy = -1;
+	if (!ui_procs_ordered()) {
+		out->id = d < 0 ? ACT_SEL_UP : ACT_SEL_DOWN;
+		return 1;
+	}
+	static const struct proc_sample **rows;
+	static int cap;
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
+	int want = (s ? s->nproc : 0) + MAX_GONE;
+	if (want > cap) {
+		const struct proc_sample **r = realloc(rows, (size_t)want * sizeof(*r));
+		if (!r)
+			return 0;
+		rows = r, cap = want;
+	}
+	int n = ui_procs_list(v, rows, cap), at = -1, live = 0;
+	for (int i = 0; i < n; i++) {
+		int k = index_of(s, rows[i]);
+		live += k >= 0;
+		if (k >= 0 && k == v->selected)
+			at = i;
+	}
+	if (live == 0)
+		return 0;
+	at = at < 0 ? 0 : at + d;
+	at = at < 0 ? 0 : at >= live ? live - 1 : at;
+	out->id = ACT_SELECT;
+	out->cpu = index_of(s, rows[at]);
+	return 1;
+}
+
+/* ---- the mouse ---- */
+
+static struct rect procs_rect;
+static int procs_first;
+
+void ui_procs_where(struct rect r, int first)
+{
+	procs_rect = r;
+	procs_first = first;
+}
+
+int ui_mouse_key(const struct ui_view *v, struct action *out)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK || ui_help_shown() || ui_too_small())
+		return 0;
+	if (ev.bstate & BUTTON4_PRESSED)
+		return ui_procs_step(v, -1, out);
+	if (ev.bstate & BUTTON5_PRESSED)
+		return ui_procs_step(v, 1, out);
+	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
+		return 0;
+	int row = ev.y - (procs_rect.y + 2);
+	if (row < 0 || row >= procs_rect.h - 2 || ev.x < procs_rect.x ||
+	    ev.x >= procs_rect.x + procs_rect.w)
+		return 0;
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
+	const struct proc_sample *rows[512];
+	int n = ui_procs_list(v, rows, 512), i = procs_first + row;
+	if (i >= n || index_of(s, rows[i]) < 0)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->policy = -1;
+	out->id = ACT_SELECT;
+	out->cpu = index_of(s, rows[i]);
+	return 1;
+}
