@@ -265,6 +265,8 @@ static void setup_cgroups(struct app *a)
 		said = a->nwl > 0;
 		return;
 	}
+	/* a killed benchtop's group is ended by --restore */
+	journal_note_cgroup(cgroup_path(a->cg));
 	for (int i = 0; i < a->nwl; i++) {
 		char name[32];
 		snprintf(name, sizeof name, "w%d", i + 1);
@@ -424,6 +426,7 @@ void app_teardown(struct app *a)
 	remove_scratch(a);
 	if (a->cg) {
 		cgroup_kill(a->cg);
+		journal_forget_cgroup(cgroup_path(a->cg));
 		cgroup_remove(a->cg);
 		a->cg = NULL;
 	}

@@ -712,8 +712,12 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	sp->wl[workload].measure_io |= measure_io;
 	sp->wl[workload].root_wbytes = sp->wl[workload].wbytes;
 	sp->wl[workload].root_nwfiles = sp->wl[workload].nwfiles;
+	/* Its bytes count from here: from the last read of the processes when
+	 * there was one (before it, the workload had moved nothing), so its
+	 * first rate is over the same interval as every other figure of the
+	 * sample; else from now. */
 	if (sp->wl[workload].t_prev <= 0)
-		sp->wl[workload].t_prev = (clock_mono() * 1e3) / 1e3;  /* its bytes count from here */
+		sp->wl[workload].t_prev = sp->t_procs > 0 ? sp->t_procs : (clock_mono() * 1e3) / 1e3;
 	return 0;
 }
 
