@@ -18,7 +18,7 @@ ALL_CFLAGS = -std=c17 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) \
              -DBENCHTOP_SHAREDIR='"$(SHAREDIR)"' $(CFLAGS)
 LDLIBS    = $(PKG_LIBS) -lm
 
-# The presets and themes shipped with benchtop are compiled in (mk/embed.sh).
+# The presets and themes shipped with benchtop are compiled in (src/embed.sh).
 EMBED    := $(sort $(wildcard presets/*.preset)) $(sort $(wildcard themes/*.theme))
 GEN_C    := build/gen/builtin_files.c
 SRCS     := $(sort $(wildcard src/*.c src/*/*.c src/work/engines/*.c)) $(GEN_C)
@@ -49,9 +49,9 @@ benchtop: $(OBJS)
 SHAREDIR_STAMP := build/sharedir.stamp
 $(shell mkdir -p build; [ "$$(cat $(SHAREDIR_STAMP) 2>/dev/null)" = "$(SHAREDIR)" ] || echo "$(SHAREDIR)" > $(SHAREDIR_STAMP))
 
-$(GEN_C): mk/embed.sh $(EMBED)
+$(GEN_C): src/embed.sh $(EMBED)
 	@mkdir -p $(dir $@)
-	sh mk/embed.sh $(EMBED) > $@.tmp && mv $@.tmp $@
+	sh src/embed.sh $(EMBED) > $@.tmp && mv $@.tmp $@
 
 build/%.o: %.c $(SHAREDIR_STAMP)
 	@mkdir -p $(dir $@)
