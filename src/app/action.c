@@ -30,7 +30,17 @@ static const struct proc_sample *selected_proc(struct app *a)
 		a->selected = s->nproc - 1;
 	if (a->selected < 0)
 		a->selected = 0;
-	return &s->procs[a->selected];
+	const struct proc_sample *p = &s->procs[a->selected];
+	/* A process that has ended (a command's earlier run under --loop,
+	 * kept for its totals) stands for its role: the action is on the
+	 * process now in its place. */
+	const char *slot = p->slot[0] ? p->slot : p->role;
+	for (int i = 0; !p->alive && i < s->nproc; i++) {
+		const struct proc_sample *q = &s->procs[i];
+		if (q->alive && q->workload == p->workload && !strcmp(q->slot[0] ? q->slot : q->role, slot))
+			return q;
+	}
+	return p;
 }
 
 /* The slot a process plays in its workload: placement rules are on it. */

@@ -212,7 +212,10 @@ static void test_tree_write(void **state)
 			saw_g = true;
 			assert_int_equal(pg->workload, 1);
 			/* the root's role until what it does says more: it writes */
-			assert_true(!strcmp(pg->role, "cmd") || !strcmp(pg->role, "writer"));
+			/* its role is what it did: a writer starved of CPU for a few
+			 * ticks on a loaded machine may read as idle */
+			assert_true(!strcmp(pg->role, "cmd") || !strcmp(pg->role, "writer") ||
+			            !strcmp(pg->role, "idle"));
 		}
 		assert_true(r.s->wls[0].bytes >= last);  /* never backwards */
 		assert_true(r.s->wls[0].utime + r.s->wls[0].stime >= last_ut);
