@@ -13,5 +13,8 @@ int sysfile_read(const char *dir, const char *name, char *buf, size_t len);
  * sysfs ignores and which replaces a fake tree's content).  Returns 0 or
  * -errno (-EIO for a short write). */
 int sysfile_write(const char *dir, const char *name, const char *value);
+/* The same on fd, opened for writing by the caller (for example beneath a
+ * checked root); fd is closed.  Returns 0 or -errno. */
+int sysfile_write_fd(int fd, const char *value);
 
 #endif

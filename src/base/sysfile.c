@@ -33,16 +33,25 @@ int sysfile_read(const char *dir, const char *name, char *buf, size_t len)
 
 int sysfile_write(const char *dir, const char *name, const char *value)
 {
-	char path[PATH_MAX + 64], buf[256];
-	int fd, rc = 0, n;
+	char path[PATH_MAX + 64];
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	n = snprintf(buf, sizeof(buf), "%s\n", value);
-	if (n < 0 || (size_t)n >= sizeof(buf))
-		return -EINVAL;
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	return sysfile_write_fd(fd, value);
+}
+
+int sysfile_write_fd(int fd, const char *value)
+{
+	char buf[256];
+	int rc = 0, n = snprintf(buf, sizeof(buf), "%s\n", value);
+
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		close(fd);
+		return -EINVAL;
+	}
 	errno = 0;
 	if (write(fd, buf, (size_t)n) != n)
 		rc = errno ? -errno : -EIO;

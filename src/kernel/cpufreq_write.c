@@ -3,6 +3,7 @@
  * or by --restore from a journal).  Every file is opened beneath the sysfs
  * root, never following a symbolic link out of it. */
 #include "cpufreq_impl.h"
+#include "benchtop/sysfile.h"
 #include "benchtop/journal.h"
 
 #include <ctype.h>
@@ -154,20 +155,11 @@ static int read_attr(const char *root, const char *rel, const char *name, char *
 
 static int write_attr(const char *root, const char *rel, const char *name, const char *value)
 {
-	char buf[64];
-	int fd, rc = 0, n;
-
 	/* O_TRUNC is ignored by sysfs and replaces a fake tree's content. */
-	fd = open_attr(root, rel, name, O_WRONLY | O_TRUNC);
+	int fd = open_attr(root, rel, name, O_WRONLY | O_TRUNC);
 	if (fd < 0)
 		return fd;
-	n = snprintf(buf, sizeof(buf), "%s\n", value);
-	errno = 0;
-	if (write(fd, buf, (size_t)n) != n)
-		rc = errno ? -errno : -EIO;
-	if (close(fd) < 0 && rc == 0)
-		rc = -errno;
-	return rc;
+	return sysfile_write_fd(fd, value);
 }
 
 static int write_khz(const char *root, const char *rel, const char *name, long khz)
