@@ -246,7 +246,11 @@ static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned ch
 	int rc = affinity_set_pid(p->pid, mask, a->ncpu, msg, sizeof msg);
 	snprintf(label, sizeof label, "pin %d:%s", (int)p->pid, after);
 	snprintf(target, sizeof target, "%d", (int)p->pid);
-	if (rc < 0) {
+	/* A workload's process that ended between the last sample and the
+	 * key (a --loop command between two runs): the rule is on its role,
+	 * so it still holds for the next process in its place. */
+	bool gone = rc == -ESRCH && p->workload > 0;
+	if (rc < 0 && !gone) {
 		snprintf(a->status, sizeof a->status, "cannot pin %s (PID %d) to CPU %s: %s", p->comm,
 		         (int)p->pid, after, msg[0] ? msg : strerror(-rc));
 		placement_event(a, "pin", label, target, after, before, p->pid, "", msg[0] ? msg : strerror(-rc));
@@ -264,8 +268,13 @@ static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned ch
 	snprintf(extra, sizeof extra, "\"pid\":%d,\"workload\":%d,\"role\":%s,\"slot\":%s,",
 	         (int)p->pid, p->workload, role, slot);
 	placement_event(a, "pin", label, target, after, before, p->pid, extra, NULL);
-	snprintf(a->status, sizeof a->status, "pinned %s to CPU %s (PID %d)%s", who, after,
-	         (int)p->pid, p->workload > 0 ? "; holds across restarts" : "");
+	if (gone)
+		snprintf(a->status, sizeof a->status,
+		         "pinned %s to CPU %s (PID %d); holds across restarts (that run had just ended)",
+		         who, after, (int)p->pid);
+	else
+		snprintf(a->status, sizeof a->status, "pinned %s to CPU %s (PID %d)%s", who, after,
+		         (int)p->pid, p->workload > 0 ? "; holds across restarts" : "");
 	return 0;
 }
 

@@ -95,7 +95,10 @@ static void record_procs(FILE *fp, const struct snapshot *s)
 		json_member_string(fp, "slot", p->slot);
 		json_member_string(fp, "comm", p->comm);
 		fprintf(fp, ",\"cpu\":%d,\"allowed\":", p->cpu);
-		json_string(fp, p->allowed);
+		if (p->allowed[0])
+			json_string(fp, p->allowed);
+		else
+			fputs("null", fp);  /* not read: it had ended */
 		fprintf(fp, ",\"state\":\"%c\",\"threads\":%d,\"read_bps\":", p->state ? p->state : '?',
 		        p->nthreads);
 		json_number(fp, p->read_bps);

@@ -185,12 +185,12 @@ static void walk(struct sfiles *f, const struct sdir *e, int dfd, int depth)
 		if (de->d_type != DT_UNKNOWN && de->d_type != DT_REG && de->d_type != DT_DIR)
 			continue;
 		if (statx(dirfd(dir), de->d_name, AT_SYMLINK_NOFOLLOW,
-		          STATX_TYPE | STATX_SIZE | STATX_INO | STATX_BTIME, &sx) != 0 ||
+		          STATX_TYPE | STATX_SIZE | STATX_INO | STATX_BTIME | STATX_BLOCKS, &sx) != 0 ||
 		    !(sx.stx_mask & STATX_BTIME) || !sample_time_after(&sx.stx_btime, &e->since))
 			continue;
 		if (S_ISREG(sx.stx_mode)) {
 			sfiles_dir_file(f, e->wl, makedev(sx.stx_dev_major, sx.stx_dev_minor),
-			                (ino_t)sx.stx_ino, sx.stx_size, e->credit);
+			                (ino_t)sx.stx_ino, sx.stx_size, sx.stx_blocks * 512, e->credit);
 		} else if (S_ISDIR(sx.stx_mode) && depth < MAX_DEPTH) {
 			int c = openat(dirfd(dir), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 			if (c >= 0)

@@ -45,6 +45,7 @@ struct sfile {
 	int path_fd;            /* O_PATH while held: the final size after the last close */
 	int refs;               /* sofiles pointing here */
 	uint64_t size0, size;   /* size it is counted from, size now */
+	uint64_t blk0, blk;     /* allocated bytes (st_blocks) counted from, now */
 	uint64_t sgrow_acc;     /* size growth before a truncation */
 	uint64_t pos_hi;        /* write: the highest position any holder reported */
 	uint64_t pgrowth;       /* position growth of distinct open descriptions */
@@ -169,14 +170,15 @@ static struct sfile *sfile_find(struct sfiles *f, int wl, dev_t dev, ino_t ino, 
 	return NULL;
 }
 
-static struct sfile *sfile_add(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t size, bool write)
+static struct sfile *sfile_add(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t size,
+                               uint64_t blk, bool write)
 {
 	int cap = f->cap;
 	if (sample_grow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v))
 		return NULL;
 	struct sfile *s = &f->v[f->n++];
 	*s = (struct sfile){ .wl = wl, .dev = dev, .ino = ino, .write = write,
-	                     .path_fd = -1, .size0 = size, .size = size };
+	                     .path_fd = -1, .size0 = size, .size = size, .blk0 = blk, .blk = blk };
 	if (cap != f->cap || !f->hcap) {
 		if (hash_rebuild(f)) {
 			f->n--;
@@ -188,26 +190,54 @@ static struct sfile *sfile_add(struct sfiles *f, int wl, dev_t dev, ino_t ino, u
 	return s;
 }
 
-/* A new size for a written file; a shrink is a truncation, after which
- * growth is counted again from the new size. */
-static void sfile_size(struct sfile *s, uint64_t size)
+/* What a written file's size grew by, except holes: a file with fewer
+ * bytes allocated than its size is sparse (a seek past its end, a
+ * truncate -s), and only what was allocated was written.  Allocation
+ * (st_blocks) counts delayed-allocation blocks on ext4, xfs, btrfs and
+ * tmpfs, so it follows writes that are still in the page cache. */
+static bool sfile_sparse(const struct sfile *s)
+{
+	/* a hole, not a page whose allocation is still being accounted */
+	return s->blk + 65536 + s->size / 256 < s->size;
+}
+
+static uint64_t sfile_growth(const struct sfile *s)
+{
+	uint64_t grow = s->size > s->size0 ? s->size - s->size0 : 0;
+	if (sfile_sparse(s)) {
+		uint64_t alloc = s->blk > s->blk0 ? s->blk - s->blk0 : 0;
+		if (alloc < grow)
+			grow = alloc;
+	}
+	return grow;
+}
+
+/* A new size (and allocation) for a written file; a shrink is a
+ * truncation, after which growth is counted again from the new size. */
+static void sfile_size(struct sfile *s, uint64_t size, uint64_t blk)
 {
 	if (size < s->size) {
-		if (s->size > s->size0)
-			s->sgrow_acc += s->size - s->size0;
+		s->sgrow_acc += sfile_growth(s);
 		s->size0 = size;
+		s->blk0 = blk;
 		s->pos_hi = 0;
 	}
 	s->size = size;
+	s->blk = blk;
 }
 
-void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t size, pid_t credit)
+void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t size, uint64_t blk,
+                     pid_t credit)
 {
 	struct sfile *s = sfile_find(f, wl, dev, ino, true);
-	if (!s && !(s = sfile_add(f, wl, dev, ino, 0, true)))
+	/* a file the tree holds open only for reading is a source that sits
+	 * beside what it writes (born just before the tree was tracked) */
+	if (!s && sfile_find(f, wl, dev, ino, false))
+		return;
+	if (!s && !(s = sfile_add(f, wl, dev, ino, 0, 0, true)))
 		return;
 	s->dirseen = true;
-	sfile_size(s, size);
+	sfile_size(s, size, blk);
 	if (!s->credit)
 		s->credit = credit;
 }
@@ -297,7 +327,8 @@ static struct sofile *sofile_new(struct sfiles *f, struct sproc *p, int dirfd, c
 		return NULL;
 	struct sfile *s = sfile_find(f, p->wl, st->st_dev, st->st_ino, write);
 	bool known = s != NULL;
-	if (!s && !(s = sfile_add(f, p->wl, st->st_dev, st->st_ino, (uint64_t)st->st_size, write)))
+	uint64_t blk = (uint64_t)st->st_blocks * 512;
+	if (!s && !(s = sfile_add(f, p->wl, st->st_dev, st->st_ino, (uint64_t)st->st_size, blk, write)))
 		return NULL;
 	uint64_t start = pos;
 	if (write && s->path_fd < 0)
@@ -306,6 +337,8 @@ static struct sofile *sofile_new(struct sfiles *f, struct sproc *p, int dirfd, c
 		uint64_t size = (uint64_t)st->st_size;
 		uint64_t done = already_written(p, dirfd, name, size, pos, flags);
 		s->size0 = size - (done < size ? done : size);
+		if (done >= size)
+			s->blk0 = 0;  /* the tree made all of it */
 		start = pos >= done ? pos - done : 0;
 		sdirs_note(f->dirs, p, dirfd, name);
 	} else if (!write && !known && !(flags & O_APPEND)) {
@@ -385,7 +418,7 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 	if (s) {
 		sfile_pos(s, p->pid, prev, pos);
 		if (write)
-			sfile_size(s, (uint64_t)st.st_size);
+			sfile_size(s, (uint64_t)st.st_size, (uint64_t)st.st_blocks * 512);
 		else if (pos >= prev)
 			p->rd_dpos += pos - prev;
 	}
@@ -455,12 +488,20 @@ static void settle_one(struct sfile *s, struct sproc *procs, int nprocs, struct 
 
 	if (s->refs <= 0 && s->path_fd >= 0) {
 		if (fstat(s->path_fd, &st) == 0)
-			sfile_size(s, (uint64_t)st.st_size);
+			sfile_size(s, (uint64_t)st.st_size, (uint64_t)st.st_blocks * 512);
 		close(s->path_fd);
 		s->path_fd = -1;
 	}
-	uint64_t sgrow = s->sgrow_acc + (s->write && s->size > s->size0 ? s->size - s->size0 : 0);
-	uint64_t grown = s->pgrowth > sgrow ? s->pgrowth : sgrow;
+	uint64_t sgrow = s->sgrow_acc + (s->write ? sfile_growth(s) : 0);
+	uint64_t pgrowth = s->pgrowth;
+	/* in a sparse file, positions a seek moved over holes were not
+	 * written: no more than its allocation grew */
+	if (s->write && sfile_sparse(s)) {
+		uint64_t cap = s->sgrow_acc + (s->blk > s->blk0 ? s->blk - s->blk0 : 0);
+		if (pgrowth > cap)
+			pgrowth = cap;
+	}
+	uint64_t grown = pgrowth > sgrow ? pgrowth : sgrow;
 	if (grown > s->counted && s->wl >= 0 && s->wl <= nwl) {
 		uint64_t inc = grown - s->counted;
 		if (s->write && !s->counted)

@@ -117,7 +117,8 @@ void sfiles_forget(struct sfiles *f, struct sproc *p);
 /* The workload's files are forgotten (it was restarted or removed). */
 void sfiles_forget_workload(struct sfiles *f, int wl);
 /* A regular file a directory scan found for workload wl. */
-void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t size, pid_t credit);
+void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t size, uint64_t blk,
+                     pid_t credit);
 /* File times against a tree's start (20 ms slack for coarse file clocks). */
 bool sample_time_after(const struct statx_timestamp *t, const struct timespec *since);
 bool sample_born_after(int dirfd, const char *name, const struct timespec *since);

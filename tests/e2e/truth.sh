@@ -102,6 +102,8 @@ run_case cat-null "echo $BIGSIZE" "cat '$BIG' > /dev/null"
 run_case md5sum "echo $BIGSIZE" "md5sum '$BIG' > /dev/null"
 run_case pipeline "wc -c < out" "cat '$BIG' | gzip -1 | gzip -d | cat > out"
 run_case hold4000 "stat -c %s out" "mkdir held && '$T/holdfiles' 4000 held out 6000000"
+# a sparse file: 64 KiB written after every 1 MiB hole; its data counts
+run_case sparse "echo 6000000" "mkdir held && '$T/holdfiles' 0 held out 6000000 1048576"
 TREE=1 run_case children300 "sum_sizes ." "for i in \$(seq 300); do head -c 10000 '$BIG' > s.\$i; done"
 run_case orphan "stat -c %s orphan.out" \
 	"( i=0; while [ \$i -lt 100000 ]; do i=\$((i + 1)); done; head -c 4000000 '$BIG' > orphan.out ) & sleep 0.01"

@@ -1,9 +1,11 @@
 /* holdfiles.c - a test workload holding many files open while it writes:
  * opens N files in DIR (created empty, read-only descriptors), then
- * writes BYTES to OUT in 64 KiB writes, 2 ms apart, then exits.
+ * writes BYTES to OUT in 64 KiB writes, 2 ms apart, then exits.  With
+ * HOLE, each write is followed by a seek HOLE bytes forward: a sparse OUT
+ * whose data is BYTES.
  *
  *   cc -o holdfiles tests/helpers/holdfiles.c
- *   holdfiles 4000 DIR OUT 8000000 */
+ *   holdfiles 4000 DIR OUT 8000000 [HOLE] */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,12 +16,13 @@
 
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: holdfiles N DIR OUT BYTES\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: holdfiles N DIR OUT BYTES [HOLE]\n");
 		return 2;
 	}
 	int n = atoi(argv[1]);
 	long long left = atoll(argv[4]);
+	off_t hole = argc == 6 ? (off_t)atoll(argv[5]) : 0;
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)n + 64) {
 		rl.rlim_cur = rl.rlim_max < (rlim_t)n + 64 ? rl.rlim_max : (rlim_t)n + 64;
@@ -45,6 +48,8 @@ int main(int argc, char **argv)
 		if (write(fd, buf, k) != (ssize_t)k)
 			return 1;
 		left -= (long long)k;
+		if (hole > 0 && lseek(fd, hole, SEEK_CUR) < 0)
+			return 1;
 		usleep(2000);
 	}
 	return close(fd) == 0 ? 0 : 1;
