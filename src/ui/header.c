@@ -44,16 +44,18 @@ void ui_fit_words(const char *s, int w, char *out, size_t len)
 	snprintf(out + best, len - best, "..");
 }
 
-/* Each workload's name and, once it has completed one, its pass count. */
-static void fmt_workloads(const struct ui_view *v, char *buf, size_t len)
+/* Each workload's name (brief: its first word, the kind) and, once it
+ * has completed one, its pass count. */
+static void fmt_workloads(const struct ui_view *v, bool brief, char *buf, size_t len)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	size_t n = 0;
 	buf[0] = 0;
 	for (int i = 0; i < v->nwl && n + 1 < len; i++) {
 		unsigned long long passes = s && i < s->nwl ? (unsigned long long)s->wls[i].passes : 0;
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
-		                      v->wl_names && v->wl_names[i] ? v->wl_names[i] : "?");
+		const char *name = v->wl_names && v->wl_names[i] ? v->wl_names[i] : "?";
+		int nl = brief ? (int)strcspn(name, " ") : (int)strlen(name);
+		n += (size_t)snprintf(buf + n, len - n, "%s%.*s", i ? ", " : "", nl, name);
 		if (passes && n + 1 < len)
 			n += (size_t)snprintf(buf + n, len - n, " (pass %llu)", passes + 1);
 	}
@@ -127,7 +129,7 @@ static int fmt_right(const struct ui_view *v, int level, char *buf, size_t len)
 void ui_header_draw(const struct ui_view *v, struct rect r)
 {
 	char wl[256], right[200], fit[256];
-	fmt_workloads(v, wl, sizeof(wl));
+	fmt_workloads(v, false, wl, sizeof(wl));
 	int want = 12 + (ui_strwidth(wl) < 30 ? ui_strwidth(wl) : 30), rw = 0;
 	for (int level = 0; level < 5; level++) {
 		fmt_right(v, level, right, sizeof(right));
@@ -138,7 +140,11 @@ void ui_header_draw(const struct ui_view *v, struct rect r)
 	ui_textf(r.y, r.x, r.w, ROLE_HEADER, "%-*s", r.w, "");
 	/* the workloads at whole words in the room left of the right part */
 	bool name = r.w - rw - 12 >= 16;   /* "benchtop | " gives way to the workloads */
-	ui_fit_words(wl, r.w - rw - (name ? 12 : 1), fit, sizeof(fit));
+	int room = r.w - rw - (name ? 12 : 1);
+	/* too long: each workload by its kind, so its pass count stays */
+	if (ui_strwidth(wl) > room)
+		fmt_workloads(v, true, wl, sizeof(wl));
+	ui_fit_words(wl, room, fit, sizeof(fit));
 	ui_textf(r.y, r.x, r.w - rw, ROLE_HEADER, " %s%s", name ? "benchtop | " : "", fit);
 	ui_text(r.y, r.x + (r.w > rw ? r.w - rw : 0), r.w, ROLE_HEADER, right);
 }
@@ -155,7 +161,9 @@ void ui_status_draw(const struct ui_view *v, struct rect r)
 	const char *st = v->status ? v->status : "";
 	/* a long message (why a key could not act) takes the hint's place */
 	if (ui_strwidth(st) > r.w - hw - 1) {
-		ui_text(r.y, r.x, r.w, ROLE_STATUS, st);
+		char fit[512];
+		ui_fit_words(st, r.w, fit, sizeof fit);
+		ui_text(r.y, r.x, r.w, ROLE_STATUS, fit[0] ? fit : st);
 		return;
 	}
 	ui_text(r.y, r.x, r.w - hw - 1, ROLE_STATUS, st);
