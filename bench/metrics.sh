@@ -10,11 +10,11 @@ cd "$(dirname "$0")/.."
 mkdir -p build/bench
 CFLAGS="-std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Iinclude $(pkg-config --cflags libproc2 libmicrohttpd)"
 LIBS="$(pkg-config --libs libproc2 libmicrohttpd) -lm"
-BASE=$(ls src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')
+BASE="$(ls src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ') build/build/gen/builtin_files.o"
 CLI=$(ls src/cli/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')
 MOBJS="build/src/app/metrics.o build/src/app/metrics_http.o build/src/model/model.o $CLI $BASE"
-TOBJS="build/src/kernel/sample.o build/src/kernel/sample_fd.o build/src/kernel/sample_sys.o \
-	build/src/kernel/sample_parse.o build/src/model/model.o $BASE"
+TOBJS="$(ls src/kernel/sample*.c src/kernel/ptree.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ') \
+	build/src/model/model.o $BASE"
 # shellcheck disable=SC2086
 make -s $MOBJS $TOBJS
 # shellcheck disable=SC2086

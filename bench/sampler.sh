@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 mkdir -p build/bench
 CFLAGS="-std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Iinclude $(pkg-config --cflags libproc2)"
-OBJS="$(ls src/kernel/sample*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ') build/src/model/model.o $(ls src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')"
+OBJS="$(ls src/kernel/sample*.c src/kernel/ptree.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ') build/src/model/model.o $(ls src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ') build/build/gen/builtin_files.o"
 make -s $OBJS
 cc $CFLAGS -o build/bench/tick bench/tick.c $OBJS $(pkg-config --libs libproc2) -lm
 T=build/bench/tick

@@ -234,9 +234,9 @@ static int table_key(const struct ui_view *v, int key, struct action *out)
 		snprintf(out->text, sizeof(out->text), "processes sorted by %s", ui_procs_next_sort());
 		return 1;
 	case ACT_PROMPT_FILTER:
-		open_mode(M_FILTER);
-		snprintf(st.text, sizeof(st.text), "%s", name_filter);
-		st.len = strlen(st.text);
+		open_mode(M_FILTER);   /* a new filter each time: / then Enter shows all */
+		st.text[0] = 0;
+		st.len = 0;
 		return 0;
 	case ACT_SEL_UP: case ACT_SEL_DOWN:
 		return ui_procs_step(v, b->action == ACT_SEL_UP ? -1 : 1, out);

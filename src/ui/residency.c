@@ -222,19 +222,32 @@ static int ramp_legend(struct rect r, bool draw)
 
 static void title(const struct ui_view *v, struct rect r, const char *label)
 {
-	ui_title(r, "Residency", label);
 	int nb = nblocks(r.w - 1), bw = (r.w - 1 - LEFT - (nb - 1)) / nb;
+	int lw = ramp_legend(r, false);
+	/* a narrow panel: the colour legend before the source's name (the
+	 * help names it) */
+	if (nb < 2 && lw > 0 && 1 + ui_strwidth("Residency") + 2 + ui_strwidth(label) + 3 + lw >= r.w &&
+	    1 + ui_strwidth("Residency") + 3 + lw < r.w) {
+		ui_title(r, "Residency", "");
+		ramp_legend(r, true);
+		return;
+	}
+	ui_title(r, "Residency", label);
 	int x = r.x + 1 + ui_strwidth("Residency") + 2 + ui_strwidth(label) + 3;
 	char h[96];
 	if (x < r.x + LEFT)
 		x = r.x + LEFT;
 	int n = snprintf(h, sizeof(h), " since start ");
-	ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
 	if (nb < 2) {
-		if (x + n + ramp_legend(r, false) < r.x + r.w)
+		/* one block: the colour legend before the words "since start"
+		 * (the only block is since the start) */
+		if (lw == 0 || x + n + lw < r.x + r.w)
+			ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
+		if (lw > 0 && x + lw < r.x + r.w)
 			ramp_legend(r, true);
 		return;
 	}
+	ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
 	x += n;
 	int bx = r.x + LEFT + bw + 1;
 	x = x > bx ? x : bx;

@@ -138,6 +138,11 @@ tm_keys e G
 check "G opens with schedutil marked current" wait_for 5 on e "schedutil (current)"
 check "G's cursor is on the current governor (select colour)" sh -c "tmux capture-pane -p -e -t bt$$-e | grep -a 'schedutil (current)' | grep -qa '46m'"
 tm_keys e Escape
+# 80x24: the residency panel's colour legend is on screen (the ramp from
+# the tree's lowest to its highest frequency)
+tmux resize-window -t "bt$$-e" -x 80 -y 24 2>/dev/null || tmux resize-pane -t "bt$$-e" -x 80 -y 24
+check "80x24: the residency colour legend is shown ($(tmux capture-pane -p -t bt$$-e | grep Residency))" \
+	wait_for 5 sh -c "tmux capture-pane -p -t bt$$-e | grep 'Residency' | grep -qE '(≤|<=)[0-9.]+[MG].*(≤|<=)[0-9.]+[MG].*(≤|<=)[0-9.]+[MG]'"
 tmux resize-window -t "bt$$-e" -x 40 -y 10 2>/dev/null || tmux resize-pane -t "bt$$-e" -x 40 -y 10
 wait_for 5 on e "too small" >/dev/null
 before=$(cat "$E2E_TMP"/t7/devices/system/cpu/cpufreq/policy*/scaling_governor | tr '\n' ' ')

@@ -83,6 +83,7 @@ run_case() {
 		    (if $active < 6 or $tree == "" or $biggest <= $s.bytes / 3 then "ok"
 		     else "one sample holds \($biggest | floor) of \($s.bytes) bytes moved over \($active) samples" end)
 		  ] | join("\n")' "$out")
+	echo "# $name: elapsed $(jq -s 'map(select(.type == "end"))[0].summary[0].elapsed' "$out") s, outside wall $wall s; bytes $(jq -s 'map(select(.type == "end"))[0].summary[0].bytes' "$out"), truth $truth"
 	local what=(bytes "rates add up" CPU elapsed ceiling "rates follow the copy")
 	local i=0
 	while IFS= read -r line; do

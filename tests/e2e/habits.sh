@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Habits of htop users in the Processes panel: a mouse click selects the
+# row under it and the wheel moves the selection (ncurses mouse, off
+# under --no-mouse), o cycles the sort column and says which, / filters
+# by name.  The selection is checked by what a key then does to it: the
+# PID a 0 or 1 pins, read back from the recording and /proc.
+cd "$(dirname "$0")/../.." || exit 1
+source tests/e2e/lib.sh
+T=$E2E_TMP
+mkdir -p "$T/home" "$T/run"
+chmod 700 "$T/run"
+export HOME=$T/home XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/home/.config
+command -v jq >/dev/null || skip_all "jq not installed (make check installs TEST_DEBS)"
+[ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs to tell a pin from no pin"
+
+WORK="sh -c 'sleep 60 & sleep 60 & sleep 60 & wait'"
+# rows: the Processes panel's process lines as "LINE PID COMMAND" (LINE
+# counted from 0, as the terminal's rows are).
+rows() { tm_screen "$1" | awk 'h && $1 ~ /^[0-9]+$/ { print NR - 1, $1, $NF } / PID WL / { h = 1 }'; }
+nrows() { [ "$(rows "$1" | wc -l)" -ge "$2" ]; }
+# X10 mouse report: button code, column and row counted from 0.
+mouse() { tmux send-keys -t "bt$$-$1" -l "$(printf '\033[M%b%b%b' "\\$(printf '%03o' $((32 + $2)))" \
+	"\\$(printf '%03o' $((33 + $3)))" "\\$(printf '%03o' $((33 + $4)))")"; }
+pin_pid() { jq -r 'select(.type=="event" and .action=="pin") | .detail.pid' "$T/$1.jsonl" 2>/dev/null | sed -n "${2}p"; }
+cpus_of() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null; }
+
+tm_start m 120x40 "$BENCHTOP -i 0.2 -o $T/m.jsonl -- $WORK; sleep 60"
+if ! wait_for 20 nrows m 4; then
+	fail "the command's 4 processes never showed ($(tm_screen m | tail -8 | tr '\n' '|'))"
+else
+	# click the third process row, then 0 pins it
+	read -r y pid comm < <(rows m | sed -n 3p)
+	mouse m 0 5 "$y"
+	mouse m 3 5 "$y"
+	sleep 0.3
+	tm_keys m 0
+	got1() { [ -n "$(pin_pid m 1)" ]; }
+	wait_for 5 got1
+	check "a click selects the row under it: 0 pinned PID $pid ($(pin_pid m 1))" [ "$(pin_pid m 1)" = "$pid" ]
+	check "the clicked process is on CPU 0 ($(cpus_of "$pid"))" [ "$(cpus_of "$pid")" = 0 ]
+	# the wheel (down) moves the selection one row on
+	read -r _ next _ < <(rows m | sed -n 4p)
+	mouse m 65 5 "$y"
+	sleep 0.3
+	tm_keys m 1
+	got2() { [ -n "$(pin_pid m 2)" ]; }
+	wait_for 5 got2
+	check "the wheel moves the selection: 1 pinned PID $next ($(pin_pid m 2))" [ "$(pin_pid m 2)" = "$next" ]
+	check "that process is on CPU 1 ($(cpus_of "$next"))" [ "$(cpus_of "$next")" = 1 ]
+	# o: the sort column changes, and the screen says which
+	tm_keys m o
+	sorted() { tm_screen m | grep -q "sorted by"; }
+	check "o sorts by another column and says which ($(tm_screen m | tail -1 | cut -c1-60))" wait_for 5 sorted
+	check "the Processes title names the sort column" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-m | grep 'Processes' | grep -q ', by '"
+	# / filters by name: only sh stays
+	tm_keys m /
+	sleep 0.3
+	tm_keys m -l sh
+	tm_keys m Enter
+	only_sh() { [ "$(rows m | awk '{ print $3 }' | sort -u)" = sh ]; }
+	check "/sh leaves only the sh row ($(rows m | awk '{ print $3 }' | tr '\n' ' '))" wait_for 5 only_sh
+	# / with nothing shows every process again
+	tm_keys m /
+	sleep 0.3
+	tm_keys m Enter
+	check "/ with nothing: all 4 rows again" wait_for 5 nrows m 4
+fi
+tm_keys m q
+tm_kill m
+
+# --no-mouse: a click selects nothing (the first row stays selected).
+tm_start n 120x40 "$BENCHTOP -i 0.2 --no-mouse -o $T/n.jsonl -- $WORK; sleep 60"
+if ! wait_for 20 nrows n 4; then
+	fail "--no-mouse: the command's 4 processes never showed"
+else
+	read -r _ first _ < <(rows n | sed -n 1p)
+	read -r y third _ < <(rows n | sed -n 3p)
+	mouse n 0 5 "$y"
+	mouse n 3 5 "$y"
+	sleep 0.3
+	tm_keys n 0
+	got() { [ -n "$(pin_pid n 1)" ]; }
+	wait_for 5 got
+	check "--no-mouse: a click does not select: 0 pinned the first row's PID $first ($(pin_pid n 1), not $third)" \
+		[ "$(pin_pid n 1)" = "$first" ]
+fi
+tm_keys n q
+tm_kill n
+finish
