@@ -422,9 +422,15 @@ static const char *event_label(const struct event *e)
 /* The column an event falls in, -1 when it is outside the window. */
 static int event_col(const struct plot *p, double t)
 {
-	if (p->ns == 0 || p->col_t[0] < 0 || t < p->col_t[0] - 1e-9)
+	if (p->ns == 0)
 		return -1;
-	for (int c = 0; c < p->w; c++)
+	/* columns without a sample (a window not yet filled) have no time */
+	int first = 0;
+	while (first < p->w && p->col_t[first] < 0)
+		first++;
+	if (first == p->w || t < p->col_t[first] - 1e-9)
+		return -1;
+	for (int c = first; c < p->w; c++)
 		if (p->col_t[c] >= t - 1e-9)
 			return c;
 	return -1;

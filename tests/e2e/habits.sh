@@ -86,4 +86,13 @@ else
 fi
 tm_keys n q
 tm_kill n
+
+# A marker is drawn in the graph from the start of a run, before the
+# graph's window has filled (its line and its labelled head).
+tm_start k 120x40 "$BENCHTOP -i 0.2 --at 1:marker=warm -- sleep 30; sleep 30"
+in_graph() { tm_screen k | sed -n '3,20p' | grep -q "◆warm\|\*warm"; }
+check "a marker shows in the graph 2 s into the run ($(tm_screen k | sed -n '3,20p' | grep -o '.\{0,3\}warm.\{0,3\}' | head -1))" \
+	wait_for 6 in_graph
+tm_keys k q
+tm_kill k
 finish
