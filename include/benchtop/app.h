@@ -12,6 +12,7 @@
 #include "benchtop/cli.h"
 #include "benchtop/json.h"
 #include "benchtop/model.h"
+#include "benchtop/view.h"
 #include "benchtop/workload.h"
 
 struct workload;
@@ -52,36 +53,37 @@ struct app {
 	int quit_signal;             /* SIGINT/SIGTERM/SIGHUP that asked to quit */
 	bool term_lost;              /* the dashboard's terminal went away: no more drawing */
 	bool out_lost;               /* standard output was closed (batch): nothing more to it */
-	char status[256];
-	unsigned react;              /* enum reaction bits the loop has yet to do */
-	int selected;
-	enum units_mode units;
+	struct view_state vs;        /* selection, units, status, reactions (view.h) */
 	double interval;
 	size_t next_at;              /* next --at entry to run (sorted by time) */
 	/* Placement: rules on the roles of workloads (placement.h), applied
 	 * to running processes after each sample and to new ones before they
 	 * run; the processes benchtop placed, to report a lost placement once. */
 	struct placement_rules *pl;
-	struct placed *placed;
-	size_t nplaced, placedcap;
+	struct {
+		struct placed *v;    /* the processes benchtop placed */
+		size_t n, cap;
+		int failed;          /* processes a placement could not be applied to */
+		int err;             /* ...the last reason, and its words */
+		char error[200];
+	} plog;
 	unsigned char *online;       /* CPUs that are online */
 	unsigned char *allowed;      /* CPUs placements use: --cpus, else online */
 	bool paused;
-	bool all_done;
-	bool finishing;
-	bool in_tick;                /* events from inside a tick follow its sample */              /* stopping everything at the end of the run */               /* every workload ended (dashboard waits for q) */
+	bool all_done;               /* every workload ended (dashboard waits for q) */
+	bool finishing;              /* stopping everything at the end of the run */
+	bool in_tick;                /* events from inside a tick follow its sample */
 	double self_cpu_last;
 	double ended;                /* t of the end record */
 	double prep_sync, prep_drop; /* --drop-caches: seconds of the sync and the drop before t = 0, -1 none */
 	double membw;                /* memcpy bytes/s measured at start: no honest rate passes twice it */
 	struct cgroup *cg;           /* the run's cgroup (its workloads' groups inside), or NULL */
-	pid_t *attached;
-	struct attach_state *att;    /* attached processes as found (attach.c) */
-	int place_failed;            /* processes a placement could not be applied to */
-	int place_errno;             /* ...the last reason, and its words */
-	char place_error[200];
+	struct {
+		pid_t *pids;         /* --attach PIDs */
+		size_t n;
+		struct attach_state *st;  /* as found, to leave them so (attach.c) */
+	} attach;
 	bool action_failed;          /* an --at placement the machine refused (exit 3) */
-	size_t nattached;
 	char *governors[32];         /* for the G menu (NULL-terminated) */
 	struct app_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
 };

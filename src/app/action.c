@@ -26,11 +26,8 @@ static const struct proc_sample *selected_proc(struct app *a)
 	const struct snapshot *s = history_last(a->hist);
 	if (!s || s->nproc == 0)
 		return NULL;
-	if (a->selected >= s->nproc)
-		a->selected = s->nproc - 1;
-	if (a->selected < 0)
-		a->selected = 0;
-	const struct proc_sample *p = &s->procs[a->selected];
+	view_clamp(&a->vs, s->nproc);
+	const struct proc_sample *p = &s->procs[a->vs.selected];
 	/* A process that has ended (a command's earlier run under --loop,
 	 * kept for its totals) stands for its role: the action is on the
 	 * process now in its place. */
@@ -78,21 +75,21 @@ static void role_words(const struct proc_sample *p, char *buf, size_t len)
  * was reported, so it is said once, not every tick. */
 static int placed_index(struct app *a, pid_t pid, bool add)
 {
-	for (size_t i = 0; i < a->nplaced; i++)
-		if (a->placed[i].pid == pid)
+	for (size_t i = 0; i < a->plog.n; i++)
+		if (a->plog.v[i].pid == pid)
 			return (int)i;
 	if (!add)
 		return -1;
-	if (a->nplaced == a->placedcap) {
-		size_t n = a->placedcap ? a->placedcap * 2 : 32;
-		struct placed *q = xrealloc(a->placed, n * sizeof *q);
+	if (a->plog.n == a->plog.cap) {
+		size_t n = a->plog.cap ? a->plog.cap * 2 : 32;
+		struct placed *q = xrealloc(a->plog.v, n * sizeof *q);
 		if (!q)
 			return -1;
-		a->placed = q;
-		a->placedcap = n;
+		a->plog.v = q;
+		a->plog.cap = n;
 	}
-	a->placed[a->nplaced] = (struct placed){ .pid = pid };
-	return (int)a->nplaced++;
+	a->plog.v[a->plog.n] = (struct placed){ .pid = pid };
+	return (int)a->plog.n++;
 }
 
 /* A process that was placed and no longer matches reset its own affinity
@@ -100,16 +97,16 @@ static int placed_index(struct app *a, pid_t pid, bool add)
 static void report_lost(struct app *a, const struct proc_sample *p, const unsigned char *m)
 {
 	int k = placed_index(a, p->pid, false);
-	if (k < 0 || a->placed[k].reported)
+	if (k < 0 || a->plog.v[k].reported)
 		return;
-	a->placed[k].reported = true;
+	a->plog.v[k].reported = true;
 	char want[MODEL_CPUS_LEN];
 	cpulist_format(m, a->ncpu, want, sizeof want);
-	snprintf(a->status, sizeof a->status,
+	snprintf(a->vs.status, sizeof a->vs.status,
 	         "PID %d (%s) did not keep CPU %s (now %s): it sets its own affinity; benchtop re-applies it each tick",
 	         (int)p->pid, p->comm, want, p->allowed);
 	if (a->run->batch)
-		fprintf(stderr, "benchtop: %s\n", a->status);
+		fprintf(stderr, "benchtop: %s\n", a->vs.status);
 }
 
 const unsigned char *action_start_mask(struct app *a, int w)
@@ -148,10 +145,10 @@ void action_enforce_placement(struct app *a)
 		attach_remember(a, p->pid);
 		int rc = affinity_set_pid(p->pid, m, a->ncpu, msg, sizeof msg);
 		if (rc < 0) {
-			a->place_failed++;
-			a->place_errno = -rc;
-			snprintf(a->place_error, sizeof a->place_error, "%s", msg[0] ? msg : strerror(-rc));
-			snprintf(a->status, sizeof a->status, "%s", a->place_error);
+			a->plog.failed++;
+			a->plog.err = -rc;
+			snprintf(a->plog.error, sizeof a->plog.error, "%s", msg[0] ? msg : strerror(-rc));
+			snprintf(a->vs.status, sizeof a->vs.status, "%s", a->plog.error);
 		} else {
 			placed_index(a, p->pid, true);
 		}
@@ -225,13 +222,13 @@ static void placement_event(struct app *a, const char *action, const char *label
  * failed and why, also on standard error in batch mode (-errno). */
 static int placement_outcome(struct app *a, const char *what)
 {
-	if (!a->place_failed)
+	if (!a->plog.failed)
 		return 0;
-	snprintf(a->status, sizeof a->status, "%s: %d process%s could not be placed: %s", what,
-	         a->place_failed, a->place_failed == 1 ? "" : "es", a->place_error);
+	snprintf(a->vs.status, sizeof a->vs.status, "%s: %d process%s could not be placed: %s", what,
+	         a->plog.failed, a->plog.failed == 1 ? "" : "es", a->plog.error);
 	if (a->run->batch)
-		fprintf(stderr, "benchtop: %s\n", a->status);
-	return -(a->place_errno ? a->place_errno : EPERM);
+		fprintf(stderr, "benchtop: %s\n", a->vs.status);
+	return -(a->plog.err ? a->plog.err : EPERM);
 }
 
 /* Pin p's role to mask: p now, and the next process in its place before
@@ -251,11 +248,11 @@ static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned ch
 	 * so it still holds for the next process in its place. */
 	bool gone = rc == -ESRCH && p->workload > 0;
 	if (rc < 0 && !gone) {
-		snprintf(a->status, sizeof a->status, "cannot pin %s (PID %d) to CPU %s: %s", p->comm,
+		snprintf(a->vs.status, sizeof a->vs.status, "cannot pin %s (PID %d) to CPU %s: %s", p->comm,
 		         (int)p->pid, after, msg[0] ? msg : strerror(-rc));
 		placement_event(a, "pin", label, target, after, before, p->pid, "", msg[0] ? msg : strerror(-rc));
 		if (a->run->batch)
-			fprintf(stderr, "benchtop: %s\n", a->status);
+			fprintf(stderr, "benchtop: %s\n", a->vs.status);
 		return rc;
 	}
 	placement_pin(a->pl, p->workload, slot_of(p), mask);
@@ -269,11 +266,11 @@ static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned ch
 	         (int)p->pid, p->workload, role, slot);
 	placement_event(a, "pin", label, target, after, before, p->pid, extra, NULL);
 	if (gone)
-		snprintf(a->status, sizeof a->status,
+		snprintf(a->vs.status, sizeof a->vs.status,
 		         "pinned %s to CPU %s (PID %d); holds across restarts (that run had just ended)",
 		         who, after, (int)p->pid);
 	else
-		snprintf(a->status, sizeof a->status, "pinned %s to CPU %s (PID %d)%s", who, after,
+		snprintf(a->vs.status, sizeof a->vs.status, "pinned %s to CPU %s (PID %d)%s", who, after,
 		         (int)p->pid, p->workload > 0 ? "; holds across restarts" : "");
 	return 0;
 }
@@ -285,13 +282,13 @@ static int check_cpu(struct app *a, int cpu)
 	char online[MODEL_CPUS_LEN];
 	cpulist_format(a->online, a->ncpu, online, sizeof online);
 	if (cpu < 0 || cpu >= a->ncpu) {
-		snprintf(a->status, sizeof a->status,
+		snprintf(a->vs.status, sizeof a->vs.status,
 		         "CPU %d is out of range: this machine has CPUs 0-%d (online: %s)", cpu,
 		         a->ncpu - 1, online);
 		return -EINVAL;
 	}
 	if (!a->online[cpu]) {
-		snprintf(a->status, sizeof a->status, "CPU %d is offline: online CPUs are %s", cpu, online);
+		snprintf(a->vs.status, sizeof a->vs.status, "CPU %d is offline: online CPUs are %s", cpu, online);
 		return -EINVAL;
 	}
 	return 0;
@@ -301,7 +298,7 @@ static int act_pin_cpu(struct app *a, int cpu)
 {
 	const struct proc_sample *p = selected_proc(a);
 	if (!p) {
-		snprintf(a->status, sizeof a->status, "no process to pin");
+		snprintf(a->vs.status, sizeof a->vs.status, "no process to pin");
 		return -ESRCH;
 	}
 	int rc = check_cpu(a, cpu);
@@ -327,7 +324,7 @@ static int act_pin_list(struct app *a, const struct action *act)
 	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
 	char err[200];
 	if (cpulist_parse(act->text, m, a->ncpu, err, sizeof err)) {
-		snprintf(a->status, sizeof a->status, "%s", err);
+		snprintf(a->vs.status, sizeof a->vs.status, "%s", err);
 		free(m);
 		return -EINVAL;
 	}
@@ -340,7 +337,7 @@ static int act_pin_list(struct app *a, const struct action *act)
 	const struct proc_sample *p = selected_proc(a);
 	if (act->whole == 0) {
 		if (!p) {
-			snprintf(a->status, sizeof a->status, "no process to pin");
+			snprintf(a->vs.status, sizeof a->vs.status, "no process to pin");
 			rc = -ESRCH;
 		} else {
 			rc = pin_pid(a, p, m);
@@ -350,7 +347,7 @@ static int act_pin_list(struct app *a, const struct action *act)
 		char after[MODEL_CPUS_LEN], label[64], target[32], before[MODEL_DETAIL_LEN / 2 - 64];
 		cpulist_format(m, a->ncpu, after, sizeof after);
 		affinity_map(a, 0, before, sizeof before);
-		a->place_failed = 0;
+		a->plog.failed = 0;
 		apply_to_workloads(a, w, m);
 		if (w < 0)
 			snprintf(target, sizeof target, "all");
@@ -358,8 +355,8 @@ static int act_pin_list(struct app *a, const struct action *act)
 			snprintf(target, sizeof target, "workload %d", w);
 		snprintf(label, sizeof label, "pin %s:%s", w < 0 ? "all" : target, after);
 		placement_event(a, "pin", label, target, after, before, 0, "",
-		                a->place_failed ? a->place_error : NULL);
-		snprintf(a->status, sizeof a->status, "%s pinned to CPU %s; holds for processes that start later",
+		                a->plog.failed ? a->plog.error : NULL);
+		snprintf(a->vs.status, sizeof a->vs.status, "%s pinned to CPU %s; holds for processes that start later",
 		         w < 0 ? "every workload" : target, after);
 		rc = placement_outcome(a, label);
 	}
@@ -408,28 +405,28 @@ static int act_placement(struct app *a, enum action_id id)
 	const char *name = id == ACT_PACK ? "pack" : id == ACT_FREE ? "free" : "spread";
 	char after[MODEL_CPUS_LEN] = "", before[MODEL_DETAIL_LEN / 2 - 64];
 	affinity_map(a, 0, before, sizeof before);
-	a->place_failed = 0;
+	a->plog.failed = 0;
 	if (id == ACT_PACK) {
 		m[pack_cpu(a)] = 1;
 		apply_to_workloads(a, -1, m);
 		cpulist_format(m, a->ncpu, after, sizeof after);
-		snprintf(a->status, sizeof a->status,
+		snprintf(a->vs.status, sizeof a->vs.status,
 		         "pack: every process on CPU %s (the selected process's), also those that start later",
 		         after);
 	} else if (id == ACT_FREE) {
 		apply_to_workloads(a, -1, a->allowed);
 		cpulist_format(a->allowed, a->ncpu, after, sizeof after);
-		snprintf(a->status, sizeof a->status,
+		snprintf(a->vs.status, sizeof a->vs.status,
 		         "free: every process on CPUs %s, also those that start later", after);
 	} else {
 		spread_now(a);
 		snprintf(after, sizeof after, "round robin");
-		snprintf(a->status, sizeof a->status,
+		snprintf(a->vs.status, sizeof a->vs.status,
 		         "spread: every process on the least used CPU of its own, also those that start later");
 	}
 	free(m);
 	placement_event(a, "placement", name, name, after, before, 0, "",
-	                a->place_failed ? a->place_error : NULL);
+	                a->plog.failed ? a->plog.error : NULL);
 	return placement_outcome(a, name);
 }
 
@@ -437,19 +434,19 @@ static int act_governor(struct app *a, const struct action *act)
 {
 	if (!a->cf || cpufreq_npolicies(a->cf) == 0) {
 		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
-		snprintf(a->status, sizeof a->status, "no governors to change: %s",
+		snprintf(a->vs.status, sizeof a->vs.status, "no governors to change: %s",
 		         why ? why : "no cpufreq here");
 		return -ENODEV;
 	}
 	const char *gov = act->id == ACT_GOV_NEXT ? cpufreq_next_governor(a->cf) : act->text;
 	if (!gov) {
-		snprintf(a->status, sizeof a->status, "only one governor is available here");
+		snprintf(a->vs.status, sizeof a->vs.status, "only one governor is available here");
 		return -EINVAL;
 	}
 	char before[MODEL_GOV_LEN], name[MODEL_GOV_LEN];
 	snprintf(before, sizeof before, "%s", cpufreq_policy_governor(a->cf, act->policy < 0 ? 0 : act->policy));
 	snprintf(name, sizeof name, "%s", gov);
-	int rc = cpufreq_set_governor(a->cf, act->policy, name, a->status, sizeof a->status);
+	int rc = cpufreq_set_governor(a->cf, act->policy, name, a->vs.status, sizeof a->vs.status);
 	if (rc)
 		return rc;
 	char detail[MODEL_DETAIL_LEN], label[64];
@@ -464,12 +461,12 @@ static int act_maxfreq(struct app *a, const struct action *act)
 {
 	if (!a->cf || cpufreq_npolicies(a->cf) == 0) {
 		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
-		snprintf(a->status, sizeof a->status, "no frequency limits to change: %s",
+		snprintf(a->vs.status, sizeof a->vs.status, "no frequency limits to change: %s",
 		         why ? why : "no cpufreq here");
 		return -ENODEV;
 	}
 	long before = cpufreq_policy_max(a->cf, act->policy < 0 ? 0 : act->policy);
-	int rc = cpufreq_set_maxfreq(a->cf, act->policy, act->khz, a->status, sizeof a->status);
+	int rc = cpufreq_set_maxfreq(a->cf, act->policy, act->khz, a->vs.status, sizeof a->vs.status);
 	if (rc)
 		return rc;
 	char detail[MODEL_DETAIL_LEN], label[64];
@@ -487,25 +484,25 @@ static int act_maxfreq(struct app *a, const struct action *act)
 static int act_pause(struct app *a, bool pause)
 {
 	if (pause == a->paused) {
-		snprintf(a->status, sizeof a->status, pause ? "already paused" : "not paused");
+		snprintf(a->vs.status, sizeof a->vs.status, pause ? "already paused" : "not paused");
 		return 0;
 	}
 	for (int i = 0; i < a->nwl; i++)
 		workload_pause(a->wl[i], pause);
 	/* a paused process is in the journal until it runs again, so that
 	 * --restore resumes it after a killed benchtop */
-	for (size_t i = 0; i < a->nattached; i++) {
-		if (!pause && attach_found_stopped(a, a->attached[i]))
+	for (size_t i = 0; i < a->attach.n; i++) {
+		if (!pause && attach_found_stopped(a, a->attach.pids[i]))
 			continue;  /* it was stopped when benchtop found it */
 		if (pause)
-			journal_note_paused(a->attached[i]);
-		kill(a->attached[i], pause ? SIGSTOP : SIGCONT);
+			journal_note_paused(a->attach.pids[i]);
+		kill(a->attach.pids[i], pause ? SIGSTOP : SIGCONT);
 		if (!pause)
-			journal_note_resumed(a->attached[i]);
+			journal_note_resumed(a->attach.pids[i]);
 	}
 	a->paused = pause;
 	app_event(a, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}");
-	snprintf(a->status, sizeof a->status, pause ? "workloads paused (SIGSTOP); space resumes" :
+	snprintf(a->vs.status, sizeof a->vs.status, pause ? "workloads paused (SIGSTOP); space resumes" :
 	                                              "workloads resumed (SIGCONT)");
 	return 0;
 }
@@ -526,7 +523,7 @@ static int act_restart_stop(struct app *a, bool restart)
 {
 	struct workload *w = selected_workload(a);
 	if (!w) {
-		snprintf(a->status, sizeof a->status, "no workload here (attached processes are not stopped or restarted)");
+		snprintf(a->vs.status, sizeof a->vs.status, "no workload here (attached processes are not stopped or restarted)");
 		return -ESRCH;
 	}
 	char detail[64], label[64];
@@ -534,28 +531,28 @@ static int act_restart_stop(struct app *a, bool restart)
 	         workload_id(w));
 	if (!restart) {
 		if (!workload_running(w)) {
-			snprintf(a->status, sizeof a->status, "workload %d is not running", workload_id(w));
+			snprintf(a->vs.status, sizeof a->vs.status, "workload %d is not running", workload_id(w));
 			return 0;
 		}
 		workload_stop(w);
-		snprintf(a->status, sizeof a->status, "workload %d stopped", workload_id(w));
+		snprintf(a->vs.status, sizeof a->vs.status, "workload %d stopped", workload_id(w));
 		return 0;
 	}
 	if (workload_running(w)) {
-		snprintf(a->status, sizeof a->status, "workload %d is still running (x stops it)", workload_id(w));
+		snprintf(a->vs.status, sizeof a->vs.status, "workload %d is still running (x stops it)", workload_id(w));
 		return -EBUSY;
 	}
 	char msg[256];
 	workload_rearm(w);
 	int i = workload_id(w);
 	if (workload_start(w, a->sp, action_start_mask(a, i), a->ncpu, app_now(a), msg, sizeof msg)) {
-		snprintf(a->status, sizeof a->status, "%s", msg);
+		snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
 		return -EIO;
 	}
 	a->all_done = false;
 	snprintf(label, sizeof label, "w%d restart", i);
 	app_event(a, "marker", label, detail);
-	snprintf(a->status, sizeof a->status, "workload %d restarted", i);
+	snprintf(a->vs.status, sizeof a->vs.status, "workload %d restarted", i);
 	return 0;
 }
 
@@ -570,60 +567,22 @@ static void act_interval(struct app *a, bool longer)
 	else if (!longer && i > 0)
 		i--;
 	app_set_interval(a, steps[i]);
-	snprintf(a->status, sizeof a->status, "sample interval %.2f s", steps[i]);
-}
-
-static void act_select(struct app *a, int d)
-{
-	const struct snapshot *s = history_last(a->hist);
-	int n = s ? s->nproc : 0;
-	a->selected += d;
-	if (a->selected >= n)
-		a->selected = n - 1;
-	if (a->selected < 0)
-		a->selected = 0;
+	snprintf(a->vs.status, sizeof a->vs.status, "sample interval %.2f s", steps[i]);
 }
 
 static int act_view(struct app *a, const struct action *act)
 {
-	switch (act->id) {
-	case ACT_UNITS:
-		a->units = (a->units + 1) % 3;
-		snprintf(a->status, sizeof a->status, "units: %s", units_title(a->units));
+	const struct snapshot *s = history_last(a->hist);
+	if (view_apply(&a->vs, act, s ? s->nproc : 0, a->dashboard))
 		return 0;
-	case ACT_THEME:
-		if (a->dashboard)
-			a->react |= REACT_THEME;
-		return 0;
-	case ACT_HELP:
-		if (a->dashboard)
-			a->react |= REACT_HELP;
-		return 0;
-	case ACT_FASTER:
-	case ACT_SLOWER:
+	if (act->id == ACT_FASTER || act->id == ACT_SLOWER)
 		act_interval(a, act->id == ACT_SLOWER);
-		return 0;
-	case ACT_SELECT:
-		a->selected = act->cpu;
-		act_select(a, 0);
-		return 0;
-	case ACT_NOTE:
-		snprintf(a->status, sizeof a->status, "%s", act->text);
-		return 0;
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 int action_apply(struct app *a, const struct action *act)
 {
 	switch (act->id) {
-	case ACT_SEL_UP:
-		act_select(a, -1);
-		return 0;
-	case ACT_SEL_DOWN:
-		act_select(a, 1);
-		return 0;
 	case ACT_PIN_CPU:
 		return act_pin_cpu(a, act->cpu);
 	case ACT_PIN_LIST:
@@ -643,7 +602,7 @@ int action_apply(struct app *a, const struct action *act)
 		k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
 		snprintf(detail + k, sizeof detail - k, "}");
 		app_event(a, "marker", act->text[0] ? act->text : "marker", detail);
-		snprintf(a->status, sizeof a->status, "marker: %s", act->text);
+		snprintf(a->vs.status, sizeof a->vs.status, "marker: %s", act->text);
 		return 0;
 	}
 	case ACT_PAUSE:

@@ -160,8 +160,8 @@ static bool any_running(struct app *a)
 
 static bool attached_alive(struct app *a)
 {
-	for (size_t i = 0; i < a->nattached; i++)
-		if (kill(a->attached[i], 0) == 0 || errno == EPERM)
+	for (size_t i = 0; i < a->attach.n; i++)
+		if (kill(a->attach.pids[i], 0) == 0 || errno == EPERM)
 			return true;
 	return false;
 }
@@ -258,7 +258,7 @@ static void restart_finished(struct app *a)
 			continue;
 		char msg[256];
 		if (workload_start(w, a->sp, action_start_mask(a, i + 1), a->ncpu, app_now(a), msg, sizeof msg))
-			snprintf(a->status, sizeof a->status, "%s", msg);
+			snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
 	}
 }
 
@@ -377,9 +377,9 @@ static void view_of(struct app *a, struct ui_view *v)
 	v->run = a->run;
 	v->wl_names = a->wl_names;
 	v->nwl = a->nwl;
-	v->status = a->status;
-	v->selected = a->selected;
-	v->units = a->units;
+	v->status = a->vs.status;
+	v->selected = a->vs.selected;
+	v->units = a->vs.units;
 	v->elapsed = app_now(a);
 	v->interval = a->interval;
 	v->ncpus_online = cpulist_count(a->online, a->ncpu);
@@ -464,7 +464,7 @@ static void run_due_at(struct app *a)
 		                act.id == ACT_SPREAD))
 			a->action_failed = true;
 		if ((arc < 0 || (gov && a->cf && cpufreq_left_alone(a->cf))) && a->run->batch)
-			fprintf(stderr, "benchtop: --at %g: %s\n", at->t, a->status);
+			fprintf(stderr, "benchtop: --at %g: %s\n", at->t, a->vs.status);
 	}
 }
 
@@ -505,7 +505,7 @@ static bool finished(struct app *a)
 	 * restarted with r) until q; batch mode ends here. */
 	if (a->dashboard) {
 		if (!a->all_done)
-			snprintf(a->status, sizeof a->status,
+			snprintf(a->vs.status, sizeof a->vs.status,
 			         "all workloads have ended: r restarts the selected one, q quits and prints the summary");
 		a->all_done = true;
 		return false;
@@ -530,9 +530,9 @@ static bool handle_keys(struct app *a)
 	while (!a->quit && ui_key(&v, &act) == 1) {
 		got = true;
 		action_apply(a, &act);
-		if (a->react) {
-			ui_react(a->react, a->status, sizeof a->status);
-			a->react = 0;
+		if (a->vs.react) {
+			ui_react(a->vs.react, a->vs.status, sizeof a->vs.status);
+			a->vs.react = 0;
 		}
 		view_of(a, &v);
 	}
@@ -737,10 +737,10 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		return app_abandon(a, 3);
 	}
 	if (a->prep_sync >= 0) {
-		snprintf(a->status, sizeof a->status,
+		snprintf(a->vs.status, sizeof a->vs.status,
 		         "preparation before the run: sync %.3f s, drop caches %.3f s", a->prep_sync, a->prep_drop);
 		if (a->run->batch)
-			fprintf(stderr, "benchtop: %s\n", a->status);
+			fprintf(stderr, "benchtop: %s\n", a->vs.status);
 	}
 	a->t0 = a->last_tick = app_mono();
 	a->self_cpu_last = cpu_self();
@@ -761,11 +761,11 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		if (action_apply(a, &act) < 0) {
 			if (a->dashboard)
 				ui_close();
-			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->status);
+			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->vs.status);
 			return app_abandon(a, 3);
 		}
 		if (cpufreq_left_alone(a->cf) && run->batch)
-			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->status);
+			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->vs.status);
 	}
 	/* --placement spread: each process starts on a CPU of its own */
 	if (run->placement == PLACE_SPREAD)
@@ -798,7 +798,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 
 int app_run(struct run *run, struct app_result *res)
 {
-	struct app app = { .run = run, .selected = 0, .prep_sync = -1, .prep_drop = -1 };
+	struct app app = { .run = run, .prep_sync = -1, .prep_drop = -1 };
 	struct app *a = &app;
 	char msg[512] = "";
 	a->out = res ? NULL : stdout;

@@ -81,7 +81,7 @@ void app_metrics_tick(struct app *a)
 	if (rc && a->run->batch)
 		fprintf(stderr, "benchtop: --metrics %s: %s\n", a->run->metrics, strerror(-rc));
 	else if (rc)
-		snprintf(a->status, sizeof a->status, "--metrics %s: %s", a->run->metrics, strerror(-rc));
+		snprintf(a->vs.status, sizeof a->vs.status, "--metrics %s: %s", a->run->metrics, strerror(-rc));
 }
 
 int app_metrics_fd(const struct app *a)

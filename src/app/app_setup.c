@@ -257,11 +257,11 @@ static void setup_cgroups(struct app *a)
 	static bool said;
 	if (a->nwl == 0 || cgroup_run_open(&a->cg, why, sizeof why)) {
 		if (a->nwl)
-			snprintf(a->status, sizeof a->status,
+			snprintf(a->vs.status, sizeof a->vs.status,
 			         "no cgroup for the workloads (%s): a process that leaves its process group "
 			         "may outlive the run", why);
 		if (a->nwl && a->run->batch && !said)
-			fprintf(stderr, "benchtop: %s\n", a->status);
+			fprintf(stderr, "benchtop: %s\n", a->vs.status);
 		said = a->nwl > 0;
 		return;
 	}
@@ -342,17 +342,17 @@ int app_start_workloads(struct app *a, char *msg, size_t len)
 	for (int i = 0; i < a->nwl; i++) {
 		int rc = workload_start(a->wl[i], a->sp, action_start_mask(a, i + 1), a->ncpu, app_now(a), msg, len);
 		if (rc)
-			snprintf(a->status, sizeof a->status, "%s", msg);
+			snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
 	}
 	return 0;
 }
 
 static int setup_attach(struct app *a, char *msg, size_t len)
 {
-	a->attached = a->run->attach;
-	a->nattached = a->run->nattach;
-	for (size_t i = 0; i < a->nattached; i++) {
-		pid_t p = a->attached[i];
+	a->attach.pids = a->run->attach;
+	a->attach.n = a->run->nattach;
+	for (size_t i = 0; i < a->attach.n; i++) {
+		pid_t p = a->attach.pids[i];
 		if (kill(p, 0) < 0 && errno == ESRCH) {
 			snprintf(msg, len, "--attach: no process %d (give PIDs of running processes)", (int)p);
 			return -ESRCH;
@@ -382,7 +382,7 @@ int app_setup(struct app *a, char *msg, size_t len)
 		a->allowed[c] = a->online[c] = affinity_cpu_online(sys, c);
 	if (r->cpus && cpulist_parse(r->cpus, a->allowed, a->ncpu, NULL, 0))
 		memcpy(a->allowed, a->online, (size_t)a->ncpu); /* reported by start_mask */
-	a->units = r->units;
+	a->vs.units = r->units;
 	a->interval = r->interval;
 	a->hist = history_new(HISTORY_CAP);
 	a->sp = sampler_new("/proc", a->ncpu, (int)r->nwl);
@@ -434,7 +434,7 @@ void app_teardown(struct app *a)
 	free(a->wl_names);
 	free(a->wl_seen);
 	placement_free(a->pl);
-	free(a->placed);
+	free(a->plog.v);
 	attach_free(a);
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);

@@ -50,7 +50,7 @@ int attach_check(pid_t pid, char *msg, size_t len)
 
 static struct found *find(const struct app *a, pid_t pid)
 {
-	const struct attach_state *s = a->att;
+	const struct attach_state *s = a->attach.st;
 	for (size_t i = 0; s && i < s->n; i++)
 		if (s->f[i].pid == pid)
 			return &s->f[i];
@@ -59,9 +59,9 @@ static struct found *find(const struct app *a, pid_t pid)
 
 void attach_remember(struct app *a, pid_t pid)
 {
-	if (!a->nattached || find(a, pid))
+	if (!a->attach.n || find(a, pid))
 		return;
-	struct attach_state *s = a->att ? a->att : (a->att = xcalloc(1, sizeof *s));
+	struct attach_state *s = a->attach.st ? a->attach.st : (a->attach.st = xcalloc(1, sizeof *s));
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 16;
 		s->f = xreallocarray(s->f, s->cap, sizeof *s->f);
@@ -92,7 +92,7 @@ static bool same_process(const struct found *f)
 /* Put back the affinity each re-pinned process had; say what could not. */
 static void put_back_affinity(struct app *a)
 {
-	struct attach_state *s = a->att;
+	struct attach_state *s = a->attach.st;
 	unsigned char *now = xcalloc((size_t)a->ncpu, 1);
 	for (size_t i = 0; s && i < s->n; i++) {
 		struct found *f = &s->f[i];
@@ -111,14 +111,14 @@ static void put_back_affinity(struct app *a)
 
 void attach_restore(struct app *a)
 {
-	if (!a->nattached)
+	if (!a->attach.n)
 		return;
 	/* Attached processes go on after benchtop: the ones benchtop paused
 	 * run again; one that was stopped when found stays stopped. */
 	if (a->paused) {
-		for (size_t i = 0; i < a->nattached; i++)
-			if (!attach_found_stopped(a, a->attached[i]))
-				kill(a->attached[i], SIGCONT);
+		for (size_t i = 0; i < a->attach.n; i++)
+			if (!attach_found_stopped(a, a->attach.pids[i]))
+				kill(a->attach.pids[i], SIGCONT);
 		a->paused = false;
 		app_event(a, "resume", "resume", "{\"why\":\"exit\"}");
 	}
@@ -128,11 +128,11 @@ void attach_restore(struct app *a)
 
 void attach_free(struct app *a)
 {
-	struct attach_state *s = a->att;
+	struct attach_state *s = a->attach.st;
 	for (size_t i = 0; s && i < s->n; i++)
 		free(s->f[i].mask);
 	if (s)
 		free(s->f);
 	free(s);
-	a->att = NULL;
+	a->attach.st = NULL;
 }

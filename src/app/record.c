@@ -41,7 +41,7 @@ void record_start(struct app *a, FILE *fp)
 	json_number(fp, a->membw > 0 ? a->membw : NAN);
 	if (a->prep_sync >= 0)
 		fprintf(fp, ",\"preparation\":{\"sync_s\":%.6f,\"drop_caches_s\":%.6f}", a->prep_sync, a->prep_drop);
-	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(a->units));
+	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(a->vs.units));
 	for (int i = 0; i < a->nwl; i++) {
 		const struct wl_spec *s = workload_spec(a->wl[i]);
 		fprintf(fp, "%s{\"id\":%d,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, cli_kind_name(s->kind));
@@ -50,10 +50,10 @@ void record_start(struct app *a, FILE *fp)
 		fputc('}', fp);
 	}
 	fprintf(fp, "]");
-	if (a->nattached) {
+	if (a->attach.n) {
 		fprintf(fp, ",\"attached\":[");
-		for (size_t i = 0; i < a->nattached; i++)
-			fprintf(fp, "%s%d", i ? "," : "", (int)a->attached[i]);
+		for (size_t i = 0; i < a->attach.n; i++)
+			fprintf(fp, "%s%d", i ? "," : "", (int)a->attach.pids[i]);
 		fprintf(fp, "]");
 	}
 	fprintf(fp, "}\n");
@@ -183,7 +183,7 @@ void record_end(struct app *a, FILE *fp)
 void batch_header(struct app *a, FILE *fp)
 {
 	bool csv = a->run->format == FMT_CSV;
-	const char *u = units_rate_label(a->units);
+	const char *u = units_rate_label(a->vs.units);
 	if (csv) {
 		fprintf(fp, "t,write_%s,read_%s,disk_write_%s,disk_read_%s,dirty_bytes,writeback_bytes,bytes",
 		        u, u, u, u);
@@ -218,7 +218,7 @@ void batch_line(struct app *a, FILE *fp, const struct snapshot *s)
 		rd += s->wls[i].read_bps;
 		bytes += s->wls[i].bytes;
 	}
-	enum units_mode u = a->units;
+	enum units_mode u = a->vs.units;
 	bool csv = a->run->format == FMT_CSV;
 	const char *f = csv ? "%.3f,%.3f,%.3f,%.3f,%.3f,%llu,%llu,%llu" :
 	                      "%7.2f %10.2f %10.2f %10.2f %10.2f %9.1f %9.1f %10.1f";

@@ -67,7 +67,7 @@ static void print_policies(struct app *a, FILE *fp)
 
 void summary_print(struct app *a, FILE *fp)
 {
-	enum units_mode u = a->units;
+	enum units_mode u = a->vs.units;
 	bool show_paused = false;
 	for (int i = 0; i < a->nwl; i++) {
 		struct workload_totals pt;
@@ -90,7 +90,7 @@ void summary_print(struct app *a, FILE *fp)
 		         t.counted ? " (" : "", t.counted ? t.counted : "", t.counted ? ")" : "");
 		row(fp, u, &t, name, workload_state(a->wl[i]) == WLS_FAILED, show_paused);
 	}
-	if (a->nattached) {
+	if (a->attach.n) {
 		attached_totals(a, &t);
 		row(fp, u, &t, "attached", false, show_paused);
 	}
@@ -145,7 +145,7 @@ void summary_json(struct app *a, FILE *fp)
 			fputc(',', fp);
 		json_totals(fp, &t, workload_name(a->wl[i]), i + 1);
 	}
-	if (a->nattached) {
+	if (a->attach.n) {
 		attached_totals(a, &t);
 		if (a->nwl)
 			fputc(',', fp);

@@ -22,6 +22,7 @@
 #include "benchtop/tables.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
+#include "benchtop/view.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
 
@@ -541,11 +542,8 @@ struct player {
 	double anchor_pos, anchor_wall, speed;
 	bool paused, ended, quit;
 	struct loop *loop;
-	unsigned react;              /* enum reaction bits not yet done */
-	int selected;
-	enum units_mode units;
-	char msg[160];               /* what the last key did */
-	char status[256];
+	struct view_state vs;        /* selection, units, what the last key did (view.h) */
+	char line[384];              /* the status line: the replay's state and vs.status */
 	struct replay_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
 	bool headless;               /* -b with metrics: play without a screen */
 };
@@ -581,7 +579,7 @@ static void advance(struct player *p)
 			history_add_event(p->hist, recording_event(p->rec, idx));
 		} else {
 			history_push(p->hist, recording_sample(p->rec, idx));
-			replay_metrics_tick(p->metrics, history_last(p->hist), p->hist, p->msg, sizeof p->msg);
+			replay_metrics_tick(p->metrics, history_last(p->hist), p->hist, p->vs.status, sizeof p->vs.status);
 		}
 		p->next++;
 	}
@@ -608,8 +606,8 @@ static void arm(struct player *p)
 static void make_status(struct player *p)
 {
 	const char *state = p->ended ? "end of recording (q quits)" : p->paused ? "paused (space resumes)" : "playing";
-	snprintf(p->status, sizeof p->status, "replay %s  speed %gx  %.1f/%.1f s%s%s", state, p->speed,
-	         position(p), p->duration, p->msg[0] ? "  | " : "", p->msg);
+	snprintf(p->line, sizeof p->line, "replay %s  speed %gx  %.1f/%.1f s%s%s", state, p->speed,
+	         position(p), p->duration, p->vs.status[0] ? "  | " : "", p->vs.status);
 }
 
 static void view_of(struct player *p, struct ui_view *v)
@@ -620,9 +618,9 @@ static void view_of(struct player *p, struct ui_view *v)
 	v->run = p->run;
 	v->wl_names = recording_wl_names(p->rec);
 	v->nwl = recording_nwl(p->rec);
-	v->status = p->status;
-	v->selected = p->selected;
-	v->units = p->units;
+	v->status = p->line;
+	v->selected = p->vs.selected;
+	v->units = p->vs.units;
 	const char *fs = json_str(json_get(recording_start(p->rec), "freq_source"), "none");
 	v->freq_source = strcmp(fs, "none") ? fs : "not observable here";
 	const char *rk = recording_cpufreq(p->rec);
@@ -642,7 +640,7 @@ static void seek(struct player *p, double t)
 {
 	struct history *h = history_new(REPLAY_HISTORY);
 	if (!h) {
-		snprintf(p->msg, sizeof p->msg, "cannot seek: out of memory");
+		snprintf(p->vs.status, sizeof p->vs.status, "cannot seek: out of memory");
 		return;
 	}
 	t = t < 0 ? 0 : t > p->duration ? p->duration : t;
@@ -653,39 +651,30 @@ static void seek(struct player *p, double t)
 	p->anchor_pos = t;
 	p->anchor_wall = clock_mono();
 	advance(p);
-	snprintf(p->msg, sizeof p->msg, "at %.1f s", t);
+	snprintf(p->vs.status, sizeof p->vs.status, "at %.1f s", t);
 }
 
 static void set_speed(struct player *p, double factor)
 {
 	double s = p->speed * factor;
 	if (s < SPEED_MIN || s > SPEED_MAX) {
-		snprintf(p->msg, sizeof p->msg, "speed stays %gx (%gx to %gx)", p->speed, SPEED_MIN, SPEED_MAX);
+		snprintf(p->vs.status, sizeof p->vs.status, "speed stays %gx (%gx to %gx)", p->speed, SPEED_MIN, SPEED_MAX);
 		return;
 	}
 	reanchor(p);
 	p->speed = s;
-	snprintf(p->msg, sizeof p->msg, "speed %gx", s);
+	snprintf(p->vs.status, sizeof p->vs.status, "speed %gx", s);
 }
 
 static void apply(struct player *p, const struct action *act)
 {
 	const struct snapshot *s = history_last(p->hist);
-	int nproc = s ? s->nproc : 0;
-	p->msg[0] = 0;
+	p->vs.status[0] = 0;
+	if (view_apply(&p->vs, act, s ? s->nproc : 0, !p->headless))
+		return;
 	switch (act->id) {
 	case ACT_NONE: break;
 	case ACT_QUIT: p->quit = true; break;
-	case ACT_HELP: p->react |= REACT_HELP; break;
-	case ACT_THEME: p->react |= REACT_THEME; break;
-	case ACT_UNITS:
-		p->units = units_next(p->units);
-		snprintf(p->msg, sizeof p->msg, "units: %s", units_title(p->units));
-		break;
-	case ACT_SEL_UP: if (p->selected > 0) p->selected--; break;
-	case ACT_SEL_DOWN: if (p->selected + 1 < nproc) p->selected++; break;
-	case ACT_SELECT: if (act->cpu >= 0 && act->cpu < nproc) p->selected = act->cpu; break;
-	case ACT_NOTE: snprintf(p->msg, sizeof p->msg, "%s", act->text); break;
 	case ACT_SEEK_BACK: seek(p, position(p) - 10); break;
 	case ACT_SEEK_FWD: seek(p, position(p) + 10); break;
 	case ACT_SEEK_START: seek(p, 0); break;
@@ -699,7 +688,7 @@ static void apply(struct player *p, const struct action *act)
 		p->paused = act->id == ACT_RESUME ? false : !p->paused;
 		break;
 	default:
-		snprintf(p->msg, sizeof p->msg, "a recording cannot be steered: that key acts on a live run only");
+		snprintf(p->vs.status, sizeof p->vs.status, "a recording cannot be steered: that key acts on a live run only");
 	}
 }
 
@@ -733,8 +722,8 @@ static void play(struct player *p)
 		advance(p);
 		if (p->headless && p->ended)
 			break;
-		if (p->selected >= 0 && history_last(p->hist) && p->selected >= history_last(p->hist)->nproc)
-			p->selected = history_last(p->hist)->nproc ? history_last(p->hist)->nproc - 1 : 0;
+		if (history_last(p->hist))
+			view_clamp(&p->vs, history_last(p->hist)->nproc);
 		view_of(p, &v);
 		if (!p->headless)
 			ui_draw(&v);
@@ -752,9 +741,9 @@ static void play(struct player *p)
 			while (!p->quit && ui_key(&v, &act) == 1) {
 				got = true;
 				apply(p, &act);
-				if (p->react) {
-					ui_react(p->react, p->msg, sizeof p->msg);
-					p->react = 0;
+				if (p->vs.react) {
+					ui_react(p->vs.react, p->vs.status, sizeof p->vs.status);
+					p->vs.react = 0;
 				}
 				view_of(p, &v);
 			}
@@ -776,7 +765,7 @@ int replay_main(const struct run *r)
 		fprintf(stderr, "benchtop: %s\n", err);
 		return rc == -EINVAL ? 2 : 3;
 	}
-	struct player p = { .run = r, .rec = rec, .speed = 1, .units = r->units };
+	struct player p = { .run = r, .rec = rec, .speed = 1, .vs = { .units = r->units } };
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
 	p.duration = recording_duration(rec);
 	p.hist = history_new(REPLAY_HISTORY);
@@ -812,7 +801,7 @@ int replay_main(const struct run *r)
 	if (!status) {
 		printf("replay of %s (%.1f s, %zu samples, %zu events)\n", r->replay, p.duration,
 		       recording_nsamples(rec), recording_nevents(rec));
-		recording_print_summary(rec, p.units, stdout);
+		recording_print_summary(rec, p.vs.units, stdout);
 	}
 	replay_metrics_close(p.metrics, r->keep);
 	loop_free(p.loop);
