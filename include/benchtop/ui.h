@@ -92,6 +92,15 @@ void ui_toggle_help(void);
  * the theme.  Writes "theme: NAME" into status[0..len) when the theme
  * changed (status untouched otherwise). */
 void ui_react(unsigned reactions, char *status, size_t len);
+
+/* Every key waiting on the terminal, until *quit: each action goes to
+ * apply(ctx, act), the reactions it left in vs are done (ui_react), and
+ * the view is gathered again with view(ctx, v) for the next key.  The one
+ * key pass of live runs and replay.  Returns whether any key came. */
+struct view_state;
+bool ui_keys_drain(struct ui_view *v, struct view_state *vs, const bool *quit,
+                   void (*apply)(void *ctx, const struct action *act),
+                   void (*view)(void *ctx, struct ui_view *v), void *ctx);
 /* Mouse reporting on (a click selects a process, the wheel moves the
  * selection) or off (--no-mouse); call after ui_open. */
 void ui_set_mouse(bool on);

@@ -332,77 +332,6 @@ static void tick(struct app *a)
 	action_enforce_placement(a);
 }
 
-/* ---- the dashboard view ------------------------------------------------- */
-
-static size_t residency_rows(void *ctx, int cpu, bool since_event, const long **khz,
-                             const double **secs)
-{
-	return cpufreq_residency(ctx, cpu, since_event, khz, secs);
-}
-
-/* The cap on policy p's maximum frequency: its scaling_max_freq when that
- * is below the highest frequency it has, else 0. */
-static long cap_of_policy(const struct cpufreq *cf, int p)
-{
-	const long *f;
-	size_t n = cpufreq_policy_freqs(cf, p, &f);
-	long max = cpufreq_policy_max(cf, p);
-	return n > 0 && max > 0 && max < f[n - 1] ? max : 0;
-}
-
-/* Every CPU's cap, for the CPUs panel. */
-static void view_caps(struct app *a, struct ui_view *v)
-{
-	static long *caps;
-	static int ncaps;
-	if (a->ncpu > ncaps) {
-		long *c = realloc(caps, (size_t)a->ncpu * sizeof *c);
-		if (!c)
-			return;
-		caps = c;
-		ncaps = a->ncpu;
-	}
-	for (int i = 0; i < a->ncpu; i++) {
-		int p = cpufreq_policy_of_cpu(a->cf, i);
-		caps[i] = p >= 0 ? cap_of_policy(a->cf, p) : 0;
-	}
-	v->caps = caps;
-	v->ncaps = a->ncpu;
-}
-
-static void view_of(struct app *a, struct ui_view *v)
-{
-	memset(v, 0, sizeof *v);
-	v->hist = a->hist;
-	v->run = a->run;
-	v->wl_names = a->wl_names;
-	v->nwl = a->nwl;
-	v->status = a->vs.status;
-	v->selected = a->vs.selected;
-	v->units = a->vs.units;
-	v->elapsed = app_now(a);
-	v->interval = a->interval;
-	v->ncpus_online = cpulist_count(a->online, a->ncpu);
-	v->paused = a->paused;
-	enum freq_source fs = a->cf ? cpufreq_source(a->cf) : FREQ_NONE;
-	const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
-	v->freq_source = fs == FREQ_NONE ? (why ? why : "not observable here") : cpufreq_source_name(fs);
-	const char *rk = a->cf ? cpufreq_residency_kind(a->cf) : "none";
-	v->residency_label = !strcmp(rk, "kernel") ? "kernel stats" :
-	                     !strcmp(rk, "sampled") ? "sampled" : "no cpufreq here (VM?)";
-	if (a->cf && strcmp(rk, "none")) {
-		v->residency = residency_rows;
-		v->residency_ctx = a->cf;
-	}
-	v->governors = (const char *const *)a->governors;
-	if (a->cf && cpufreq_npolicies(a->cf) > 0) {
-		v->nfreqs = cpufreq_policy_freqs(a->cf, 0, &v->freqs);
-		v->cur_governor = cpufreq_policy_governor(a->cf, 0);
-		v->cap_khz = cap_of_policy(a->cf, 0);
-		view_caps(a, v);
-	}
-}
-
 /* ---- set up and tear down ------------------------------------------------ */
 
 void app_set_interval(struct app *a, double iv)
@@ -516,27 +445,25 @@ static bool finished(struct app *a)
 static void draw(struct app *a)
 {
 	struct ui_view v;
-	view_of(a, &v);
+	app_view_of(a, &v);
 	ui_draw(&v);
+}
+
+static void key_apply(void *ctx, const struct action *act)
+{
+	action_apply(ctx, act);
+}
+
+static void key_view(void *ctx, struct ui_view *v)
+{
+	app_view_of(ctx, v);
 }
 
 /* Returns whether any key came. */
 static bool handle_keys(struct app *a)
 {
 	struct ui_view v;
-	view_of(a, &v);
-	struct action act;
-	bool got = false;
-	while (!a->quit && ui_key(&v, &act) == 1) {
-		got = true;
-		action_apply(a, &act);
-		if (a->vs.react) {
-			ui_react(a->vs.react, a->vs.status, sizeof a->vs.status);
-			a->vs.react = 0;
-		}
-		view_of(a, &v);
-	}
-	return got;
+	return ui_keys_drain(&v, &a->vs, &a->quit, key_apply, key_view, a);
 }
 
 /* The terminal went away (hang-up, end of file, EIO) without a SIGHUP

@@ -44,4 +44,10 @@ int app_metrics_timeout(const struct app *a, int loop_ms);
 void app_metrics_serve(struct app *a);
 void app_metrics_close(struct app *a);
 
+/* What the dashboard shows of run a now, for ui_draw and ui_key
+ * (app_view.c): the view state, history, workloads and cpufreq's figures.
+ * v points into a until the next call. */
+struct ui_view;
+void app_view_of(struct app *a, struct ui_view *v);
+
 #endif

@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <wchar.h>
+#include "benchtop/view.h"
 #include "benchtop/xalloc.h"
 
 #define MIN_ROWS 24
@@ -200,6 +201,25 @@ void ui_react(unsigned reactions, char *status, size_t len)
 		ui_toggle_help();
 	if (reactions & REACT_THEME)
 		snprintf(status, len, "theme: %s", ui_next_theme());
+}
+
+bool ui_keys_drain(struct ui_view *v, struct view_state *vs, const bool *quit,
+                   void (*apply)(void *ctx, const struct action *act),
+                   void (*view)(void *ctx, struct ui_view *v), void *ctx)
+{
+	struct action act;
+	bool got = false;
+	view(ctx, v);
+	while (!*quit && ui_key(v, &act) == 1) {
+		got = true;
+		apply(ctx, &act);
+		if (vs->react) {
+			ui_react(vs->react, vs->status, sizeof vs->status);
+			vs->react = 0;
+		}
+		view(ctx, v);
+	}
+	return got;
 }
 
 bool ui_help_shown(void)

@@ -1,0 +1,531 @@
+/* recording.c - a JSON Lines recording read back into the model: its
+ * samples and events in time order, its workloads' names, and the summary
+ * and phase tables it ended with, printed as a live run prints them.  Every
+ * line is outside input: a broken one is named by line and column. */
+#include "benchtop/replay.h"
+#include "benchtop/replay.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchtop/clock.h"
+#include "benchtop/loop.h"
+#include "benchtop/metrics.h"
+#include "benchtop/num.h"
+#include "benchtop/tables.h"
+#include "benchtop/theme.h"
+#include "benchtop/ui.h"
+#include "benchtop/view.h"
+#include "benchtop/units.h"
+#include "benchtop/xalloc.h"
+
+/* ---- the recording ------------------------------------------------------- */
+
+struct item {
+	double t;
+	bool is_event;
+	size_t index;
+};
+
+struct recording {
+	struct json *start, *end;
+	struct snapshot **samples;
+	size_t nsamples, samplecap;
+	struct event *events;
+	size_t nevents, eventcap;
+	struct item *items;
+	size_t nitems, itemcap;
+	char **wl_names;
+	int nwl;
+};
+
+static int grow(void **p, size_t *cap, size_t want, size_t elem)
+{
+	xgrow(p, cap, want, elem, 64);
+	return 0;
+}
+
+static void copy_str(char *dst, size_t len, const struct json *v)
+{
+	snprintf(dst, len, "%s", json_str(v, ""));
+}
+
+static double num(const struct json *obj, const char *key, double def)
+{
+	return json_num(json_get(obj, key), def);
+}
+
+/* An int figure; def for one out of range (a recording is outside input:
+ * converting such a double would be undefined behaviour). */
+static int inum(const struct json *obj, const char *key, int def)
+{
+	double v = num(obj, key, def);
+	return isfinite(v) && v >= INT_MIN && v <= INT_MAX ? (int)v : def;
+}
+
+static long lnum(const struct json *obj, const char *key, long def)
+{
+	double v = num(obj, key, (double)def);
+	return isfinite(v) && v >= -1e15 && v <= 1e15 ? (long)v : def;
+}
+
+static uint64_t count(const struct json *obj, const char *key)
+{
+	double v = num(obj, key, 0);
+	return v > 0 && v < 1.8e19 ? (uint64_t)v : 0;
+}
+
+static enum wl_state state_of(const char *s)
+{
+	if (!strcmp(s, "paused"))
+		return WLS_PAUSED;
+	if (!strcmp(s, "done"))
+		return WLS_DONE;
+	if (!strcmp(s, "failed"))
+		return WLS_FAILED;
+	return WLS_RUNNING;
+}
+
+static void fill_cpu(struct cpu_sample *c, const struct json *j, int i)
+{
+	c->id = inum(j, "id", i);
+	c->user = num(j, "user", 0);
+	c->system = num(j, "system", 0);
+	c->iowait = num(j, "iowait", 0);
+	c->irq = num(j, "irq", 0);
+	c->idle = num(j, "idle", 100 - c->user - c->system - c->iowait - c->irq);
+	c->khz = lnum(j, "khz", -1);
+	copy_str(c->governor, sizeof c->governor, json_get(j, "governor"));
+}
+
+static void fill_proc(struct proc_sample *p, const struct json *j)
+{
+	p->pid = (pid_t)inum(j, "pid", 0);
+	p->workload = inum(j, "workload", 0);
+	copy_str(p->role, sizeof p->role, json_get(j, "role"));
+	copy_str(p->slot, sizeof p->slot, json_get(j, "slot"));
+	copy_str(p->comm, sizeof p->comm, json_get(j, "comm"));
+	p->cpu = inum(j, "cpu", -1);
+	copy_str(p->allowed, sizeof p->allowed, json_get(j, "allowed"));
+	const char *st = json_str(json_get(j, "state"), "?");
+	p->state = st[0] ? st[0] : '?';
+	p->nthreads = inum(j, "threads", 1);
+	p->cpu_pct = num(j, "cpu_pct", 0);
+	p->wait_pct = num(j, "wait_pct", 0);
+	p->utime = num(j, "utime", 0);
+	p->age = num(j, "age", -1);
+	p->stime = num(j, "stime", 0);
+	p->read_bps = num(j, "read_bps", 0);
+	p->write_bps = num(j, "write_bps", 0);
+	p->bytes = count(j, "bytes");
+	p->migrations = count(j, "migrations");
+	p->alive = true;
+}
+
+/* Which recorded processes sat on each CPU, as the sampler writes it. */
+static void cpu_procs(struct snapshot *s)
+{
+	for (int c = 0; c < s->ncpu; c++) {
+		char *o = s->cpus[c].procs;
+		size_t used = 0, len = sizeof s->cpus[c].procs;
+		o[0] = 0;
+		for (int i = 0; i < s->nproc; i++) {
+			if (s->procs[i].cpu != s->cpus[c].id)
+				continue;
+			int w = snprintf(o + used, len - used, "%s%d", used ? "," : "", (int)s->procs[i].pid);
+			if (w < 0 || (size_t)w >= len - used) {
+				o[used] = 0;
+				break;
+			}
+			used += (size_t)w;
+		}
+	}
+}
+
+/* The record keeps no per-workload CPU time: the sum over its processes
+ * stands in for it (the phase accounting only needs the increase). */
+static void wl_cpu_from_procs(struct snapshot *s)
+{
+	for (int w = 0; w < s->nwl; w++)
+		for (int i = 0; i < s->nproc; i++)
+			if (s->procs[i].workload == s->wls[w].id) {
+				s->wls[w].utime += s->procs[i].utime;
+				s->wls[w].stime += s->procs[i].stime;
+			}
+}
+
+static struct snapshot *snapshot_of(const struct json *j, double prev_t)
+{
+	const struct json *cpus = json_get(j, "cpus"), *procs = json_get(j, "procs");
+	const struct json *wls = json_get(j, "workloads"), *disk = json_get(j, "disk");
+	int ncpu = (int)json_len(cpus), nproc = (int)json_len(procs), nwl = (int)json_len(wls);
+	struct snapshot *s = snapshot_new(ncpu, nproc, nwl);
+	if (!s)
+		return NULL;
+	s->t = num(j, "t", prev_t);
+	s->dt = s->t > prev_t ? s->t - prev_t : 0;
+	for (int i = 0; i < ncpu; i++)
+		fill_cpu(&s->cpus[i], json_at(cpus, (size_t)i), i);
+	s->nproc = nproc;
+	for (int i = 0; i < nproc; i++)
+		fill_proc(&s->procs[i], json_at(procs, (size_t)i));
+	for (int i = 0; i < nwl; i++) {
+		const struct json *w = json_at(wls, (size_t)i);
+		struct wl_sample *o = &s->wls[i];
+		o->id = inum(w, "id", i + 1);
+		o->read_bps = num(w, "read_bps", 0);
+		o->write_bps = num(w, "write_bps", 0);
+		o->bytes = count(w, "bytes");
+		o->calls = count(w, "calls");
+		o->passes = count(w, "passes");
+		o->state = state_of(json_str(json_get(w, "state"), "running"));
+	}
+	copy_str(s->disk.device, sizeof s->disk.device, json_get(disk, "device"));
+	s->disk.read_bps = num(disk, "read_bps", 0);
+	s->disk.write_bps = num(disk, "write_bps", 0);
+	s->disk.dirty = count(disk, "dirty");
+	s->disk.writeback = count(disk, "writeback");
+	s->self_cpu_pct = num(j, "self_cpu_pct", 0);
+	s->self_tick_us = num(j, "self_tick_us", 0);
+	cpu_procs(s);
+	wl_cpu_from_procs(s);
+	return s;
+}
+
+static int add_item(struct recording *rec, double t, bool is_event, size_t index)
+{
+	if (grow((void **)&rec->items, &rec->itemcap, rec->nitems + 1, sizeof *rec->items))
+		return -ENOMEM;
+	rec->items[rec->nitems++] = (struct item){ t, is_event, index };
+	return 0;
+}
+
+static int add_sample(struct recording *rec, const struct json *j)
+{
+	double prev = rec->nsamples ? rec->samples[rec->nsamples - 1]->t : 0;
+	if (grow((void **)&rec->samples, &rec->samplecap, rec->nsamples + 1, sizeof *rec->samples))
+		return -ENOMEM;
+	struct snapshot *s = snapshot_of(j, prev);
+	if (!s)
+		return -ENOMEM;
+	rec->samples[rec->nsamples] = s;
+	return add_item(rec, s->t, false, rec->nsamples++);
+}
+
+static int add_event(struct recording *rec, const struct json *j)
+{
+	if (grow((void **)&rec->events, &rec->eventcap, rec->nevents + 1, sizeof *rec->events))
+		return -ENOMEM;
+	struct event *e = &rec->events[rec->nevents];
+	memset(e, 0, sizeof *e);
+	e->t = num(j, "t", rec->nitems ? rec->items[rec->nitems - 1].t : 0);
+	copy_str(e->action, sizeof e->action, json_get(j, "action"));
+	copy_str(e->label, sizeof e->label, json_get(j, "label"));
+	if (!e->label[0])
+		snprintf(e->label, sizeof e->label, "%s", e->action);
+	snprintf(e->detail, sizeof e->detail, "{}");
+	return add_item(rec, e->t, true, rec->nevents++);
+}
+
+static int set_names(struct recording *rec)
+{
+	const struct json *wls = json_get(rec->start, "workloads");
+	rec->nwl = (int)json_len(wls);
+	rec->wl_names = xcalloc((size_t)rec->nwl + 1, sizeof *rec->wl_names);
+	if (!rec->wl_names)
+		return -ENOMEM;
+	for (int i = 0; i < rec->nwl; i++) {
+		const struct json *w = json_at(wls, (size_t)i);
+		const char *n = json_str(json_get(w, "name"), json_str(json_get(w, "spec"), "?"));
+		if (!(rec->wl_names[i] = xstrdup(n)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One line: 0 when used or skipped, else -EINVAL / -ENOMEM with err. */
+static int take_line(struct recording *rec, const char *path, size_t lineno, char *line,
+                     size_t len, char *err, size_t errlen)
+{
+	struct json_error je;
+	struct json *j = json_parse(line, len, &je);
+	const char *type = json_str(json_get(j, "type"), NULL);
+	if (!j || !type) {
+		if (lineno == 1 || !rec->start)
+			snprintf(err, errlen, "%s is not a benchtop recording (line %zu: %s)", path, lineno,
+			         j ? "no \"type\"" : je.msg);
+		else if (!j)
+			snprintf(err, errlen, "%s:%zu:%d: broken record: %s", path, lineno, je.column, je.msg);
+		else
+			snprintf(err, errlen, "%s:%zu: broken record: not an object with a \"type\"", path, lineno);
+		json_free(j);
+		return -EINVAL;
+	}
+	int rc = 0;
+	if (!rec->start) {
+		if (strcmp(type, "start") || json_type(json_get(j, "version")) != JSON_NUMBER) {
+			snprintf(err, errlen, "%s is not a benchtop recording (line %zu is a \"%s\" record, "
+			         "not a start record with a version)", path, lineno, type);
+			json_free(j);
+			return -EINVAL;
+		}
+		rec->start = j;
+		return set_names(rec);
+	}
+	if (!strcmp(type, "sample"))
+		rc = add_sample(rec, j);
+	else if (!strcmp(type, "event"))
+		rc = add_event(rec, j);
+	else if (!strcmp(type, "end") && !rec->end) {
+		rec->end = j;
+		return 0;
+	}
+	json_free(j);
+	if (rc)
+		snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
+	return rc;
+}
+
+static bool blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	return true;
+}
+
+/* One line of fp into *line (grown as needed, the newline kept), at most
+ * RECORDING_LINE_MAX bytes: its length, -1 at the end of the file, -E2BIG
+ * for a longer line (nothing more is read of it). */
+static ssize_t read_line(FILE *fp, char **line, size_t *cap)
+{
+	size_t n = 0;
+	for (;;) {
+		if (*cap - n < 2) {
+			size_t want = *cap ? *cap * 2 : 4096;
+			if (want > RECORDING_LINE_MAX + 2)
+				want = RECORDING_LINE_MAX + 2;
+			if (want <= *cap)
+				return -E2BIG;
+			*line = xrealloc(*line, want);
+			*cap = want;
+		}
+		if (!fgets(*line + n, (int)(*cap - n), fp))
+			return n ? (ssize_t)n : -1;
+		n += strlen(*line + n);
+		if ((*line)[n - 1] == '\n')
+			return (ssize_t)n;
+		if (n > RECORDING_LINE_MAX)
+			return -E2BIG;
+	}
+}
+
+/* A recording is a regular file: a directory, a device (/dev/zero) or a
+ * pipe is refused before anything is read. */
+static FILE *open_recording(const char *path, char *err, size_t errlen, int *rc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	*rc = 0;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*rc = -errno;
+		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(-*rc));
+	} else if (!S_ISREG(st.st_mode)) {
+		*rc = -EINVAL;
+		snprintf(err, errlen, "recording %s is not a regular file (it is %s): give a file "
+		         "written by benchtop -o or --format json", path,
+		         S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device" :
+		         S_ISBLK(st.st_mode) ? "a block device" : S_ISFIFO(st.st_mode) ? "a pipe" :
+		         "a socket");
+	}
+	FILE *fp = *rc ? NULL : fdopen(fd, "r");
+	if (!fp && fd >= 0)
+		close(fd);
+	if (!fp && !*rc) {
+		*rc = -errno;
+		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(-*rc));
+	}
+	return fp;
+}
+
+int recording_load(const char *path, struct recording **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	int rc;
+	FILE *fp = open_recording(path, err, errlen, &rc);
+	if (!fp)
+		return rc;
+	struct recording *rec = xcalloc(1, sizeof *rec);
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t n;
+	rc = rec ? 0 : -ENOMEM;
+	while (!rc && (n = read_line(fp, &line, &cap)) != -1) {
+		lineno++;
+		if (n == -E2BIG) {
+			snprintf(err, errlen, "%s:%zu: line longer than %d MiB: not a benchtop recording",
+			         path, lineno, RECORDING_LINE_MAX >> 20);
+			rc = -EINVAL;
+			break;
+		}
+		if (n < 0) {
+			rc = (int)n;
+			break;
+		}
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = 0;
+		if (!blank(line, (size_t)n))
+			rc = take_line(rec, path, lineno, line, (size_t)n, err, errlen);
+	}
+	if (!rc && ferror(fp)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot read recording %s: %s", path, strerror(-rc));
+	}
+	free(line);
+	fclose(fp);
+	if (!rc && !rec->start) {
+		snprintf(err, errlen, "%s is not a benchtop recording (it is empty)", path);
+		rc = -EINVAL;
+	}
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory reading %s", path);
+	if (rc) {
+		recording_free(rec);
+		return rc;
+	}
+	*out = rec;
+	return 0;
+}
+
+void recording_free(struct recording *rec)
+{
+	if (!rec)
+		return;
+	json_free(rec->start);
+	json_free(rec->end);
+	for (size_t i = 0; i < rec->nsamples; i++)
+		snapshot_free(rec->samples[i]);
+	free(rec->samples);
+	free(rec->events);
+	free(rec->items);
+	for (int i = 0; rec->wl_names && i < rec->nwl; i++)
+		free(rec->wl_names[i]);
+	free(rec->wl_names);
+	free(rec);
+}
+
+const struct json *recording_start(const struct recording *rec) { return rec->start; }
+const struct json *recording_end(const struct recording *rec) { return rec->end; }
+size_t recording_nsamples(const struct recording *rec) { return rec->nsamples; }
+size_t recording_nevents(const struct recording *rec) { return rec->nevents; }
+size_t recording_nitems(const struct recording *rec) { return rec->nitems; }
+int recording_nwl(const struct recording *rec) { return rec->nwl; }
+
+const struct snapshot *recording_sample(const struct recording *rec, size_t i)
+{
+	return i < rec->nsamples ? rec->samples[i] : NULL;
+}
+
+const struct event *recording_event(const struct recording *rec, size_t i)
+{
+	return i < rec->nevents ? &rec->events[i] : NULL;
+}
+
+double recording_item(const struct recording *rec, size_t i, bool *is_event, size_t *index)
+{
+	const struct item *it = &rec->items[i];
+	*is_event = it->is_event;
+	*index = it->index;
+	return it->t;
+}
+
+const char *const *recording_wl_names(const struct recording *rec)
+{
+	return (const char *const *)rec->wl_names;
+}
+
+double recording_duration(const struct recording *rec)
+{
+	double last = rec->nitems ? rec->items[rec->nitems - 1].t : 0;
+	double end = num(rec->end, "t", last);
+	return end > last ? end : last;
+}
+
+const char *recording_cpufreq(const struct recording *rec)
+{
+	return json_str(json_get(rec->start, "cpufreq"), "none");
+}
+
+/* ---- the summary --------------------------------------------------------- */
+
+static bool workload_failed(const struct json *end, int id)
+{
+	const struct json *wls = json_get(end, "workloads");
+	for (size_t i = 0; i < json_len(wls); i++) {
+		const struct json *w = json_at(wls, i);
+		if (inum(w, "id", 0) == id)
+			return !strcmp(json_str(json_get(w, "state"), ""), "failed");
+	}
+	return false;
+}
+
+static void print_policies(const struct json *end, FILE *fp)
+{
+	const struct json *pol = json_get(end, "policies");
+	if (!json_len(pol)) {
+		tables_no_policies(fp, "no cpufreq policies recorded");
+		return;
+	}
+	tables_policy_head(fp);
+	for (size_t i = 0; i < json_len(pol); i++) {
+		const struct json *p = json_at(pol, i);
+		struct policy_row r = { inum(p, "policy", (int)i), json_str(json_get(p, "cpus"), "-"),
+		                        json_str(json_get(p, "driver"), ""), json_str(json_get(p, "governor"), ""),
+		                        lnum(p, "min", 0), lnum(p, "max", 0) };
+		tables_policy_row(fp, &r);
+	}
+}
+
+void recording_print_summary(const struct recording *rec, enum units_mode u, FILE *fp)
+{
+	const struct json *end = rec->end;
+	if (!end) {
+		fprintf(fp, "\nThe recording has no end record (the run was cut short): no summary.\n");
+		return;
+	}
+	tables_summary_head(fp, u, false);
+	const struct json *sum = json_get(end, "summary");
+	for (size_t i = 0; i < json_len(sum); i++) {
+		const struct json *s = json_at(sum, i);
+		double el = num(s, "elapsed", 0);
+		struct sum_row r = { json_str(json_get(s, "test"), "?"), num(s, "user", 0), num(s, "sys", 0), el,
+		                     num(s, "bps", num_div(num(s, "bytes", 0), el)),
+		                     workload_failed(end, inum(s, "workload", 0)), num(s, "paused", 0), false };
+		r.show_paused = r.paused > 0;
+		tables_summary_row(fp, u, &r);
+	}
+	const struct json *ph = json_get(end, "phases");
+	tables_phase_head(fp, u);
+	for (size_t i = 0; i < json_len(ph); i++) {
+		const struct json *p = json_at(ph, i);
+		double khz = num(p, "mean_khz", -1);
+		/* a phase too short for a rate has null figures: "-" */
+		struct phase_row r = { num(p, "from", 0), num(p, "to", 0), num(p, "bps", 0), num(p, "hog", 0),
+		                       num(p, "migrations", 0), khz > 0 ? khz / 1000 : -1,
+		                       json_str(json_get(p, "label"), ""),
+		                       num(p, "bps", -1) < 0 || num(p, "hog", -1) < 0 };
+		tables_phase_row(fp, u, &r);
+	}
+	print_policies(end, fp);
+	fflush(fp);
+}
