@@ -16,7 +16,6 @@
 #include "benchtop/units.h"
 #include "benchtop/journal.h"
 #include "benchtop/sample.h"
-#include "benchtop/ui.h"
 #include "benchtop/workload.h"
 #include "benchtop/xalloc.h"
 

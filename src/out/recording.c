@@ -18,14 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "benchtop/clock.h"
-#include "benchtop/loop.h"
-#include "benchtop/metrics.h"
 #include "benchtop/num.h"
 #include "benchtop/tables.h"
-#include "benchtop/theme.h"
-#include "benchtop/ui.h"
-#include "benchtop/view.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
 
