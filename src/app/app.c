@@ -64,11 +64,20 @@ void app_event(struct app *a, const char *action, const char *label, const char 
 	app_event_at(a, app_now(a), action, label, detail);
 }
 
+static void event_at(struct app *a, double t, const char *action, const char *label,
+                     const char *detail, bool phase);
+
 void app_event_at(struct app *a, double t, const char *action, const char *label,
                   const char *detail)
 {
 	/* A workload's end is an event, but not a new phase. */
-	bool phase = strcmp(action, "workload_end") != 0;
+	event_at(a, t, action, label, detail, strcmp(action, "workload_end") != 0);
+}
+
+/* phase: the event opens a phase (a user's or --at action, a marker). */
+static void event_at(struct app *a, double t, const char *action, const char *label,
+                     const char *detail, bool phase)
+{
 	if (!a->in_tick && phase) {
 		uint64_t b = 0;
 		for (int i = 0; i < a->nwl; i++)
@@ -245,7 +254,8 @@ static void note_workload_ends(struct app *a)
 			const struct phase *cur = history_phase(a->hist, history_nphases(a->hist) - 1);
 			if (t < cur->from || t > app_now(a))
 				t = app_now(a);
-			app_event_at(a, t, "workload_end", label, detail);
+			/* stopped by the user (x): their action, so a phase */
+			event_at(a, t, "workload_end", label, detail, workload_stop_requested(a->wl[i]));
 		}
 	}
 }

@@ -150,6 +150,8 @@ if [ "$(nproc)" -ge 2 ]; then
 		"$BENCHTOP" --report "$T/cp.jsonl" -o "$T/cp.svg" 2>/dev/null
 		check "--loop cp: the report's strip has one row for cp, its restarts counted ($(grep -oE '>[0-9]+ cp \([a-z]+\)[^<]*<' "$T/cp.svg" | tr '\n' ' '))" \
 			sh -c "[ \$(grep -cE '>[0-9]+ cp \([a-z]+\) \+[0-9]+<' '$T/cp.svg') = 1 ] && [ \$(grep -cE '>[0-9]+ cp \(' '$T/cp.svg') = 1 ]"
+		check "x then r: each is a row of the phase table ($(jq -sc '[.[] | select(.type=="end")][0].phases | map(.label)' "$T/cp.jsonl" 2>/dev/null))" quiet jq -se '
+			[.[] | select(.type=="end")][0].phases | map(.label) | index("w1 stopped") != null and index("w1 restart") != null' "$T/cp.jsonl"
 		check "x then r: the restarted cp runs on CPU 1 from its first sample" quiet jq -se '
 			([.[] | select(.type=="event" and .label=="w1 restart") | .t] | first) as $r
 			| [.[] | select(.type=="sample" and .t > $r) | .procs[] | select(.comm=="cp") | .allowed
