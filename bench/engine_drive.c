@@ -1,6 +1,7 @@
 /* engine_drive.c - runs one benchtop engine job from the command line, for
  * bench/engines.sh.  It is linked with the very objects benchtop is built
- * from (build/src/work/engine.o, the objects of src/work/engines/) and runs the job with
+ * from (build/src/work/engine.o and engine_child.o, the objects of
+ * src/work/engines/) and runs the job with
  * engine_prepare + engine_run_job, so the engines are timed exactly as
  * benchtop runs them, in child processes, without the dashboard.
  *

@@ -35,7 +35,7 @@ OUT=build/bench
 DRIVE=$OUT/engine_drive
 mkdir -p "$OUT"
 # The engines as benchtop is built: the product's own objects, its flags.
-EOBJS="build/src/work/engine.o $(ls src/work/engines/*.c src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ') build/build/gen/builtin_files.o"
+EOBJS="build/src/work/engine.o build/src/work/engine_child.o $(ls src/work/engines/*.c src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ') build/build/gen/builtin_files.o"
 # shellcheck disable=SC2086
 make -s $EOBJS || exit 1
 # shellcheck disable=SC2086

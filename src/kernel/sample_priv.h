@@ -1,5 +1,6 @@
 /* sample_priv.h - what the sampler's source files share (sample.c,
- * sample_fd.c, sample_sys.c).  Not part of any other module's contract. */
+ * sample_proc.c, sample_fd.c, sample_dir.c, sample_sys.c).  Not part of
+ * any other module's contract. */
 #ifndef BENCHTOP_SAMPLE_PRIV_H
 #define BENCHTOP_SAMPLE_PRIV_H
 
@@ -8,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <sched.h>
 #include <time.h>
 #include "benchtop/model.h"
 #include "benchtop/sample.h"
@@ -68,7 +70,7 @@ struct sproc {
 	uint64_t rd_dpos;                  /* read positions it moved, all its life */
 	uint64_t rd_left;                  /* unread bytes of its read files at the last scan */
 	bool reads_files;                  /* its reads are its regular files' (rchar agrees) */
-	uint64_t pend_seen, pend_cap;      /* children gone between two reads (see sample.c) */
+	uint64_t pend_seen, pend_cap;      /* children gone between two reads (see sample_proc.c) */
 	uint64_t migr_dead;                /* migrations of threads that exited */
 	uint64_t migrations;
 	uint64_t bytes;                    /* destination bytes this process contributed */
@@ -95,6 +97,81 @@ struct swl {
 	uint64_t rec_wchar, rec_wb;        /* the root zombie's wchar and write_bytes */
 	uint64_t pend_rbytes;              /* reads recovered between ticks, counted at the next */
 };
+
+#define SELECT_CHUNK 64       /* libproc2 refuses long pid lists */
+
+/* One list makes both the libproc2 item array and the enum indexing it. */
+#define PROC_ITEMS(X) \
+	X(PI_PID, PIDS_ID_PID) \
+	X(PI_PPID, PIDS_ID_PPID) \
+	X(PI_CMD, PIDS_CMD) \
+	X(PI_STATE, PIDS_STATE) \
+	X(PI_UTICS, PIDS_TICS_USER) \
+	X(PI_STICS, PIDS_TICS_SYSTEM) \
+	X(PI_CPU, PIDS_PROCESSOR) \
+	X(PI_NLWP, PIDS_NLWP) \
+	X(PI_START, PIDS_TIME_START) \
+	X(PI_RCHAR, PIDS_IO_READ_CHARS) \
+	X(PI_WCHAR, PIDS_IO_WRITE_CHARS) \
+	X(PI_RBYTES, PIDS_IO_READ_BYTES) \
+	X(PI_WBYTES, PIDS_IO_WRITE_BYTES)
+/* In thread mode libproc2 reports each thread's own id. */
+#define THR_ITEMS(X) \
+	X(TI_TID, PIDS_ID_TID) \
+	X(TI_CPU, PIDS_PROCESSOR)
+#define SAMPLE_AS_ENUM(e, item) e,
+enum proc_idx { PROC_ITEMS(SAMPLE_AS_ENUM) PI_COUNT };
+enum thr_idx { THR_ITEMS(SAMPLE_AS_ENUM) TI_COUNT };
+#undef SAMPLE_AS_ENUM
+
+struct sampler;
+typedef int (*source_fn)(struct sampler *sp, double dt);
+
+/* A data source, read every tick, timestamped at its own read. */
+struct source {
+	const char *name;
+	source_fn fn;
+	double last_t;        /* monotonic time of its last read, < 0 never */
+	double ms;            /* how long its last read took */
+};
+
+/* The sampler itself (sample.c; its processes are read in sample_proc.c). */
+struct sampler {
+	char root[128];
+	int ncpu, nwl, nconf;
+	long hz;
+	struct pids_info *pinfo, *tinfo;
+	struct sproc *procs;
+	int n, cap;
+	struct swl *wl;                /* nwl + 1, index 0 = attached */
+	struct sfiles *files;
+	struct ssys *sys;
+	struct cpu_sample *cpus;       /* last values, copied into each snapshot */
+	struct disk_sample disk;
+	unsigned sel[SELECT_CHUNK];
+	cpu_set_t *cset;
+	size_t csize;
+	unsigned char *mask;
+	uint64_t ticks;
+	double last_now, cpu_prev;
+	double now;                    /* the current tick's CLOCK_MONOTONIC time */
+	double t_procs, dt_procs;      /* when the processes were last read, and since the read before */
+	int held;                      /* /proc files held open */
+	struct source src[4];
+	char buf[SAMPLE_BUF];
+};
+
+/* tracked processes (sample_proc.c). */
+/* The tracked process pid, or NULL. */
+struct sproc *sprocs_find(struct sampler *sp, pid_t pid);
+/* Track pid (appended: may move sp->procs); NULL when out of memory. */
+struct sproc *sprocs_new(struct sampler *sp, pid_t pid, int wl, const char *role, bool mio);
+/* Stop tracking procs[i]: its CPU goes to its workload's dead totals, its
+ * files and threads are let go; the last process takes its place. */
+void sprocs_drop(struct sampler *sp, int i);
+/* Read every tracked process: threads, children, stat and io of those that
+ * ran, migrations, affinity, and the files of those that moved bytes. */
+void sprocs_read(struct sampler *sp, double dt);
 
 /* Make room for want elements of elem bytes in the array *p of capacity
  * *cap, doubling (from 8); 0 or -ENOMEM (then *p is unchanged). */

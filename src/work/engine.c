@@ -1,23 +1,23 @@
-/* engine.c - the parent's side of benchtop's own workloads: decide the
- * files (engine_prepare), the processes (roles), spawn and run them, and
- * clean up.  The I/O loops themselves live in src/engines/. */
+/* engine.c - the parent's side of benchtop's own workloads before and after
+ * a run: decide the processes (roles) and the files of each job
+ * (engine_prepare: sources to invent, results to create, the free space
+ * they need on each file system), make them, and clean them up after the
+ * run.  The processes themselves are forked and run in engine_child.c; the
+ * I/O loops live in src/work/engines/. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "benchtop/engine.h"
 #include "benchtop/xalloc.h"
+#include "engine_priv.h"
 #include "engines/engines.h"
 
 #define MIB (1ull << 20)
@@ -25,21 +25,7 @@
 #define MIN_SOURCE (4 * MIB)
 #define DEFAULT_BS (128u << 10)
 
-/* ---- counters and roles ---- */
-
-struct engine_counters *engine_counters_new(int n)
-{
-	void *p = mmap(NULL, sizeof(struct engine_counters) * (size_t)(n > 0 ? n : 1),
-	               PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-void engine_counters_free(struct engine_counters *c, int n)
-{
-	if (c)
-		munmap(c, sizeof(struct engine_counters) * (size_t)(n > 0 ? n : 1));
-}
+/* ---- roles ---- */
 
 const char *engine_role_name(enum engine_role r)
 {
@@ -88,7 +74,8 @@ static int plan_roles(const struct wl_spec *w, struct engine_plan *p, char *msg,
 	return 0;
 }
 
-static size_t spec_bs(const struct wl_spec *w)
+/* The block size a workload's I/O uses: its bs=, else DEFAULT_BS. */
+size_t engine_spec_bs(const struct wl_spec *w)
 {
 	return w->bs ? (size_t)w->bs : DEFAULT_BS;
 }
@@ -162,13 +149,11 @@ static bool is_dir(const char *path)
 	return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static void child_signals(void);
-
 /* ---- sources ---- */
 
 /* Fill fd with size bytes of a non-repeating pattern; counts into c when
  * given.  Returns 0 or an errno. */
-static int fill_fd(int fd, uint64_t size, struct engine_counters *c)
+int engine_fill_fd(int fd, uint64_t size, struct engine_counters *c)
 {
 	const size_t chunk = MIB;
 	uint64_t state = 0x853c49e6748fea9bull ^ (uint64_t)getpid();
@@ -209,7 +194,7 @@ static int fill_source(const char *dir, uint64_t size, char **path, char *msg, s
 		free(p);
 		return -e;
 	}
-	e = fill_fd(fd, size, NULL);
+	e = engine_fill_fd(fd, size, NULL);
 	if (close(fd) != 0 && !e)
 		e = errno;
 	if (e) {
@@ -246,24 +231,6 @@ int engine_make_source(const char *scratch, uint64_t want, char **path, char *ms
 	int rc = engine_source_size(scratch, want, &size, msg, len);
 
 	return rc ? rc : fill_source(scratch, size, path, msg, len);
-}
-
-_Noreturn void engine_fill_child(const char *path, uint64_t size, struct engine_counters *c)
-{
-	int fd, e;
-
-	child_signals();
-	eng_phase(c, 0);
-	fd = eng_open_empty(path, 0);
-	e = fd < 0 ? errno : fill_fd(fd, size, c);
-	if (fd >= 0 && close(fd) != 0 && !e)
-		e = errno;
-	if (e) {
-		eng_fail(c, e, "writing source file", path);
-		_exit(1);
-	}
-	eng_phase(c, 3);
-	_exit(0);
 }
 
 /* ---- planning the files of each job ---- */
@@ -611,9 +578,9 @@ static void unmake_files(struct files *f)
 
 static int check_spec(const struct wl_spec *w, char *msg, size_t len)
 {
-	if (w->direct && spec_bs(w) % 512 != 0) {
+	if (w->direct && engine_spec_bs(w) % 512 != 0) {
 		snprintf(msg, len, "bs=%zu with direct: O_DIRECT needs a multiple of 512 bytes "
-		         "(e.g. bs=4k)", spec_bs(w));
+		         "(e.g. bs=4k)", engine_spec_bs(w));
 		return -EINVAL;
 	}
 	if (w->jobs > 1024) {
@@ -711,145 +678,6 @@ int engine_prepare(const struct wl_spec *w, const char *scratch, bool force,
 	}
 	files_free(&f);
 	return rc;
-}
-
-/* ---- the children ---- */
-
-/* The parent may block signals for its signalfd; an engine must be
- * stoppable with SIGTERM and die with its parent. */
-static void child_signals(void)
-{
-	sigset_t none;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static int run_copy(struct eng_ctx *x, enum engine_role role)
-{
-	static int (*const loops[])(struct eng_ctx *) = {
-		[ENG_RW] = eng_copy_rw, [ENG_CFR] = eng_copy_cfr,
-		[ENG_SENDFILE] = eng_copy_sendfile, [ENG_SPLICE] = eng_copy_splice,
-		[ENG_MMAP] = eng_copy_mmap,
-	};
-
-	switch (role) {
-	case ROLE_READER:
-		return eng_pipe_reader(x);
-	case ROLE_WRITER:
-		return eng_pipe_writer(x);
-	case ROLE_CONTROL:
-		return eng_pipe_control(x);
-	default:
-		if ((unsigned)x->w->engine < sizeof loops / sizeof loops[0] && loops[x->w->engine])
-			return loops[x->w->engine](x);
-		return eng_fail(x->c, EINVAL, "unknown engine for", x->job->dst);
-	}
-}
-
-_Noreturn void engine_child(const struct wl_spec *w, const struct engine_plan *plan,
-                            int j, int r, struct engine_counters *c, int pipefd[2])
-{
-	struct eng_ctx x = {
-		.w = w, .job = &plan->job[j], .c = c, .bs = spec_bs(w),
-		.pipefd = { pipefd ? pipefd[0] : -1, pipefd ? pipefd[1] : -1 },
-		.oflags_extra = (w->direct ? O_DIRECT : 0) | (w->sync == SYNC_EACH ? O_DSYNC : 0),
-		.solo = plan->nroles == 1, .loop = plan->loop,
-		/* one process per job counts its passes: a copier, the first
-		 * seeker (writers and readers of their own say so) */
-		.counts_passes = plan->roles[r] == ROLE_MAIN || r == 0,
-	};
-	int rc;
-
-	child_signals();
-	if (r == 0)
-		eng_phase(c, 0);
-	switch (w->kind) {
-	case WL_COPY:
-		rc = run_copy(&x, plan->roles[r]);
-		break;
-	case WL_WRITE:
-		rc = eng_write(&x);
-		break;
-	case WL_READ:
-		rc = eng_read(&x);
-		break;
-	case WL_SEEK:
-		rc = eng_seek(&x);
-		break;
-	default:
-		rc = eng_fail(c, EINVAL, "running", w->text ? w->text : "a command workload");
-	}
-	_exit(rc ? 1 : 0);
-}
-
-/* ---- spawning, for the parent ---- */
-
-static void kill_all(pid_t *pids, int n)
-{
-	for (int i = 0; i < n; i++) {
-		kill(pids[i], SIGKILL);
-		waitpid(pids[i], NULL, 0);
-	}
-}
-
-int engine_spawn(const struct wl_spec *w, const struct engine_plan *plan, int j,
-                 struct engine_counters *c, pid_t *pids, engine_hook hook, void *arg)
-{
-	int p[2] = { -1, -1 }, r, e = 0;
-
-	memset(c, 0, sizeof *c);
-	if (w->kind == WL_COPY && w->engine == ENG_PIPE && pipe2(p, O_CLOEXEC) != 0)
-		return -errno;
-	for (r = 0; r < plan->nroles; r++) {
-		pids[r] = fork();
-		if (pids[r] < 0) {
-			e = errno;
-			break;
-		}
-		if (pids[r] == 0) {
-			if (hook)
-				hook(arg, plan->roles[r]);
-			engine_child(w, plan, j, r, c, p);
-		}
-	}
-	if (p[0] >= 0) {
-		close(p[0]);
-		close(p[1]);
-	}
-	if (e)
-		kill_all(pids, r);
-	return -e;
-}
-
-int engine_run_job(const struct wl_spec *w, const struct engine_plan *plan, int j,
-                   struct engine_counters *c)
-{
-	pid_t pids[sizeof plan->roles / sizeof plan->roles[0]];
-	int rc = engine_spawn(w, plan, j, c, pids, NULL, NULL), st;
-	bool bad = false, signalled = false;
-
-	if (rc)
-		return rc;
-	for (int r = 0; r < plan->nroles; r++) {
-		/* Nobody wakes the control process of a writer killed by a signal. */
-		if (plan->roles[r] == ROLE_CONTROL && bad)
-			kill(pids[r], SIGKILL);
-		while (waitpid(pids[r], &st, 0) < 0 && errno == EINTR)
-			;
-		if (plan->roles[r] == ROLE_CONTROL && bad)
-			continue;
-		signalled |= WIFSIGNALED(st);
-		bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
-	}
-	if (!bad)
-		return 0;
-	return c->err ? -c->err : signalled ? -EINTR : -EIO;
 }
 
 /* ---- after the run ---- */

@@ -1,4 +1,9 @@
-/* workload.c - spawn, watch, pause, stop and reap one workload. */
+/* workload.c - one workload's life in benchtop: made from its spec (its
+ * name in the summary), its files prepared, its placement and cgroup set,
+ * then, once its processes run (workload_spawn.c), their reaping, the end
+ * of each run (the closing sync of a command, the totals of finished
+ * runs), pause, stop and kill for its whole tree, and the cleanup of the
+ * files it made.  The figures it reports are in workload_rows.c. */
 #include "benchtop/workload.h"
 
 #include <errno.h>
@@ -7,87 +12,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/close_range.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "benchtop/affinity.h"
 #include "benchtop/cgroup.h"
 #include "benchtop/clock.h"
 #include "benchtop/engine.h"
 #include "benchtop/journal.h"
 #include "benchtop/sample.h"
 #include "benchtop/xalloc.h"
+#include "workload_priv.h"
 
-#define WL_MAX_CHILDREN 256
-
-struct child {
-	pid_t pid;
-	int job, role;
-	bool alive;
-};
-
-#define ROLE_CMD (-1)
-#define ROLE_SOURCE (-2)
-
-struct workload {
-	int id;
-	const struct wl_spec *spec;
-	struct wl_spec own;          /* the spec, with an invented source filled in */
-	/* The default workload's source is written by a child of its own, so
-	 * the dashboard moves at once instead of waiting for 1 GiB. */
-	char *src_path;
-	uint64_t src_size;
-	struct engine_counters *src_ctr;
-	bool src_made, src_ready;
-	uint64_t src_last;           /* source bytes at the last tick */
-	const struct run *run;
-	char scratch[4096];
-	char name[160];
-	enum wl_state state;
-	char err[320];
-	int exit_code;
-	struct child ch[WL_MAX_CHILDREN];
-	int nch;
-	pid_t sync_pid;
-	bool prepared, stop_requested, paused;
-	struct engine_plan plan;
-	struct engine_counters *ctr;
-	int nctr;
-	struct sampler *sp;
-	double t_start, t_end, elapsed_done;
-	double ru_user, ru_sys;
-	double seen_user, seen_sys;  /* the most the samples ever showed */
-	double seen_base_user, seen_base_sys;
-	uint64_t bytes_done_runs, rbytes_done_runs, calls_done_runs; /* of finished runs */
-	uint64_t passes_done_runs;                  /* passes of finished runs */
-	uint64_t bytes_seen;                        /* the latest total shown */
-	uint64_t rbytes_last, bytes_last, calls_last;
-	char counted;                               /* commands: 'w' written, 'r' read */
-	double t_read;                              /* CLOCK_MONOTONIC of the last poll */
-	bool both;                                  /* commands: wrote and read regular files */
-	double t_called;                            /* CLOCK_MONOTONIC when workload_start began */
-	double t_paused, paused_s;                  /* when the pause began; seconds paused */
-	int runs;
-	unsigned char *mask;         /* own copy of the placement for new processes, or NULL */
-	int ncpu;
-	workload_placer placer;      /* the rule for each new process by its slot, or NULL */
-	void *placer_ctx;
-	/* Its cgroup (NULL where none could be made): every process of its
-	 * tree, whatever it does, and their CPU. */
-	struct cgroup *cg;
-	int cg_fd;                   /* its cgroup.procs, for children to join */
-	double cg_base_user, cg_base_sys; /* the default source writer's share */
-	double cg_user, cg_sys;      /* the last figures read */
-	bool tree_wait;              /* its children ended, other processes of its tree not yet */
-	bool tail_source;            /* ...and the one that ended last was the source writer */
-	/* pattern=rewrite: the write and the rewrite as two rows */
-	struct workload_totals rows[2];
-	double run_user0, run_sys0;
-	char row_names[2][180];
-};
 
 static const char *engine_name(enum copy_engine e)
 {
@@ -195,7 +131,7 @@ const struct cgroup *workload_cgroup(const struct workload *w)
 	return w->cg;
 }
 
-static bool needs_source(const struct workload *w)
+bool workload_needs_source(const struct workload *w)
 {
 	return w->spec->kind == WL_COPY && w->spec->is_default && !w->src_ready;
 }
@@ -245,7 +181,7 @@ int workload_prepare(struct workload *w, char *msg, size_t len)
 {
 	if (w->spec->kind == WL_CMD || w->prepared)
 		return 0;
-	if (needs_source(w))
+	if (workload_needs_source(w))
 		return plan_source(w, msg, len);
 	int rc = engine_prepare(w->spec, w->scratch, w->run->force, &w->plan, msg, len);
 	if (rc)
@@ -269,276 +205,8 @@ void workload_set_placer(struct workload *w, workload_placer fn, void *ctx)
 	w->placer_ctx = ctx;
 }
 
-/* The mask a new process in slot gets before it runs: its role's rule
- * when there is a placer, else the workload's. */
-static const unsigned char *mask_for(struct workload *w, const char *slot)
-{
-	return w->placer ? w->placer(w->placer_ctx, w->id, slot) : w->mask;
-}
-
-/* An engine process's slot: its role's name, numbered when the workload
- * has several of it (jobs=N, seekers): "writer", "writer.2", "seeker.3". */
-static void engine_slot(const struct workload *w, int j, int r, char *buf, size_t len)
-{
-	enum engine_role role = w->plan.roles[r];
-	int per_job = 0, before = 0;
-	for (int k = 0; k < w->plan.nroles; k++) {
-		per_job += w->plan.roles[k] == role;
-		before += k < r && w->plan.roles[k] == role;
-	}
-	if (per_job * w->plan.jobs == 1)
-		snprintf(buf, len, "%s", engine_role_name(role));
-	else
-		snprintf(buf, len, "%s.%d", engine_role_name(role), j * per_job + before + 1);
-}
-
-/* What a child does between fork and its real work: its own process
- * group (so a stop reaches its whole tree), death with benchtop, default
- * signal handling, and the placement chosen before it started. */
-static int child_setup(int cg_fd, pid_t pgid, const unsigned char *mask, int ncpu)
-{
-	/* into the workload's cgroup first: nothing it starts can leave it */
-	if (cg_fd >= 0) {
-		int rc = cgroup_join(cg_fd);
-		if (rc)
-			return rc;
-	}
-	setpgid(0, pgid);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	if (mask)
-		affinity_set_self(mask, ncpu);
-	return 0;
-}
-
-/* A command must not write over the dashboard or into batch records:
- * in the dashboard its output goes to /dev/null, in batch mode its
- * standard output joins standard error. */
-static void quiet_output(const struct run *run)
-{
-	if (run->batch) {
-		dup2(STDERR_FILENO, STDOUT_FILENO);
-		return;
-	}
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-	}
-}
-
-/* Engine processes are named for their role ("bt-writer"), so ps, top
- * and the placement strip tell them apart. */
-static void name_child(const char *role)
-{
-	char name[16];
-	snprintf(name, sizeof name, "bt-%s", role);
-	prctl(PR_SET_NAME, name);
-}
-
-static pid_t group_of(const struct workload *w)
-{
-	return w->nch ? w->ch[0].pid : 0;
-}
-
-static int add_child(struct workload *w, pid_t pid, int job, int role)
-{
-	if (w->nch == WL_MAX_CHILDREN)
-		return -ENOSPC;
-	w->ch[w->nch++] = (struct child){ .pid = pid, .job = job, .role = role, .alive = true };
-	/* a group's leader: --restore ends the group after a killed benchtop */
-	if (getpgid(pid) == pid)
-		journal_note_pgid(pid);
-	return 0;
-}
-
-/* The children's groups are gone (reaped): out of the journal. */
-static void forget_groups(struct workload *w)
-{
-	for (int i = 0; i < w->nch; i++)
-		journal_forget_pgid(w->ch[i].pid);
-}
-
-static int spawn_cmd(struct workload *w, char *msg, size_t len)
-{
-	int ep[2];
-	if (pipe2(ep, O_CLOEXEC) < 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(ep[0]);
-		close(ep[1]);
-		snprintf(msg, len, "cannot start %s: %s", w->name, strerror(e));
-		return -e;
-	}
-	if (pid == 0) {
-		close(ep[0]);
-		int e = -child_setup(w->cg_fd, 0, mask_for(w, "cmd"), w->ncpu);
-		if (e) {
-			e = -e; /* joining its cgroup failed: it must not run outside */
-			if (write(ep[1], &e, sizeof e) < 0)
-				_exit(127);
-			_exit(127);
-		}
-		quiet_output(w->run);
-		/* benchtop's own descriptors (libproc2's /proc files, records)
-		 * are not the command's: none is inherited */
-		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-		execvp(w->spec->argv[0], w->spec->argv);
-		e = errno;
-		if (write(ep[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(ep[1]);
-	setpgid(pid, pid);
-	int e = 0;
-	ssize_t n;
-	do
-		n = read(ep[0], &e, sizeof e);
-	while (n < 0 && errno == EINTR);
-	close(ep[0]);
-	/* the command's time starts at its exec (the pipe closes there), not
-	 * with benchtop's own set-up of the child */
-	w->t_start += clock_mono() - w->t_called;
-	add_child(w, pid, 0, ROLE_CMD);
-	if (n == (ssize_t)sizeof e && e < 0) {
-		snprintf(msg, len, "cannot move \"%s\" into its cgroup %s: %s", w->spec->argv[0],
-		         cgroup_path(w->cg), strerror(-e));
-		snprintf(w->err, sizeof w->err, "%s", msg);
-		return e;
-	}
-	if (n == (ssize_t)sizeof e) {
-		snprintf(msg, len, "cannot run \"%s\": %s", w->spec->argv[0], strerror(e));
-		snprintf(w->err, sizeof w->err, "%s", msg);
-		return -e;
-	}
-	sampler_add_slot(w->sp, pid, w->id, "cmd", "cmd", true);
-	return 0;
-}
-
-static int spawn_engine(struct workload *w, char *msg, size_t len)
-{
-	for (int j = 0; j < w->plan.jobs; j++) {
-		int pfd[2] = { -1, -1 };
-		if (w->spec->engine == ENG_PIPE && w->spec->kind == WL_COPY && pipe(pfd) < 0) {
-			snprintf(msg, len, "cannot make a pipe for %s: %s", w->name, strerror(errno));
-			return -errno;
-		}
-		for (int r = 0; r < w->plan.nroles; r++) {
-			char slot[32];
-			engine_slot(w, j, r, slot, sizeof slot);
-			const unsigned char *mask = mask_for(w, slot);
-			pid_t pg = group_of(w);
-			pid_t pid = fork();
-			if (pid < 0) {
-				snprintf(msg, len, "cannot start %s: %s", w->name, strerror(errno));
-				return -errno;
-			}
-			if (pid == 0) {
-				if (child_setup(w->cg_fd, pg, mask, w->ncpu))
-					_exit(126);
-				name_child(engine_role_name(w->plan.roles[r]));
-				engine_child(w->spec, &w->plan, j, r, &w->ctr[j], pfd);
-			}
-			setpgid(pid, pg ? pg : pid);
-			add_child(w, pid, j, r);
-			sampler_add_slot(w->sp, pid, w->id, engine_role_name(w->plan.roles[r]), slot, false);
-		}
-		if (pfd[0] >= 0) {
-			close(pfd[0]);
-			close(pfd[1]);
-		}
-	}
-	return 0;
-}
-
-static int spawn_source(struct workload *w, char *msg, size_t len)
-{
-	memset(w->src_ctr, 0, sizeof *w->src_ctr);
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(msg, len, "cannot start %s: %s", w->name, strerror(errno));
-		return -errno;
-	}
-	if (pid == 0) {
-		if (child_setup(w->cg_fd, 0, mask_for(w, "source"), w->ncpu))
-			_exit(126);
-		name_child("source");
-		engine_fill_child(w->src_path, w->src_size, w->src_ctr);
-	}
-	setpgid(pid, pid);
-	add_child(w, pid, 0, ROLE_SOURCE);
-	sampler_add(w->sp, pid, w->id, "source", false);
-	return 0;
-}
-
-/* The source is written: the copy itself starts now, and its time, bytes
- * and CPU are counted from here. */
+/* Its direct children have all ended: see below. */
 static void after_children(struct workload *w, double now);
-
-static void source_done(struct workload *w, double now)
-{
-	char msg[320];
-	w->src_ready = true;
-	w->own.src = w->src_path;
-	forget_groups(w);
-	/* the source writer's CPU is not the copy's */
-	if (w->cg)
-		cgroup_cpu(w->cg, &w->cg_base_user, &w->cg_base_sys);
-	w->nch = 0;
-	w->t_start = now;
-	w->run_user0 = w->ru_user;
-	w->run_sys0 = w->ru_sys;
-	int rc = workload_prepare(w, msg, sizeof msg);
-	if (rc == 0)
-		rc = spawn_engine(w, msg, sizeof msg);
-	if (rc) {
-		snprintf(w->err, sizeof w->err, "%s", msg);
-		w->state = WLS_FAILED;
-		w->exit_code = 1;
-		workload_signal(w, SIGKILL);
-	}
-}
-
-int workload_start(struct workload *w, struct sampler *sp, const unsigned char *mask, int ncpu,
-                   double now, char *msg, size_t len)
-{
-	w->t_called = clock_mono();
-	w->sp = sp;
-	w->ncpu = ncpu;
-	workload_set_mask(w, mask);
-	w->nch = 0;
-	w->sync_pid = 0;
-	w->err[0] = 0;
-	w->t_start = now;
-	w->t_end = 0;
-	w->runs++;
-	w->run_user0 = w->ru_user;
-	w->run_sys0 = w->ru_sys;
-	w->state = WLS_RUNNING;
-	int rc = workload_prepare(w, msg, len);
-	if (rc == 0) {
-		if (w->ctr)
-			memset(w->ctr, 0, sizeof *w->ctr * (size_t)w->nctr);
-		rc = w->spec->kind == WL_CMD ? spawn_cmd(w, msg, len) :
-		     needs_source(w) ? spawn_source(w, msg, len) : spawn_engine(w, msg, len);
-	}
-	if (rc) {
-		w->state = WLS_FAILED;
-		w->exit_code = 1;
-		w->t_end = now;
-		if (!w->err[0])
-			snprintf(w->err, sizeof w->err, "%s", msg);
-		workload_signal(w, SIGKILL);
-	}
-	return rc;
-}
 
 void workload_set_mask(struct workload *w, const unsigned char *mask)
 {
@@ -593,95 +261,15 @@ static void fail(struct workload *w, const char *why)
 	w->exit_code = 1;
 }
 
-/* The destination's data is only safe once flushed: a command's run ends
- * with sync(2), timed, in a child so the loop never blocks on it. */
-static void start_sync(struct workload *w)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		child_setup(w->cg_fd, 0, NULL, 0);
-		sync();
-		_exit(0);
-	}
-	if (pid > 0)
-		w->sync_pid = pid;
-}
-
-/* The write and the rewrite of this run, from the marks the engine left in
- * its counters (CLOCK_MONOTONIC times, bytes and its own CPU at each
- * phase).  A job cut before its rewrite counts only in the write row; a
- * rewrite cut short counts up to now. */
-static void add_rewrite_rows(struct workload *w)
-{
-	double now = clock_mono(), t0 = 0, t1 = 0, t1first = 0, t3 = 0, u0 = 0, s0 = 0;
-	uint64_t b0 = 0, b1 = 0, c0 = 0, c1 = 0;
-	bool rewrote = false;
-	for (int j = 0; j < w->nctr; j++) {
-		const struct engine_counters *c = &w->ctr[j];
-		if (c->phase_t[0] <= 0)
-			continue;
-		bool r = c->phase_t[1] > 0;
-		double end0 = r ? c->phase_t[1] : (c->phase_t[3] > 0 ? c->phase_t[3] : now);
-		if (t0 == 0 || c->phase_t[0] < t0)
-			t0 = c->phase_t[0];
-		if (end0 > t1)
-			t1 = end0;
-		b0 += (r ? c->phase_bytes[1] : c->bytes) - c->phase_bytes[0];
-		c0 += (r ? c->phase_calls[1] : c->calls) - c->phase_calls[0];
-		if (r) {
-			rewrote = true;
-			/* the rewrite begins with the first job's own switch */
-			if (t1first == 0 || c->phase_t[1] < t1first)
-				t1first = c->phase_t[1];
-			c1 += c->calls - c->phase_calls[1];
-			u0 += c->phase_user[1] - c->phase_user[0];
-			s0 += c->phase_sys[1] - c->phase_sys[0];
-			double end = c->phase_t[3] > 0 ? c->phase_t[3] : now;
-			if (end > t3)
-				t3 = end;
-			b1 += c->bytes - c->phase_bytes[1];
-		}
-	}
-	double ru_u = w->ru_user - w->run_user0, ru_s = w->ru_sys - w->run_sys0;
-	if (!rewrote) {
-		u0 = ru_u;
-		s0 = ru_s;
-	}
-	w->rows[0].elapsed += t1 > t0 ? t1 - t0 : 0;
-	w->rows[1].elapsed += rewrote && t3 > t1first ? t3 - t1first : 0;
-	w->rows[0].calls += c0;
-	w->rows[1].calls += c1;
-	w->rows[0].bytes += b0;
-	w->rows[1].bytes += b1;
-	w->rows[0].user += u0;
-	w->rows[0].sys += s0;
-	w->rows[1].user += ru_u > u0 ? ru_u - u0 : 0;
-	w->rows[1].sys += ru_s > s0 ? ru_s - s0 : 0;
-	w->rows[0].runs++;
-	w->rows[1].runs++;
-}
-
-/* Passes every job of the running instance has completed. */
-static uint64_t engine_passes(const struct workload *w)
-{
-	uint64_t least = UINT64_MAX;
-	for (int j = 0; j < w->nctr; j++) {
-		uint64_t p = __atomic_load_n(&w->ctr[j].passes, __ATOMIC_RELAXED);
-		if (p < least)
-			least = p;
-	}
-	return w->nctr > 0 ? least : 0;
-}
-
 static void finish_run(struct workload *w, double now)
 {
 	w->t_end = now;
 	if (w->spec->rewrite && w->ctr && w->state != WLS_FAILED)
-		add_rewrite_rows(w);
-	if (!needs_source(w))
+		workload_add_rewrite_rows(w);
+	if (!workload_needs_source(w))
 		w->elapsed_done += now - w->t_start;
 	if (w->ctr)
-		w->passes_done_runs += engine_passes(w);
+		w->passes_done_runs += workload_engine_passes(w);
 	else if (w->state == WLS_RUNNING || w->state == WLS_PAUSED)
 		w->passes_done_runs++;  /* a command that ran to its end: one pass */
 	if (w->ctr) {
@@ -765,13 +353,13 @@ static void after_children(struct workload *w, double now)
 	w->tree_wait = false;
 	if (w->tail_source && w->state == WLS_RUNNING && !w->stop_requested) {
 		w->tail_source = false;
-		source_done(w, now);
+		workload_source_done(w, now);
 		if (any_alive(w))
 			return;
 	}
 	if (w->spec->kind == WL_CMD && !w->run->no_sync && w->state == WLS_RUNNING &&
 	    !w->stop_requested) {
-		start_sync(w);
+		workload_start_sync(w);
 		if (w->sync_pid)
 			return;
 	}
@@ -782,104 +370,6 @@ void workload_tree_check(struct workload *w, double now)
 {
 	if (w->tree_wait && !any_alive(w) && !w->sync_pid)
 		after_children(w, now);
-}
-
-static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
-{
-	uint64_t b = 0, rb = 0, calls = 0;
-	for (int j = 0; j < w->nctr; j++) {
-		b += __atomic_load_n(&w->ctr[j].bytes, __ATOMIC_RELAXED);
-		rb += __atomic_load_n(&w->ctr[j].rbytes, __ATOMIC_RELAXED);
-		calls += __atomic_load_n(&w->ctr[j].calls, __ATOMIC_RELAXED);
-	}
-	bool reads = w->spec->kind == WL_READ || w->spec->kind == WL_SEEK;
-	/* Rates from run totals, so a run that ended between two ticks (its
-	 * counters folded into the totals) still shows what it moved. */
-	b += w->bytes_done_runs;
-	rb += w->rbytes_done_runs;
-	double rate_b = dt > 0 && b >= w->bytes_last ? (double)(b - w->bytes_last) / dt : 0;
-	double rate_rb = dt > 0 && rb >= w->rbytes_last ? (double)(rb - w->rbytes_last) / dt : 0;
-	w->bytes_last = b;
-	w->rbytes_last = rb;
-	ws->write_bps = reads ? 0 : rate_b;
-	ws->read_bps = reads ? rate_b : rate_rb;
-	ws->bytes = b;
-	uint64_t total_calls = w->calls_done_runs + calls;
-	/* per-call cost as the engine's processes see it: the interval's wall
-	 * time spread over the calls each job made in it */
-	ws->us_per_call = total_calls > w->calls_last && dt > 0 ?
-		dt * 1e6 * w->nctr / (double)(total_calls - w->calls_last) : -1;
-	w->calls_last = total_calls;
-	ws->calls = total_calls;
-}
-
-/* The CPU of every process its tree ever had, from its cgroup. */
-static bool cgroup_cpu_now(const struct workload *w, double *user, double *sys)
-{
-	double u, y;
-	if (!w->cg || cgroup_cpu(w->cg, &u, &y))
-		return false;
-	*user = u - w->cg_base_user > 0 ? u - w->cg_base_user : 0;
-	*sys = y - w->cg_base_sys > 0 ? y - w->cg_base_sys : 0;
-	return true;
-}
-
-uint64_t workload_passes(const struct workload *w)
-{
-	return w->passes_done_runs + (w->ctr ? engine_passes(w) : 0);
-}
-
-void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt)
-{
-	workload_tree_check(w, now);
-	/* counters read now: their rates are over the time since their own
-	 * last read, not the loop's */
-	double t_read = clock_mono();
-	if (w->t_read > 0)
-		dt = t_read - w->t_read;
-	w->t_read = t_read;
-	ws->id = w->id;
-	ws->us_per_call = -1;
-	if (w->src_ctr && !w->src_ready) {
-		/* filling the source is preparation, not the copy: the
-		 * source process shows its own rate, the copy none yet */
-		w->src_last = __atomic_load_n(&w->src_ctr->bytes, __ATOMIC_RELAXED);
-		ws->write_bps = 0;
-		ws->read_bps = 0;
-	} else if (w->ctr) {
-		poll_engine(w, ws, dt);
-	} else if (ws->counted && ws->counted != w->counted) {
-		/* a command that read and now writes regular files: its bytes
-		 * are the written ones from here on */
-		w->counted = ws->counted;
-		w->bytes_seen = 0;
-	}
-	if (!w->ctr && !w->src_ctr)
-		w->both |= ws->wbytes > 0 && ws->rbytes > 0;
-	if (ws->bytes < w->bytes_seen)
-		ws->bytes = w->bytes_seen; /* totals never go backwards */
-	w->bytes_seen = ws->bytes;
-	if (ws->utime < w->ru_user)
-		ws->utime = w->ru_user;
-	if (ws->stime < w->ru_sys)
-		ws->stime = w->ru_sys;
-	/* its cgroup counts short-lived and orphaned processes too */
-	if (cgroup_cpu_now(w, &w->cg_user, &w->cg_sys) && (!w->src_ctr || w->src_ready)) {
-		ws->utime = w->cg_user;
-		ws->stime = w->cg_sys;
-	}
-	/* Descendants reaped by someone else are only in the samples; the
-	 * default workload's source writer is not part of the copy. */
-	if (w->src_ctr && !w->src_ready) {
-		w->seen_base_user = ws->utime;
-		w->seen_base_sys = ws->stime;
-	} else {
-		double u = ws->utime - w->seen_base_user, y = ws->stime - w->seen_base_sys;
-		w->seen_user = u > w->seen_user ? u : w->seen_user;
-		w->seen_sys = y > w->seen_sys ? y : w->seen_sys;
-	}
-	ws->state = w->state == WLS_RUNNING && w->paused ? WLS_PAUSED : w->state;
-	ws->passes = workload_passes(w);
 }
 
 void workload_signal(struct workload *w, int sig)
@@ -941,7 +431,7 @@ void workload_rearm(struct workload *w)
 
 void workload_cleanup(struct workload *w)
 {
-	forget_groups(w);
+	workload_forget_groups(w);
 	/* a workload that never ran (the run was refused after its files
 	 * were made) leaves none of them, not even the result file */
 	if (w->prepared) {
@@ -962,41 +452,6 @@ bool workload_stop_requested(const struct workload *w) { return w->stop_requeste
 const struct wl_spec *workload_spec(const struct workload *w) { return w->spec; }
 const char *workload_kind(const struct workload *w) { return cli_kind_name(w->spec->kind); }
 
-uint64_t workload_bytes_now(const struct workload *w)
-{
-	if (!w->ctr)
-		return w->bytes_seen;
-	uint64_t b = w->bytes_done_runs;
-	for (int j = 0; j < w->nctr; j++)
-		b += __atomic_load_n(&w->ctr[j].bytes, __ATOMIC_RELAXED);
-	return b > w->bytes_seen ? b : w->bytes_seen;
-}
-
-bool workload_proc_bytes(const struct workload *w, pid_t pid, uint64_t *bytes)
-{
-	if (!w->ctr && !w->src_ctr)
-		return false;
-	for (int i = 0; i < w->nch; i++) {
-		const struct child *c = &w->ch[i];
-		if (c->pid == pid && c->role == ROLE_SOURCE && w->src_ctr) {
-			*bytes = __atomic_load_n(&w->src_ctr->bytes, __ATOMIC_RELAXED);
-			return true;
-		}
-		if (c->pid != pid || c->role < 0)
-			continue;
-		const struct engine_counters *k = &w->ctr[c->job];
-		enum engine_role r = w->plan.roles[c->role];
-		if (r == ROLE_CONTROL)
-			*bytes = 0;
-		else if (r == ROLE_READER)
-			*bytes = __atomic_load_n(&k->rbytes, __ATOMIC_RELAXED);
-		else
-			*bytes = __atomic_load_n(&k->bytes, __ATOMIC_RELAXED);
-		return true;
-	}
-	return false;
-}
-
 int workload_pids(const struct workload *w, pid_t *pids, int max)
 {
 	int n = 0;
@@ -1004,47 +459,6 @@ int workload_pids(const struct workload *w, pid_t *pids, int max)
 		if (w->ch[i].alive)
 			pids[n++] = w->ch[i].pid;
 	return n;
-}
-
-void workload_totals(const struct workload *w, struct workload_totals *t)
-{
-	memset(t, 0, sizeof *t);
-	/* Once every process is reaped, wait4's figures are the whole tree's
-	 * (descendants reaped inside it included, orphans added as benchtop
-	 * reaped them), exact to the microsecond; the samples' clock-tick
-	 * figures round each process up to a tick and only stand in while
-	 * processes still run.  A cgroup's cpu.stat counts every process of
-	 * the tree, escaped ones too, and wins where there is one. */
-	bool reaped = !workload_running(w) && w->ru_user + w->ru_sys > 0;
-	t->user = reaped || w->ru_user > w->seen_user ? w->ru_user : w->seen_user;
-	t->sys = reaped || w->ru_sys > w->seen_sys ? w->ru_sys : w->seen_sys;
-	double u = w->cg_user, y = w->cg_sys;
-	if (w->cg && (cgroup_cpu_now(w, &u, &y) || u + y > 0)) {
-		t->user = u;
-		t->sys = y;
-	}
-	t->elapsed = w->elapsed_done;
-	t->paused = w->paused_s + (w->paused && w->t_paused > 0 ? clock_mono() - w->t_paused : 0);
-	t->bytes = w->bytes_seen;
-	t->calls = w->calls_done_runs;
-	t->runs = w->runs;
-	t->counted = w->spec->kind != WL_CMD ? NULL : w->counted == 'r' ? "read" :
-	             w->counted == 'w' && w->both ? "written" : NULL;
-}
-
-int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],
-                        const char *names[2])
-{
-	if (!w->spec->rewrite || w->rows[0].runs == 0)
-		return 0;
-	struct workload *m = (struct workload *)w; /* names are built lazily */
-	snprintf(m->row_names[0], sizeof m->row_names[0], "%s: write", w->name);
-	snprintf(m->row_names[1], sizeof m->row_names[1], "%s: rewrite", w->name);
-	for (int i = 0; i < 2; i++) {
-		rows[i] = w->rows[i];
-		names[i] = m->row_names[i];
-	}
-	return 2;
 }
 
 double workload_ended_at(const struct workload *w) { return w->t_end; }

@@ -1,6 +1,7 @@
-/* engines.h - private to src/engine.c and the loops in src/engines/: the context one
- * engine process runs with, and the helpers every I/O loop shares (counter
- * updates, failure reporting, whole writes, the final sync).
+/* engines.h - private to src/work/engine.c, engine_child.c and the loops in
+ * src/work/engines/: the context one engine process runs with, and the
+ * helpers every I/O loop shares (counter updates, failure reporting, whole
+ * writes, the final sync).
  *
  * Every loop returns 0 or a negative errno; on failure it has already put
  * the reason into the counter block with eng_fail(). */

@@ -1,0 +1,389 @@
+/* sample_proc.c - the sampler's tracked processes: each tick every
+ * tracked thread's schedstat through a /proc file held open, then for the
+ * processes that ran their children (tracked as they appear), their stat
+ * and io through libproc2 (in chunks of pids), their threads, migrations
+ * and allowed CPUs, and a scan of their open files when their I/O moved;
+ * reads of processes that ended between two ticks are recovered from their
+ * parent's rchar.  The tracked set itself (find, add, drop) lives here. */
+#include "benchtop/sample.h"
+#include "benchtop/ptree.h"
+#include "sample_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libproc2/pids.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchtop/cpulist.h"
+
+/* ---- /proc files held open ---------------------------------------- */
+
+/* Read /proc/PID/task/TID/NAME into buf through *fd, opening it on first
+ * use and keeping it open while under SAMPLE_MAX_HELD.  Returns bytes or
+ * -errno (-ESRCH once the thread is gone). */
+static int pf_read(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name,
+                   char *buf, size_t len)
+{
+	if (*fd < 0) {
+		char path[160];
+		snprintf(path, sizeof path, "%s/%d/task/%d/%s", sp->root, (int)pid, (int)tid, name);
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0)
+			return -errno;
+		sp->held++;
+	}
+	ssize_t n = pread(*fd, buf, len - 1, 0);
+	int err = errno;
+	if (sp->held > SAMPLE_MAX_HELD) {
+		close(*fd);
+		*fd = -1;
+		sp->held--;
+	}
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static void pf_close(struct sampler *sp, int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+		sp->held--;
+	}
+}
+
+/* ---- threads -------------------------------------------------------- */
+
+static void thr_close(struct sampler *sp, struct sthr *t)
+{
+	pf_close(sp, &t->fd_schedstat);
+	pf_close(sp, &t->fd_sched);
+	pf_close(sp, &t->fd_children);
+}
+
+static struct sthr *thr_add(struct sproc *p, pid_t tid)
+{
+	if (sample_grow((void **)&p->thr, &p->capthr, p->nthr + 1, sizeof *p->thr))
+		return NULL;
+	struct sthr *t = &p->thr[p->nthr++];
+	*t = (struct sthr){ .tid = tid, .fd_schedstat = -1, .fd_sched = -1, .fd_children = -1,
+	                    .cpu = -1 };
+	return t;
+}
+
+/* Read a thread's schedstat; a new thread gets its baseline (no delta). */
+static int thr_poll(struct sampler *sp, struct sproc *p, struct sthr *t, uint64_t *dwait)
+{
+	uint64_t run, wait;
+	bool fresh = t->run_ns == 0 && t->wait_ns == 0;
+
+	int n = pf_read(sp, &t->fd_schedstat, p->pid, t->tid, "schedstat", sp->buf, sizeof sp->buf);
+	if (n <= 0 || sample_parse_schedstat(sp->buf, &run, &wait))
+		return n < 0 ? n : -EIO;
+	t->drun = fresh || run < t->run_ns ? 0 : run - t->run_ns;
+	*dwait += fresh || wait < t->wait_ns ? 0 : wait - t->wait_ns;
+	if (fresh && run == 0)
+		run = 1;  /* never mistake a thread that has not run yet for a new one */
+	t->run_ns = run;
+	t->wait_ns = wait;
+	return 0;
+}
+
+/* Poll every thread of p: run and wait time, threads gone, p gone. */
+static void proc_poll(struct sampler *sp, struct sproc *p, double dt)
+{
+	uint64_t drun = 0, dwait = 0;
+	int k = 0;
+
+	if (p->nthr == 0 && !thr_add(p, p->pid))
+		return;
+	for (int i = 0; i < p->nthr; i++) {
+		struct sthr *t = &p->thr[i];
+		if (thr_poll(sp, p, t, &dwait) < 0) {
+			p->migr_dead += t->migr;
+			thr_close(sp, t);
+			if (t->tid == p->pid)
+				p->gone = true;  /* the leader's files vanish only at reap */
+			continue;
+		}
+		drun += t->drun;
+		p->thr[k++] = *t;
+	}
+	p->nthr = k;
+	if (p->nthr == 0)
+		p->gone = true;
+	p->ran = p->fresh || drun > 0;
+	p->cpu_pct = dt > 0 ? 100.0 * (double)drun / (dt * 1e9) : 0;
+	p->wait_pct = dt > 0 ? 100.0 * (double)dwait / (dt * 1e9) : 0;
+}
+
+/* ---- the tracked set ------------------------------------------------ */
+
+/* The tracked process pid, or NULL. */
+struct sproc *sprocs_find(struct sampler *sp, pid_t pid)
+{
+	for (int i = 0; i < sp->n; i++)
+		if (sp->procs[i].pid == pid)
+			return &sp->procs[i];
+	return NULL;
+}
+
+/* Track pid (appended: may move sp->procs); NULL when out of memory. */
+struct sproc *sprocs_new(struct sampler *sp, pid_t pid, int wl, const char *role, bool mio)
+{
+	if (sample_grow((void **)&sp->procs, &sp->cap, sp->n + 1, sizeof *sp->procs))
+		return NULL;
+	struct sproc *p = &sp->procs[sp->n++];
+	*p = (struct sproc){ .pid = pid, .wl = wl, .measure_io = mio, .infer = mio, .fresh = true,
+	                     .state = '?', .cpu = -1, .nthreads = 1 };
+	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
+	clock_gettime(CLOCK_REALTIME, &p->since);
+	return p;
+}
+
+/* Track the children of every thread of procs[i] (appended to the array,
+ * so a grandchild is found in the same pass). */
+static void proc_children(struct sampler *sp, int i)
+{
+	for (int ti = 0; ti < sp->procs[i].nthr; ti++) {
+		struct sproc *p = &sp->procs[i];
+		struct sthr *t = &p->thr[ti];
+		int n = pf_read(sp, &t->fd_children, p->pid, t->tid, "children", sp->buf, sizeof sp->buf);
+		if (n <= 0)
+			continue;
+		int wl = p->wl;
+		bool mio = p->measure_io;
+		struct timespec since = p->since;
+		char role[MODEL_ROLE_LEN];
+		memcpy(role, p->role, sizeof role);
+		for (char *s = sp->buf, *end; *s; s = end) {
+			long pid = strtol(s, &end, 10);
+			if (end == s)
+				break;
+			struct sproc *c;
+			/* a kernel thread is never anyone's workload */
+			if (pid > 0 && !sprocs_find(sp, (pid_t)pid) && !ptree_is_kernel_thread((pid_t)pid) &&
+			    (c = sprocs_new(sp, (pid_t)pid, wl, role, mio)))  /* may move sp->procs */
+				c->since = since;  /* files the tree made since then are new */
+		}
+	}
+}
+
+/* ---- reads recovered after the fact --------------------------------- */
+
+/* A process whose reads all came from its regular files (reads_files)
+ * and that ended between two ticks read on past its last scan.  The
+ * kernel adds a reaped child's I/O to its parent's, so the parent's next
+ * rchar shows it: what the parent's rchar moved beyond the child's last
+ * seen rchar, at most what the child had left unread in its files. */
+static void proc_children_gone(struct sampler *sp, struct sproc *p, uint64_t rchar)
+{
+	if (!p->pend_cap)
+		return;
+	uint64_t d = p->io_known && rchar > p->rchar ? rchar - p->rchar : 0;
+	if (p->io_known && d < p->pend_seen)
+		return;  /* not reaped yet */
+	uint64_t rem = d - (p->io_known ? p->pend_seen : d);
+	if (rem > p->pend_cap)
+		rem = p->pend_cap;
+	sp->wl[p->wl].rbytes += rem;
+	p->pend_seen = p->pend_cap = 0;
+}
+
+/* p is gone: hand what it may have read since its last scan to its parent. */
+static void proc_gone_reads(struct sampler *sp, struct sproc *p)
+{
+	struct sproc *parent = NULL;
+
+	if (!p->reads_files || !p->rd_left || p->exit_noted)
+		return;
+	for (int i = 0; i < sp->n && !parent; i++)
+		if (sp->procs[i].pid == p->ppid && !sp->procs[i].gone)
+			parent = &sp->procs[i];
+	if (!parent || parent->wl != p->wl)
+		return;
+	parent->pend_seen += p->rchar;
+	parent->pend_cap += p->rd_left;
+	p->rd_left = 0;
+}
+
+/* ---- libproc2: stat and io of the processes that ran ---------------- */
+
+static void proc_apply(struct sampler *sp, struct sproc *p, struct pids_result *h, double dt)
+{
+	uint64_t rchar = h[PI_RCHAR].result.ul_int, wchar = h[PI_WCHAR].result.ul_int;
+
+	snprintf(p->comm, sizeof p->comm, "%s", h[PI_CMD].result.str ? h[PI_CMD].result.str : "");
+	p->state = (char)h[PI_STATE].result.s_ch;
+	p->zombie = p->state == 'Z' || p->state == 'X';
+	p->utk = h[PI_UTICS].result.ull_int;
+	p->stk = h[PI_STICS].result.ull_int;
+	p->cpu = h[PI_CPU].result.s_int;
+	p->nthreads = h[PI_NLWP].result.s_int;
+	p->start = h[PI_START].result.real;
+	p->ppid = h[PI_PPID].result.s_int;
+	p->read_bps = p->fresh ? 0 : sample_rate(p->rchar, rchar, dt);
+	p->write_bps = p->fresh ? 0 : sample_rate(p->wchar, wchar, dt);
+	p->io_moved = !p->io_known || rchar != p->rchar || wchar != p->wchar;
+	if (!p->io_known)
+		p->rchar0 = rchar;
+	p->io_known = true;
+	proc_children_gone(sp, p, rchar);
+	p->rchar = rchar;
+	p->wchar = wchar;
+	p->rbytes = h[PI_RBYTES].result.ul_int;
+	p->wbytes = h[PI_WBYTES].result.ul_int;
+}
+
+/* The processes with an entry in sel[0..n) were asked for; one missing
+ * from the answer was reaped in between. */
+static void select_chunk(struct sampler *sp, int n, double dt)
+{
+	struct pids_fetch *f = procps_pids_select(sp->pinfo, sp->sel, n, PIDS_SELECT_PID);
+	int got = f ? f->counts->total : 0;
+
+	for (int i = 0; i < n; i++) {
+		struct sproc *p = sprocs_find(sp, (pid_t)sp->sel[i]);
+		bool found = false;
+		for (int j = 0; j < got && !found; j++) {
+			struct pids_result *h = f->stacks[j]->head;
+			if ((unsigned)h[PI_PID].result.s_int == sp->sel[i]) {
+				proc_apply(sp, p, h, dt);
+				found = true;
+			}
+		}
+		if (!found)
+			p->gone = true;
+	}
+}
+
+static void select_ran(struct sampler *sp, double dt)
+{
+	int n = 0;
+
+	for (int i = 0; i < sp->n; i++) {
+		struct sproc *p = &sp->procs[i];
+		if (!p->ran || p->gone) {
+			p->read_bps = p->write_bps = 0;  /* did not run: moved nothing */
+			continue;
+		}
+		sp->sel[n++] = (unsigned)p->pid;
+		if (n == SELECT_CHUNK) {
+			select_chunk(sp, n, dt);
+			n = 0;
+		}
+	}
+	if (n)
+		select_chunk(sp, n, dt);
+}
+
+/* A process with several threads: learn new threads and where each ran;
+ * the process is shown on the CPU of the thread that ran most. */
+static void proc_threads(struct sampler *sp, struct sproc *p)
+{
+	unsigned pid = (unsigned)p->pid;
+	struct pids_fetch *f = procps_pids_select(sp->tinfo, &pid, 1, PIDS_SELECT_PID_THREADS);
+	uint64_t dummy = 0, best = 0;
+
+	for (int j = 0; f && j < f->counts->total; j++) {
+		struct pids_result *h = f->stacks[j]->head;
+		pid_t tid = h[TI_TID].result.s_int;
+		struct sthr *t = NULL;
+		for (int i = 0; i < p->nthr && !t; i++)
+			if (p->thr[i].tid == tid)
+				t = &p->thr[i];
+		if (!t && (t = thr_add(p, tid)))
+			thr_poll(sp, p, t, &dummy);
+		if (t)
+			t->cpu = h[TI_CPU].result.s_int;
+	}
+	for (int i = 0; i < p->nthr; i++)
+		if (p->thr[i].drun > best && p->thr[i].cpu >= 0) {
+			best = p->thr[i].drun;
+			p->cpu = p->thr[i].cpu;
+		}
+}
+
+/* se.nr_migrations of the threads that ran, plus those that exited. */
+static void proc_migrations(struct sampler *sp, struct sproc *p)
+{
+	uint64_t sum = p->migr_dead, m;
+
+	for (int i = 0; i < p->nthr; i++) {
+		struct sthr *t = &p->thr[i];
+		if ((t->drun || p->fresh) &&
+		    pf_read(sp, &t->fd_sched, p->pid, t->tid, "sched", sp->buf, sizeof sp->buf) > 0 &&
+		    sample_parse_sched_migrations(sp->buf, &m) == 0)
+			t->migr = m;
+		sum += t->migr;
+	}
+	if (sum > p->migrations)
+		p->migrations = sum;
+}
+
+/* Allowed CPUs change without the process running (benchtop pins it). */
+static void proc_affinity(struct sampler *sp, struct sproc *p)
+{
+	if (sched_getaffinity(p->pid, sp->csize, sp->cset) != 0)
+		return;
+	for (int c = 0; c < sp->nconf; c++)
+		sp->mask[c] = CPU_ISSET_S(c, sp->csize, sp->cset) ? 1 : 0;
+	cpulist_format(sp->mask, sp->nconf, p->allowed, sizeof p->allowed);
+}
+
+/* ---- dropping and reading ------------------------------------------ */
+
+/* Stop tracking procs[i]: its CPU goes to its workload's dead totals, its
+ * files and threads are let go; the last process takes its place. */
+void sprocs_drop(struct sampler *sp, int i)
+{
+	struct sproc *p = &sp->procs[i];
+	struct swl *w = &sp->wl[p->wl];
+
+	w->dead_ut += (double)p->utk / (double)sp->hz;
+	w->dead_st += (double)p->stk / (double)sp->hz;
+	sfiles_forget(sp->files, p);
+	for (int t = 0; t < p->nthr; t++)
+		thr_close(sp, &p->thr[t]);
+	free(p->thr);
+	free(p->of);
+	sp->procs[i] = sp->procs[--sp->n];
+}
+
+/* Read every tracked process: threads, children, stat and io of those that
+ * ran, migrations, affinity, and the files of those that moved bytes. */
+void sprocs_read(struct sampler *sp, double dt)
+{
+	for (int i = 0; i < sp->n; i++) {
+		proc_poll(sp, &sp->procs[i], dt);
+		if (sp->procs[i].ran && !sp->procs[i].gone)
+			proc_children(sp, i);
+	}
+	for (int i = 0; i < sp->n; i++)
+		if (sp->procs[i].gone && sp->procs[i].measure_io)
+			proc_gone_reads(sp, &sp->procs[i]);
+	select_ran(sp, dt);
+	for (int i = 0; i < sp->n; i++) {
+		struct sproc *p = &sp->procs[i];
+		if (p->gone)
+			continue;
+		if (p->ran && (p->nthreads > 1 || p->nthr > 1))
+			proc_threads(sp, p);
+		if (p->ran)
+			proc_migrations(sp, p);
+		if (!p->zombie)
+			proc_affinity(sp, p);
+		/* positions move only with the I/O counters, sizes of files
+		 * open for writing also with copy_file_range or mmap in flight */
+		p->frd = p->fwr = 0;
+		if (p->ran && p->measure_io && (p->io_moved || p->fresh || sfiles_holds_write(p)))
+			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
+	}
+}
