@@ -157,6 +157,15 @@ void cpufreq_mark(struct cpufreq *cf)
 		cf->since_mark = cf->phases[--cf->nphases];
 }
 
+void cpufreq_residency_free(struct cpufreq *cf)
+{
+	for (size_t i = 0; i < cf->nphases; i++)
+		free(cf->phases[i]);
+	free(cf->phases);
+	free(cf->since_start);
+	free(cf->since_mark);
+}
+
 size_t cpufreq_nphases(const struct cpufreq *cf)
 {
 	return cf->nphases;
