@@ -2,6 +2,7 @@
  * per line (config.h).  The words it makes go through the same option
  * table as the command line, so the two can never disagree. */
 #include "benchtop/config.h"
+#include "benchtop/strv.h"
 #include "benchtop/cli.h"
 #include "benchtop/xalloc.h"
 #include "cli_priv.h"
@@ -175,9 +176,7 @@ int config_parse_text(const char *text, size_t len, const char *file,
 
 void config_free(struct config *c)
 {
-	for (int i = 0; i < c->nwords; i++)
-		free(c->words[i]);
-	free(c->words);
+	strv_free_n(c->words, (size_t)c->nwords);
 	free(c->opt);
 	memset(c, 0, sizeof *c);
 }

@@ -5,6 +5,7 @@
 
 #include "benchtop/builtin.h"
 #include "benchtop/config.h"
+#include "benchtop/strv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -36,9 +37,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 void preset_free_words(char **argv)
 {
-	for (size_t i = 0; argv && argv[i]; i++)
-		free(argv[i]);
-	free(argv);
+	strv_free(argv);
 }
 
 /* Appends c to the word being built (buf holds at most strlen(s)+1). */

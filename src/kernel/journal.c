@@ -3,6 +3,7 @@
  * journal of this process (the notes) is in journal_run.c. */
 #include "journal_impl.h"
 #include "benchtop/proc.h"
+#include "benchtop/strv.h"
 #include "benchtop/xalloc.h"
 
 #include <ctype.h>
@@ -678,12 +679,8 @@ int journal_save(const char *path, const struct journal *j)
 
 void journal_free(struct journal *j)
 {
-	for (size_t i = 0; i < j->nscratch; i++)
-		free(j->scratch[i]);
-	for (size_t i = 0; i < j->ncgroup; i++)
-		free(j->cgroup[i]);
-	free(j->scratch);
-	free(j->cgroup);
+	strv_free_n(j->scratch, j->nscratch);
+	strv_free_n(j->cgroup, j->ncgroup);
 	free(j->roots);
 	free(j->pol);
 	free(j->pgid);
