@@ -56,6 +56,38 @@ static void print_keys(FILE *fp)
 	fputs("  mouse    a click selects a process, the wheel moves the selection (--no-mouse: off)\n", fp);
 }
 
+/* Run what the command line asks for (argv: the words it was parsed
+ * from, config defaults included); returns the exit status. */
+static int run_mode(struct run *r, int argc, char **argv)
+{
+	int status;
+
+	switch (r->mode) {
+	case MODE_HELP:
+		cli_print_help(stdout);
+		print_keys(stdout);
+		return 0;
+	case MODE_VERSION:
+		printf("benchtop %s\n", BENCHTOP_VERSION);
+		return 0;
+	case MODE_RESTORE:
+		/* Without --sysfs every journal is applied (each names its own
+		 * root); with it, only that tree's. */
+		return app_restore(strcmp(r->sysfs, "/sys") ? r->sysfs : NULL, stderr);
+	case MODE_REPLAY:
+		return replay_main(r);
+	case MODE_REPORT:
+		return report_main(r);
+	default:
+		break;
+	}
+	if ((status = refuse_unbuilt(r)))
+		return status;
+	if (r->sweep || r->matrix || r->preset)
+		return experiment_main(r, argc, argv);
+	return app_main(r);
+}
+
 int main(int argc, char **argv)
 {
 	struct run r;
@@ -66,36 +98,7 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 2;
 	}
-	argv = words;
-	int status = 0;
-	switch (r.mode) {
-	case MODE_HELP:
-		cli_print_help(stdout);
-		print_keys(stdout);
-		break;
-	case MODE_VERSION:
-		printf("benchtop %s\n", BENCHTOP_VERSION);
-		break;
-	case MODE_RESTORE:
-		/* Without --sysfs every journal is applied (each names its own
-		 * root); with it, only that tree's. */
-		status = app_restore(strcmp(r.sysfs, "/sys") ? r.sysfs : NULL, stderr);
-		break;
-	case MODE_REPLAY:
-		status = replay_main(&r);
-		break;
-	case MODE_REPORT:
-		status = report_main(&r);
-		break;
-	default:
-		status = refuse_unbuilt(&r);
-		if (status)
-			break;
-		if (r.sweep || r.matrix || r.preset)
-			status = experiment_main(&r, argc, argv);
-		else
-			status = app_main(&r);
-	}
+	int status = run_mode(&r, argc, words);
 	cli_free(&r);
 	free(words);
 	config_free(&cfg);

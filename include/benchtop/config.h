@@ -10,6 +10,7 @@
 #ifndef BENCHTOP_CONFIG_H
 #define BENCHTOP_CONFIG_H
 
+#include <limits.h>
 #include <stddef.h>
 
 /* The file's options as command-line words: "--interval=1", "--loop". */
@@ -31,6 +32,13 @@ void config_free(struct config *c);
 /* The config file's path: $XDG_CONFIG_HOME/benchtop/config, else
  * $HOME/.config/benchtop/config; 0, or -1 when neither is set. */
 int config_path(char *buf, size_t len);
+
+/* The directories whose NAME files of one kind (sub: "presets", "themes")
+ * add to or override the built-in ones, the first one winning: the user's
+ * ($XDG_CONFIG_HOME/benchtop/SUB, else $HOME/.config/benchtop/SUB, when
+ * either is set), then BENCHTOP_SHAREDIR/SUB.  Returns how many were
+ * filled. */
+int config_search_dirs(const char *sub, char dirs[2][PATH_MAX]);
 
 /* Read and parse the file at path; a missing file is an empty config.
  * 0, or -1 with err (unreadable file, or a bad line as above). */

@@ -59,7 +59,9 @@ struct st_table {
 	struct st_chart chart;
 };
 
+/* Make t an empty table named by study and title, no chart axes chosen. */
 void st_init(struct st_table *t, const char *study, const char *title);
+/* Free t's rows and leave it with none (columns and notes stay). */
 void st_free(struct st_table *t);
 /* Add a column; returns its index (or -1 when full). */
 int st_col(struct st_table *t, const char *group, const char *name, int prec);

@@ -9,6 +9,10 @@
 /* Read dir/name into buf[0..len), NUL-terminated at the first NUL or the
  * end, trailing white space cut.  Returns the length or -errno. */
 int sysfile_read(const char *dir, const char *name, char *buf, size_t len);
+/* Read name under the open directory dirfd into buf[0..len) with one
+ * read(2), NUL-terminated after what was read, nothing cut.  Returns 0 or
+ * -errno. */
+int sysfile_read_at(int dirfd, const char *name, char *buf, size_t len);
 /* Write value and a newline to dir/name in one write(2) (O_TRUNC, which
  * sysfs ignores and which replaces a fake tree's content).  Returns 0 or
  * -errno (-EIO for a short write). */

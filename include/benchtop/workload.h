@@ -42,6 +42,8 @@ void workload_set_mask(struct workload *w, const unsigned char *mask);
  * returns its mask, or NULL to leave it.  With a placer the mask of
  * workload_set_mask is not used. */
 typedef const unsigned char *(*workload_placer)(void *ctx, int id, const char *slot);
+/* Make fn, called with ctx, choose the mask of each process w starts from
+ * now on. */
 void workload_set_placer(struct workload *w, workload_placer fn, void *ctx);
 /* True when pid is one of this workload's direct children. */
 bool workload_owns(const struct workload *w, pid_t pid);

@@ -7,6 +7,7 @@
  * families are type "info" there and "gauge" in the text format, and
  * OpenMetrics has UNIT lines and ends with "# EOF". */
 #include "benchtop/metrics.h"
+#include "benchtop/freqrows.h"
 #include "benchtop/xalloc.h"
 
 #include <errno.h>
@@ -509,23 +510,11 @@ static int acc_grow(struct metrics_acc *a, int ncpu)
 /* Rows stay sorted by frequency, as the kernel's time_in_state is. */
 static void acc_at(struct acc_cpu *c, long khz, double dt)
 {
-	size_t i = 0;
-	while (i < c->n && c->khz[i] < khz)
-		i++;
-	if (i < c->n && c->khz[i] == khz) {
-		c->secs[i] += dt;
-		return;
-	}
-	if (c->n == c->cap) {
+	while (freqrows_add(c->khz, c->secs, &c->n, c->cap, khz, dt) < 0) {
 		c->cap = c->cap ? c->cap * 2 : 8;
 		c->khz = xreallocarray(c->khz, c->cap, sizeof *c->khz);
 		c->secs = xreallocarray(c->secs, c->cap, sizeof *c->secs);
 	}
-	memmove(c->khz + i + 1, c->khz + i, (c->n - i) * sizeof *c->khz);
-	memmove(c->secs + i + 1, c->secs + i, (c->n - i) * sizeof *c->secs);
-	c->khz[i] = khz;
-	c->secs[i] = dt;
-	c->n++;
 }
 
 void metrics_acc_add(struct metrics_acc *a, const struct snapshot *s)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "benchtop/cpulist.h"
+#include "benchtop/grow.h"
 
 #define SLOT_LEN 32
 
@@ -71,14 +72,10 @@ static struct rule *find(const struct placement_rules *p, int wl, const char *sl
 
 static struct rule *add(struct placement_rules *p, int wl, const char *slot)
 {
-	if (p->nrules == p->caprules) {
-		int n = p->caprules ? p->caprules * 2 : 16;
-		struct rule *q = realloc(p->rules, (size_t)n * sizeof *q);
-		if (!q)
-			return NULL;
-		p->rules = q;
-		p->caprules = n;
-	}
+	struct rule *q = grow_one(p->rules, p->nrules, &p->caprules, 16, sizeof *q);
+	if (!q)
+		return NULL;
+	p->rules = q;
 	struct rule *r = &p->rules[p->nrules];
 	*r = (struct rule){ .wl = wl, .mask = malloc((size_t)p->ncpu) };
 	if (!r->mask)

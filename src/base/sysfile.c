@@ -31,6 +31,20 @@ int sysfile_read(const char *dir, const char *name, char *buf, size_t len)
 	return n;
 }
 
+int sysfile_read_at(int dirfd, const char *name, char *buf, size_t len)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, len - 1);
+	int err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	return 0;
+}
+
 int sysfile_write(const char *dir, const char *name, const char *value)
 {
 	char path[PATH_MAX + 64];

@@ -14,22 +14,34 @@ static const char *const bit_rate[] = { "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "
 static const char *const iec_size[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 static const char *const si_size[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
 
+/* What each mode is called and how it states a rate at the "mega" scale:
+ * bytes/s times per_byte, divided by mega. */
+static const struct mode {
+	const char *name, *title, *rate_label;
+	enum units_mode next;
+	double per_byte, mega;
+} modes[] = {
+	[UNITS_IEC] = { "iec", "IEC (MiB/s)", "MiB/s", UNITS_SI, 1.0, 1048576.0 },
+	[UNITS_SI] = { "si", "SI (MB/s)", "MB/s", UNITS_BITS, 1.0, 1e6 },
+	[UNITS_BITS] = { "bits", "bits (Mbit/s)", "Mbit/s", UNITS_IEC, 8.0, 1e6 },
+};
+
+/* The row of m; any value that is no mode reads as IEC. */
+static const struct mode *mode_of(enum units_mode m)
+{
+	return (unsigned)m < sizeof modes / sizeof modes[0] ? &modes[m] : &modes[UNITS_IEC];
+}
+
 const char *units_name(enum units_mode m)
 {
-	switch (m) {
-	case UNITS_SI: return "si";
-	case UNITS_BITS: return "bits";
-	case UNITS_IEC: break;
-	}
-	return "iec";
+	return mode_of(m)->name;
 }
 
 int units_parse(const char *name, enum units_mode *m)
 {
-	static const enum units_mode all[] = { UNITS_IEC, UNITS_SI, UNITS_BITS };
-	for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++) {
-		if (strcmp(name, units_name(all[i])) == 0) {
-			*m = all[i];
+	for (size_t i = 0; name && i < sizeof modes / sizeof modes[0]; i++) {
+		if (strcmp(name, modes[i].name) == 0) {
+			*m = (enum units_mode)i;
 			return 0;
 		}
 	}
@@ -38,37 +50,23 @@ int units_parse(const char *name, enum units_mode *m)
 
 const char *units_title(enum units_mode m)
 {
-	return m == UNITS_SI ? "SI (MB/s)" : m == UNITS_BITS ? "bits (Mbit/s)" : "IEC (MiB/s)";
+	return mode_of(m)->title;
 }
 
 enum units_mode units_next(enum units_mode m)
 {
-	switch (m) {
-	case UNITS_IEC: return UNITS_SI;
-	case UNITS_SI: return UNITS_BITS;
-	case UNITS_BITS: break;
-	}
-	return UNITS_IEC;
+	return mode_of(m)->next;
 }
 
 const char *units_rate_label(enum units_mode m)
 {
-	switch (m) {
-	case UNITS_SI: return "MB/s";
-	case UNITS_BITS: return "Mbit/s";
-	case UNITS_IEC: break;
-	}
-	return "MiB/s";
+	return mode_of(m)->rate_label;
 }
 
 double units_rate_value(enum units_mode m, double bytes_per_s)
 {
-	switch (m) {
-	case UNITS_SI: return bytes_per_s / 1e6;
-	case UNITS_BITS: return bytes_per_s * 8.0 / 1e6;
-	case UNITS_IEC: break;
-	}
-	return bytes_per_s / 1048576.0;
+	const struct mode *mo = mode_of(m);
+	return bytes_per_s * mo->per_byte / mo->mega;
 }
 
 /* Scale v down by base until it is below 1000 (or the labels run out),

@@ -1,6 +1,6 @@
 /* cli_priv.h - what src/cli/cli.c (options, parser, --help), spec.c
  * (workload specs, --at) and scalar.c (sizes, times, numbers, words)
- * share and nothing else sees. */
+ * share, with config.c for its error messages, and nothing else sees. */
 #ifndef BENCHTOP_CLI_PRIV_H
 #define BENCHTOP_CLI_PRIV_H
 

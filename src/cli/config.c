@@ -2,8 +2,10 @@
  * per line (config.h).  The words it makes go through the same option
  * table as the command line, so the two can never disagree. */
 #include "benchtop/config.h"
+#include "benchtop/strv.h"
 #include "benchtop/cli.h"
 #include "benchtop/xalloc.h"
+#include "cli_priv.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,19 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LINE_MAX_LEN 4096
+#ifndef BENCHTOP_SHAREDIR
+#define BENCHTOP_SHAREDIR "/usr/local/share/benchtop"
+#endif
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && len)
-		vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define LINE_MAX_LEN 4096
 
 static bool is_space(char c)
 {
@@ -182,9 +176,7 @@ int config_parse_text(const char *text, size_t len, const char *file,
 
 void config_free(struct config *c)
 {
-	for (int i = 0; i < c->nwords; i++)
-		free(c->words[i]);
-	free(c->words);
+	strv_free_n(c->words, (size_t)c->nwords);
 	free(c->opt);
 	memset(c, 0, sizeof *c);
 }
@@ -199,6 +191,18 @@ int config_path(char *buf, size_t len)
 	else
 		return -1;
 	return 0;
+}
+
+int config_search_dirs(const char *sub, char dirs[2][PATH_MAX])
+{
+	int n = 0;
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(dirs[n++], PATH_MAX, "%s/benchtop/%s", xdg, sub);
+	else if (home && *home)
+		snprintf(dirs[n++], PATH_MAX, "%s/.config/benchtop/%s", home, sub);
+	snprintf(dirs[n++], PATH_MAX, "%s/%s", BENCHTOP_SHAREDIR, sub);
+	return n;
 }
 
 int config_load(const char *path, struct config *out, char *err, size_t errlen)

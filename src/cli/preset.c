@@ -4,6 +4,8 @@
 #include "benchtop/xalloc.h"
 
 #include "benchtop/builtin.h"
+#include "benchtop/config.h"
+#include "benchtop/strv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -35,9 +37,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 void preset_free_words(char **argv)
 {
-	for (size_t i = 0; argv && argv[i]; i++)
-		free(argv[i]);
-	free(argv);
+	strv_free(argv);
 }
 
 /* Appends c to the word being built (buf holds at most strlen(s)+1). */
@@ -183,20 +183,6 @@ int preset_parse(const char *text, const char *where, struct preset *p, char *er
 	return rc ? -EINVAL : 0;
 }
 
-/* The directories whose NAME.preset files add to or override the built-in
- * presets, the first one winning. */
-static int search_dirs(char dirs[2][PATH_MAX])
-{
-	int n = 0;
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	if (xdg && *xdg)
-		snprintf(dirs[n++], PATH_MAX, "%s/benchtop/presets", xdg);
-	else if (home && *home)
-		snprintf(dirs[n++], PATH_MAX, "%s/.config/benchtop/presets", home);
-	snprintf(dirs[n++], PATH_MAX, "%s/presets", BENCHTOP_SHAREDIR);
-	return n;
-}
-
 int preset_find(const char *name, char *path, size_t len)
 {
 	if (strchr(name, '/')) {
@@ -204,7 +190,7 @@ int preset_find(const char *name, char *path, size_t len)
 		return access(path, R_OK) == 0 ? 0 : -ENOENT;
 	}
 	char dirs[2][PATH_MAX];
-	int n = search_dirs(dirs);
+	int n = config_search_dirs("presets", dirs);
 	for (int i = 0; i < n; i++) {
 		snprintf(path, len, "%s/%s.preset", dirs[i], name);
 		if (access(path, R_OK) == 0)
@@ -236,7 +222,7 @@ static size_t all_names(char **names, size_t max)
 {
 	char dirs[2][PATH_MAX];
 	size_t nn = 0;
-	int n = search_dirs(dirs);
+	int n = config_search_dirs("presets", dirs);
 	for (int i = 0; i < n; i++) {
 		DIR *d = opendir(dirs[i]);
 		struct dirent *de;

@@ -99,27 +99,68 @@ static int scale_exact(const struct number *n, uint64_t mult, uint64_t *out)
 	return 0;
 }
 
+/* How sizes and times are named in their messages. */
+struct quantity {
+	const char *noun;        /* "size", "time" */
+	const char *hint;        /* how to write one */
+	const char *too_big;     /* "too large", "too long" */
+	const char *max_hint;    /* the largest there is */
+};
+
+static const struct quantity size_q = { "size", SIZE_HINT, "too large", MAX_SIZE_HINT };
+static const struct quantity time_q = { "time", TIME_HINT, "too long", MAX_TIME_HINT };
+
+static int bad_quantity(const struct quantity *q, const char *s, const char *what,
+                        char *err, size_t errlen)
+{
+	return fail(err, errlen, "bad %s \"%s\" for %s: %s", q->noun, s, what, q->hint);
+}
+
+static int too_big(const struct quantity *q, const char *s, const char *what,
+                   char *err, size_t errlen)
+{
+	return fail(err, errlen, "%s \"%s\" for %s is %s: %s", q->noun, s, what, q->too_big,
+	            q->max_hint);
+}
+
+/* The checks sizes and times share: s given, not negative, a number whose
+ * value and digits fit, into *n (its unit still at n->end).  0, or -1 with
+ * err saying what is wrong and what would be accepted. */
+static int parse_quantity(const char *s, struct number *n, const struct quantity *q,
+                          const char *what, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!s || !*s)
+		return fail(err, errlen, "empty %s for %s: %s", q->noun, what, q->hint);
+	if (*s == '-')
+		return fail(err, errlen, "bad %s \"%s\" for %s: must not be negative; %s", q->noun, s,
+		            what, q->hint);
+	rc = parse_number(s, n);
+	if (rc == -2)
+		return too_big(q, s, what, err, errlen);
+	if (rc == -3)
+		return fail(err, errlen, "%s \"%s\" for %s has too many digits: %s", q->noun, s, what,
+		            FRAC_HINT);
+	if (rc)
+		return bad_quantity(q, s, what, err, errlen);
+	return 0;
+}
+
 int cli_parse_size(const char *s, uint64_t *out, const char *what, char *err, size_t errlen)
 {
 	struct number n;
 	const struct unit *u;
 	int rc;
 
-	if (!s || !*s)
-		return fail(err, errlen, "empty size for %s: %s", what, SIZE_HINT);
-	if (*s == '-')
-		return fail(err, errlen, "bad size \"%s\" for %s: must not be negative; %s", s, what, SIZE_HINT);
-	rc = parse_number(s, &n);
-	if (rc == -2)
-		return fail(err, errlen, "size \"%s\" for %s is too large: %s", s, what, MAX_SIZE_HINT);
-	if (rc == -3)
-		return fail(err, errlen, "size \"%s\" for %s has too many digits: %s", s, what, FRAC_HINT);
-	u = rc ? NULL : find_unit(size_units, sizeof size_units / sizeof size_units[0], n.end);
+	if (parse_quantity(s, &n, &size_q, what, err, errlen))
+		return -1;
+	u = find_unit(size_units, sizeof size_units / sizeof size_units[0], n.end);
 	if (!u)
-		return fail(err, errlen, "bad size \"%s\" for %s: %s", s, what, SIZE_HINT);
+		return bad_quantity(&size_q, s, what, err, errlen);
 	rc = scale_exact(&n, u->mult, out);
 	if (rc == -2)
-		return fail(err, errlen, "size \"%s\" for %s is too large: %s", s, what, MAX_SIZE_HINT);
+		return too_big(&size_q, s, what, err, errlen);
 	if (rc)
 		return fail(err, errlen, "size \"%s\" for %s is not a whole number of bytes", s, what);
 	return 0;
@@ -131,27 +172,19 @@ int cli_parse_time(const char *s, double *out, const char *what, char *err, size
 		{ "", 1 }, { "s", 1 }, { "ms", 0.001 }, { "min", 60 },
 	};
 	struct number n;
-	int rc;
 
-	if (!s || !*s)
-		return fail(err, errlen, "empty time for %s: %s", what, TIME_HINT);
-	if (*s == '-')
-		return fail(err, errlen, "bad time \"%s\" for %s: must not be negative; %s", s, what, TIME_HINT);
-	rc = parse_number(s, &n);
-	if (rc == -2)
-		return fail(err, errlen, "time \"%s\" for %s is too long: %s", s, what, MAX_TIME_HINT);
-	if (rc == -3)
-		return fail(err, errlen, "time \"%s\" for %s has too many digits: %s", s, what, FRAC_HINT);
-	for (size_t i = 0; rc == 0 && i < sizeof tu / sizeof tu[0]; i++) {
+	if (parse_quantity(s, &n, &time_q, what, err, errlen))
+		return -1;
+	for (size_t i = 0; i < sizeof tu / sizeof tu[0]; i++) {
 		if (strcmp(n.end, tu[i].name) != 0)
 			continue;
 		double v = (double)n.mant / (double)pow10u(n.frac) * tu[i].mult;
 		if (v > MAX_TIME_S)
-			return fail(err, errlen, "time \"%s\" for %s is too long: %s", s, what, MAX_TIME_HINT);
+			return too_big(&time_q, s, what, err, errlen);
 		*out = v;
 		return 0;
 	}
-	return fail(err, errlen, "bad time \"%s\" for %s: %s", s, what, TIME_HINT);
+	return bad_quantity(&time_q, s, what, err, errlen);
 }
 
 /* A whole number in [lo, hi]. */

@@ -2,6 +2,7 @@
  * table, wl_keys[], drives the parser, the checks and the workload part
  * of --help. */
 #include "cli_priv.h"
+#include "benchtop/strv.h"
 #include "benchtop/xalloc.h"
 
 #include <errno.h>
@@ -272,9 +273,7 @@ void cli_free_workload(struct wl_spec *w)
 	free(w->src);
 	free(w->dst);
 	free(w->path);
-	for (size_t i = 0; w->argv && w->argv[i]; i++)
-		free(w->argv[i]);
-	free(w->argv);
+	strv_free(w->argv);
 	memset(w, 0, sizeof *w);
 }
 

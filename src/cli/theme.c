@@ -3,6 +3,7 @@
 #include "benchtop/xalloc.h"
 
 #include "benchtop/builtin.h"
+#include "benchtop/config.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -238,20 +239,6 @@ static int is_file_arg(const char *name)
 	return strchr(name, '/') || (n > 6 && strcmp(name + n - 6, ".theme") == 0);
 }
 
-/* The directories whose NAME.theme files add to or override the built-in
- * themes, in order; returns how many were filled. */
-static int search_dirs(char dirs[2][PATH_MAX])
-{
-	int n = 0;
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	if (xdg && *xdg)
-		snprintf(dirs[n++], PATH_MAX, "%s/benchtop/themes", xdg);
-	else if (home && *home)
-		snprintf(dirs[n++], PATH_MAX, "%s/.config/benchtop/themes", home);
-	snprintf(dirs[n++], PATH_MAX, "%s/themes", BENCHTOP_SHAREDIR);
-	return n;
-}
-
 int theme_find(const char *name, char *path, size_t len)
 {
 	if (is_file_arg(name)) {
@@ -259,7 +246,7 @@ int theme_find(const char *name, char *path, size_t len)
 		return 0;
 	}
 	char dirs[2][PATH_MAX];
-	int n = search_dirs(dirs);
+	int n = config_search_dirs("themes", dirs);
 	for (int i = 0; i < n; i++) {
 		snprintf(path, len, "%s/%s.theme", dirs[i], name);
 		FILE *f = fopen(path, "r");
@@ -330,7 +317,7 @@ static size_t add_dir(const char *dir, char (*names)[THEME_NAME_LEN],
 size_t theme_list(char (*names)[THEME_NAME_LEN], size_t max)
 {
 	char dirs[2][PATH_MAX];
-	int nd = search_dirs(dirs);
+	int nd = config_search_dirs("themes", dirs);
 	size_t n = 0;
 	for (int i = 0; i < nd; i++)
 		n = add_dir(dirs[i], names, n, max);

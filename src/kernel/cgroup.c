@@ -2,6 +2,7 @@
 #include "benchtop/cgroup.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/sysfile.h"
 #include "benchtop/xalloc.h"
 
 struct cgroup {
@@ -22,47 +24,67 @@ struct cgroup {
 
 /* ---- finding benchtop's own group -------------------------------------- */
 
+/* Copies the first line of the file at path that keep() accepts into
+ * line[0..len); 0, -ENOENT when no line does, or -errno. */
+static int first_line(const char *path, bool (*keep)(const char *line), char *line, size_t len)
+{
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	int rc = -ENOENT;
+	while (rc && fgets(line, (int)len, fp))
+		if (keep(line))
+			rc = 0;
+	fclose(fp);
+	return rc;
+}
+
+/* mountinfo's fields 4 and 5 (root, mount point) into r and m. */
+static bool mount_fields(const char *line, char r[PATH_MAX], char m[PATH_MAX])
+{
+	return sscanf(line, "%*s %*s %*s %4095s %4095s", r, m) == 2;
+}
+
+/* A mountinfo line of a cgroup2 mount whose fields can be read. */
+static bool is_cgroup2_mount(const char *line)
+{
+	const char *sep = strstr(line, " - ");
+	char r[PATH_MAX], m[PATH_MAX], type[64];
+	if (!sep || sscanf(sep + 3, "%63s", type) != 1 || strcmp(type, "cgroup2"))
+		return false;
+	return mount_fields(line, r, m);
+}
+
 /* The cgroup2 mount point and the group path it shows as its root
  * (mountinfo field 4), from /proc/self/mountinfo. */
 static int cgroup2_mount(char *mnt, size_t mlen, char *root, size_t rlen)
 {
-	FILE *fp = fopen("/proc/self/mountinfo", "re");
-	if (!fp)
-		return -errno;
-	char line[4096];
-	int rc = -ENOENT;
-	while (rc && fgets(line, sizeof line, fp)) {
-		char *sep = strstr(line, " - ");
-		char r[PATH_MAX], m[PATH_MAX], type[64];
-		if (!sep || sscanf(sep + 3, "%63s", type) != 1 || strcmp(type, "cgroup2"))
-			continue;
-		if (sscanf(line, "%*s %*s %*s %4095s %4095s", r, m) != 2)
-			continue;
-		snprintf(mnt, mlen, "%s", m);
-		snprintf(root, rlen, "%s", r);
-		rc = 0;
-	}
-	fclose(fp);
-	return rc;
+	char line[4096], r[PATH_MAX], m[PATH_MAX];
+	int rc = first_line("/proc/self/mountinfo", is_cgroup2_mount, line, sizeof line);
+	if (rc)
+		return rc;
+	mount_fields(line, r, m);
+	snprintf(mnt, mlen, "%s", m);
+	snprintf(root, rlen, "%s", r);
+	return 0;
+}
+
+/* The cgroup2 line of /proc/self/cgroup. */
+static bool is_v2_group(const char *line)
+{
+	return strncmp(line, "0::", 3) == 0;
 }
 
 /* benchtop's own cgroup2 group ("0::/user.slice/..."), from /proc/self/cgroup. */
 static int own_group(char *buf, size_t len)
 {
-	FILE *fp = fopen("/proc/self/cgroup", "re");
-	if (!fp)
-		return -errno;
 	char line[4096];
-	int rc = -ENOENT;
-	while (rc && fgets(line, sizeof line, fp)) {
-		if (strncmp(line, "0::", 3))
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		snprintf(buf, len, "%s", line + 3);
-		rc = 0;
-	}
-	fclose(fp);
-	return rc;
+	int rc = first_line("/proc/self/cgroup", is_v2_group, line, sizeof line);
+	if (rc)
+		return rc;
+	line[strcspn(line, "\n")] = 0;
+	snprintf(buf, len, "%s", line + 3);
+	return 0;
 }
 
 static struct cgroup *open_dir(const char *path)
@@ -172,25 +194,10 @@ int cgroup_join(int procs_fd)
 	return write(procs_fd, "0", 1) == 1 ? 0 : -errno;
 }
 
-/* Read a small file of the group into buf (NUL-terminated). */
-static int read_file(const struct cgroup *g, const char *name, char *buf, size_t len)
-{
-	int fd = openat(g->dfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = read(fd, buf, len - 1);
-	int e = errno;
-	close(fd);
-	if (n < 0)
-		return -e;
-	buf[n] = 0;
-	return 0;
-}
-
 int cgroup_populated(const struct cgroup *g)
 {
 	char buf[256];
-	int rc = read_file(g, "cgroup.events", buf, sizeof buf);
+	int rc = sysfile_read_at(g->dfd, "cgroup.events", buf, sizeof buf);
 	if (rc)
 		return rc;
 	const char *p = strstr(buf, "populated ");
@@ -200,7 +207,7 @@ int cgroup_populated(const struct cgroup *g)
 int cgroup_cpu(const struct cgroup *g, double *user, double *sys)
 {
 	char buf[1024];
-	int rc = read_file(g, "cpu.stat", buf, sizeof buf);
+	int rc = sysfile_read_at(g->dfd, "cpu.stat", buf, sizeof buf);
 	if (rc)
 		return rc;
 	unsigned long long u = 0, s = 0;

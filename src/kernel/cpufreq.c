@@ -431,14 +431,10 @@ void cpufreq_close(struct cpufreq *cf)
 	if (!cf)
 		return;
 	cpufreq_aperf_close(cf->aperf);
-	for (size_t i = 0; i < cf->nphases; i++)
-		free(cf->phases[i]);
-	free(cf->phases);
+	cpufreq_residency_free(cf);
 	free(cf->pol);
 	free(cf->cpu_pol);
 	free(cf->cpuinfo_khz);
-	free(cf->since_start);
-	free(cf->since_mark);
 	free(cf);
 }
 

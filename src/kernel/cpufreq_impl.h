@@ -79,6 +79,9 @@ int cpufreq_read_tis(const struct policy *p, long *khz, unsigned long long *val)
 void cpufreq_accrue(struct cpufreq *cf, int cpu, long khz, double secs);
 void cpufreq_accrue_tis(struct cpufreq *cf, int pi);
 long cpufreq_bin_khz(const struct cpufreq *cf, int cpu, long khz);
+/* Free the residency rows: since start, since the last mark, and every
+ * completed phase. */
+void cpufreq_residency_free(struct cpufreq *cf);
 
 /* APERF/MPERF through the perf msr PMU (cpufreq_aperf.c).  Only cpufreq.c
  * calls these, and only for the real /sys. */

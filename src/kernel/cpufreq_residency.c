@@ -3,6 +3,7 @@
  * the tick; since start, since the last event, and per completed phase. */
 #include "cpufreq_impl.h"
 
+#include "benchtop/freqrows.h"
 #include "benchtop/sysfile.h"
 
 #include "benchtop/json.h"
@@ -49,23 +50,10 @@ int cpufreq_read_tis(const struct policy *p, long *khz, unsigned long long *val)
 
 /* ---- residency rows ---- */
 
+/* More distinct frequencies than any table has are dropped. */
 static void rows_add(struct rows *r, long khz, double secs)
 {
-	size_t i = 0;
-
-	while (i < r->n && r->khz[i] < khz)
-		i++;
-	if (i < r->n && r->khz[i] == khz) {
-		r->secs[i] += secs;
-		return;
-	}
-	if (r->n == MAX_ROWS)
-		return; /* more distinct frequencies than any table has: drop */
-	memmove(&r->khz[i + 1], &r->khz[i], (r->n - i) * sizeof(long));
-	memmove(&r->secs[i + 1], &r->secs[i], (r->n - i) * sizeof(double));
-	r->khz[i] = khz;
-	r->secs[i] = secs;
-	r->n++;
+	freqrows_add(r->khz, r->secs, &r->n, MAX_ROWS, khz, secs);
 }
 
 void cpufreq_accrue(struct cpufreq *cf, int cpu, long khz, double secs)
@@ -167,6 +155,15 @@ void cpufreq_mark(struct cpufreq *cf)
 	cf->since_mark = xcalloc((size_t)cf->ncpu, sizeof(struct rows));
 	if (!cf->since_mark)
 		cf->since_mark = cf->phases[--cf->nphases];
+}
+
+void cpufreq_residency_free(struct cpufreq *cf)
+{
+	for (size_t i = 0; i < cf->nphases; i++)
+		free(cf->phases[i]);
+	free(cf->phases);
+	free(cf->since_start);
+	free(cf->since_mark);
 }
 
 size_t cpufreq_nphases(const struct cpufreq *cf)

@@ -463,22 +463,36 @@ static int change_all(struct cpufreq *cf, int p, const char *file, const char *v
 	return 0;
 }
 
-int cpufreq_set_governor(struct cpufreq *cf, int p, const char *gov, char *msg, size_t len)
+/* Write val to file in the targeted policies (change_all).  Done, msg says
+ * "<done> on <CPUs>" and what was left alone; failed, msg says what was
+ * left when anything was. */
+static int change_and_say(struct cpufreq *cf, int p, const char *file, const char *val,
+                          const char *done, char *msg, size_t len)
 {
 	char who[MODEL_CPUS_LEN + 16], left[512] = "";
+	int rc = change_all(cf, p, file, val, left, sizeof(left));
+
+	if (rc < 0 && left[0])
+		snprintf(msg, len, "%s", left);
+	if (rc == 0) {
+		targets_name(cf, p, who, sizeof(who));
+		snprintf(msg, len, "%s on %s", done, who);
+		add_left(msg, len, left);
+	}
+	return rc;
+}
+
+int cpufreq_set_governor(struct cpufreq *cf, int p, const char *gov, char *msg, size_t len)
+{
+	char done[512];
 	int rc = check_policies(cf, p, msg, len);
 
 	cf->left_alone = 0;
 	if (rc == 0)
 		rc = gov_refused(cf, p, gov, msg, len);
-	if (rc == 0)
-		rc = change_all(cf, p, "scaling_governor", gov, left, sizeof(left));
-	if (rc < 0 && left[0])
-		snprintf(msg, len, "%s", left);
 	if (rc == 0) {
-		targets_name(cf, p, who, sizeof(who));
-		snprintf(msg, len, "governor %s on %s", gov, who);
-		add_left(msg, len, left);
+		snprintf(done, sizeof(done), "governor %s", gov);
+		rc = change_and_say(cf, p, "scaling_governor", gov, done, msg, len);
 	}
 	return rc;
 }
@@ -522,7 +536,7 @@ static int lift_cap(struct cpufreq *cf, int p, char *msg, size_t len)
 
 int cpufreq_set_maxfreq(struct cpufreq *cf, int p, long khz, char *msg, size_t len)
 {
-	char who[MODEL_CPUS_LEN + 16], left[512] = "", val[32];
+	char val[32], done[64];
 	int rc = check_policies(cf, p, msg, len);
 
 	if (rc == 0 && khz <= 0)
@@ -531,15 +545,9 @@ int cpufreq_set_maxfreq(struct cpufreq *cf, int p, long khz, char *msg, size_t l
 	if (rc == 0)
 		rc = cap_refused(cf, p, khz, msg, len);
 	snprintf(val, sizeof(val), "%ld", khz);
+	snprintf(done, sizeof(done), "max frequency %.2f GHz", (double)khz / 1e6);
 	if (rc == 0)
-		rc = change_all(cf, p, "scaling_max_freq", val, left, sizeof(left));
-	if (rc < 0 && left[0])
-		snprintf(msg, len, "%s", left);
-	if (rc == 0) {
-		targets_name(cf, p, who, sizeof(who));
-		snprintf(msg, len, "max frequency %.2f GHz on %s", (double)khz / 1e6, who);
-		add_left(msg, len, left);
-	}
+		rc = change_and_say(cf, p, "scaling_max_freq", val, done, msg, len);
 	return rc;
 }
 

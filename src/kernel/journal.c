@@ -3,6 +3,7 @@
  * journal of this process (the notes) is in journal_run.c. */
 #include "journal_impl.h"
 #include "benchtop/proc.h"
+#include "benchtop/strv.h"
 #include "benchtop/xalloc.h"
 
 #include <ctype.h>
@@ -219,14 +220,17 @@ int journal_write_all(int fd, const char *s, size_t n)
 
 /* ---- text ------------------------------------------------------------ */
 
-static void put_path(FILE *fp, const char *s)
+/* A line "key PATH", the path with blanks, controls and '%' as %XX. */
+static void put_path_line(FILE *fp, const char *key, const char *s)
 {
+	fprintf(fp, "%s ", key);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p <= 0x20 || *p == 0x7f || *p == '%')
 			fprintf(fp, "%%%02X", *p);
 		else
 			fputc(*p, fp);
 	}
+	fputc('\n', fp);
 }
 
 int journal_format(const struct journal *j, char **out, size_t *outlen)
@@ -243,9 +247,7 @@ int journal_format(const struct journal *j, char **out, size_t *outlen)
 			k++;
 		if (k == j->n)
 			continue; /* no policy left under it */
-		fputs("sysfs ", fp);
-		put_path(fp, j->roots[r]);
-		fputc('\n', fp);
+		put_path_line(fp, "sysfs", j->roots[r]);
 		for (size_t i = 0; i < j->n; i++) {
 			const struct journal_policy *p = &j->pol[i];
 			if ((size_t)p->root != r)
@@ -254,18 +256,12 @@ int journal_format(const struct journal *j, char **out, size_t *outlen)
 			        p->min_khz, p->max_khz);
 		}
 	}
-	for (size_t i = 0; i < j->nscratch; i++) {
-		fputs("scratch ", fp);
-		put_path(fp, j->scratch[i]);
-		fputc('\n', fp);
-	}
+	for (size_t i = 0; i < j->nscratch; i++)
+		put_path_line(fp, "scratch", j->scratch[i]);
 	for (size_t i = 0; i < j->npgid; i++)
 		fprintf(fp, "pgid %d %llu\n", (int)j->pgid[i].pid, j->pgid[i].starttime);
-	for (size_t i = 0; i < j->ncgroup; i++) {
-		fputs("cgroup ", fp);
-		put_path(fp, j->cgroup[i]);
-		fputc('\n', fp);
-	}
+	for (size_t i = 0; i < j->ncgroup; i++)
+		put_path_line(fp, "cgroup", j->cgroup[i]);
 	for (size_t i = 0; i < j->npaused; i++)
 		fprintf(fp, "paused %d %llu\n", (int)j->paused[i].pid, j->paused[i].starttime);
 	return fclose(fp) == 0 ? 0 : -ENOMEM;
@@ -279,7 +275,7 @@ static int hexval(int c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* Undo put_path in place; -EINVAL for a bad escape or an escaped NUL. */
+/* Undo put_path_line's escapes in place; -EINVAL for a bad escape or an escaped NUL. */
 static int unescape(char *s)
 {
 	char *o = s;
@@ -683,12 +679,8 @@ int journal_save(const char *path, const struct journal *j)
 
 void journal_free(struct journal *j)
 {
-	for (size_t i = 0; i < j->nscratch; i++)
-		free(j->scratch[i]);
-	for (size_t i = 0; i < j->ncgroup; i++)
-		free(j->cgroup[i]);
-	free(j->scratch);
-	free(j->cgroup);
+	strv_free_n(j->scratch, j->nscratch);
+	strv_free_n(j->cgroup, j->ncgroup);
 	free(j->roots);
 	free(j->pol);
 	free(j->pgid);

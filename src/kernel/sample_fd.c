@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "benchtop/sample.h"
+#include "benchtop/sysfile.h"
 #include "benchtop/xalloc.h"
 
 #define TICK_POS 4
@@ -361,20 +362,6 @@ static struct sofile *sofile_find(struct sproc *p, int fd, const struct stat *st
 	return NULL;
 }
 
-static int read_at(int dirfd, const char *path, char *buf, size_t len)
-{
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = read(fd, buf, len - 1);
-	int err = errno;
-	close(fd);
-	if (n < 0)
-		return -err;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* One fd entry of /proc/PID/fd; returns 1 for a regular file written,
  * 2 for one read. */
 static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
@@ -393,7 +380,7 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 			return 0;
 	if (st.st_dev == f->proc_dev || st.st_dev == f->sys_dev)
 		return 0;  /* /proc and /sys files are not data */
-	if (read_at(infodir, name, buf, SAMPLE_BUF) || sample_parse_fdinfo(buf, &pos, &flags))
+	if (sysfile_read_at(infodir, name, buf, SAMPLE_BUF) || sample_parse_fdinfo(buf, &pos, &flags))
 		return 0;
 	int acc = (int)(flags & O_ACCMODE);
 	bool write = acc == O_WRONLY || acc == O_RDWR;

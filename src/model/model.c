@@ -44,15 +44,23 @@ static int grow(void **p, int *cap, int want, size_t elem)
 	return 0;
 }
 
+static int snapshot_reserve(struct snapshot *s, int ncpu, int nproc, int nwl)
+{
+	struct snapshot_cap *c = cap_of(s);
+	if (grow((void **)&s->cpus, &c->cap_cpu, ncpu, sizeof *s->cpus) ||
+	    grow((void **)&s->procs, &c->cap_proc, nproc, sizeof *s->procs) ||
+	    grow((void **)&s->wls, &c->cap_wl, nwl, sizeof *s->wls))
+		return -ENOMEM;
+	return 0;
+}
+
 struct snapshot *snapshot_new(int ncpu, int nproc, int nwl)
 {
 	struct snapshot_cap *c = xcalloc(1, sizeof *c);
 	if (!c)
 		return NULL;
 	struct snapshot *s = &c->s;
-	if (grow((void **)&s->cpus, &c->cap_cpu, ncpu, sizeof *s->cpus) ||
-	    grow((void **)&s->procs, &c->cap_proc, nproc, sizeof *s->procs) ||
-	    grow((void **)&s->wls, &c->cap_wl, nwl, sizeof *s->wls)) {
+	if (snapshot_reserve(s, ncpu, nproc, nwl)) {
 		snapshot_free(s);
 		return NULL;
 	}
@@ -70,16 +78,6 @@ struct snapshot *snapshot_new(int ncpu, int nproc, int nwl)
 int snapshot_reserve_procs(struct snapshot *s, int nproc)
 {
 	return grow((void **)&s->procs, &cap_of(s)->cap_proc, nproc, sizeof *s->procs);
-}
-
-static int snapshot_reserve(struct snapshot *s, int ncpu, int nproc, int nwl)
-{
-	struct snapshot_cap *c = cap_of(s);
-	if (grow((void **)&s->cpus, &c->cap_cpu, ncpu, sizeof *s->cpus) ||
-	    grow((void **)&s->procs, &c->cap_proc, nproc, sizeof *s->procs) ||
-	    grow((void **)&s->wls, &c->cap_wl, nwl, sizeof *s->wls))
-		return -ENOMEM;
-	return 0;
 }
 
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src)

@@ -69,24 +69,22 @@ static void start_record(struct exp *e, FILE *fp)
 		json_string(fp, r->wl[i].text ? r->wl[i].text : cli_kind_name(r->wl[i].kind));
 		fputc('}', fp);
 	}
-	fprintf(fp, "],\"experiment\":");
-	json_string(fp, e->kind);
-	fprintf(fp, ",\"sweep\":");
-	jstr_or_null(fp, r->sweep);
-	fprintf(fp, ",\"matrix\":{\"placement\":");
-	jstr_or_null(fp, r->matrix_placement);
-	fprintf(fp, ",\"governor\":");
-	jstr_or_null(fp, r->matrix_governor);
-	fprintf(fp, "},\"cell\":");
-	jstr_or_null(fp, r->cell);
-	fprintf(fp, ",\"preset\":");
-	jstr_or_null(fp, r->preset);
-	fprintf(fp, ",\"dir\":");
-	json_string(fp, e->dir);
-	fprintf(fp, ",\"disk\":");
-	jstr_or_null(fp, e->disk[0] ? e->disk : NULL);
-	fprintf(fp, ",\"cache\":");
-	json_string(fp, e->cache_how);
+	/* the run's labels; one it does not have is null */
+	const struct { const char *pre, *val; } f[] = {
+		{ "],\"experiment\":", e->kind ? e->kind : "" },
+		{ ",\"sweep\":", r->sweep },
+		{ ",\"matrix\":{\"placement\":", r->matrix_placement },
+		{ ",\"governor\":", r->matrix_governor },
+		{ "},\"cell\":", r->cell },
+		{ ",\"preset\":", r->preset },
+		{ ",\"dir\":", e->dir },
+		{ ",\"disk\":", e->disk[0] ? e->disk : NULL },
+		{ ",\"cache\":", e->cache_how },
+	};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		fputs(f[i].pre, fp);
+		jstr_or_null(fp, f[i].val);
+	}
 	fprintf(fp, "}\n");
 	fflush(fp);
 }

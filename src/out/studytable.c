@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "benchtop/app.h"
+#include "benchtop/grow.h"
 
 void st_init(struct st_table *t, const char *study, const char *title)
 {
@@ -47,14 +48,10 @@ void st_note(struct st_table *t, const char *fmt, ...)
 
 struct st_row *st_row(struct st_table *t)
 {
-	if (t->nrows == t->cap) {
-		int cap = t->cap ? t->cap * 2 : 16;
-		struct st_row *r = realloc(t->rows, (size_t)cap * sizeof *r);
-		if (!r)
-			return NULL;
-		t->rows = r;
-		t->cap = cap;
-	}
+	struct st_row *rows = grow_one(t->rows, t->nrows, &t->cap, 16, sizeof *rows);
+	if (!rows)
+		return NULL;
+	t->rows = rows;
 	struct st_row *r = &t->rows[t->nrows++];
 	memset(r, 0, sizeof *r);
 	return r;

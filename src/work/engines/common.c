@@ -201,6 +201,16 @@ int eng_finish(struct eng_ctx *x, int fd, const char *path)
 	return 0;
 }
 
+int eng_wrap_up(struct eng_ctx *x, int rc, int fd)
+{
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	eng_pass(x);
+	return eng_finish(x, fd, x->job->dst);
+}
+
 void eng_pass(struct eng_ctx *x)
 {
 	if (x->counts_passes)
@@ -251,12 +261,7 @@ int eng_copy_files(struct eng_ctx *x, eng_loop loop)
 			break;
 	}
 	close(in);
-	if (rc) {
-		close(out);
-		return rc;
-	}
-	eng_pass(x);
-	return eng_finish(x, out, x->job->dst);
+	return eng_wrap_up(x, rc, out);
 }
 
 int eng_chunk_loop(struct eng_ctx *x, int in, int out, eng_step step, const char *verb)

@@ -69,6 +69,9 @@ int eng_finish(struct eng_ctx *x, int fd, const char *path);
  * the file status flags fl it was opened with (a tail written without
  * O_DIRECT dropped it).  0 or a negative errno (eng_fail'ed). */
 int eng_pass_end(struct eng_ctx *x, int in, int fd, int fl, const char *path);
+/* The end of a job writing its destination fd: after an error rc (not 0)
+ * close fd and return rc; else count the pass and eng_finish fd. */
+int eng_wrap_up(struct eng_ctx *x, int rc, int fd);
 /* Count a completed pass (one per job: the process with counts_passes). */
 void eng_pass(struct eng_ctx *x);
 /* Bytes this job has moved so far (to tell an empty pass). */

@@ -125,10 +125,5 @@ int eng_write(struct eng_ctx *x)
 	if (fp)
 		fclose(fp);
 	free(buf);
-	if (rc) {
-		close(fd);
-		return rc;
-	}
-	eng_pass(x);
-	return eng_finish(x, fd, x->job->dst);
+	return eng_wrap_up(x, rc, fd);
 }
