@@ -193,18 +193,6 @@ int config_path(char *buf, size_t len)
 	return 0;
 }
 
-int config_search_dirs(const char *sub, char dirs[2][PATH_MAX])
-{
-	int n = 0;
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	if (xdg && *xdg)
-		snprintf(dirs[n++], PATH_MAX, "%s/benchtop/%s", xdg, sub);
-	else if (home && *home)
-		snprintf(dirs[n++], PATH_MAX, "%s/.config/benchtop/%s", home, sub);
-	snprintf(dirs[n++], PATH_MAX, "%s/%s", BENCHTOP_SHAREDIR, sub);
-	return n;
-}
-
 int config_load(const char *path, struct config *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);

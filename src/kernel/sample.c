@@ -311,7 +311,8 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
  * (every descendant reaped inside the tree).  What reached files through
  * processes that started and ended between two ticks, never seen, shows
  * there: at most its wchar, at most its write_bytes (page-rounded: a page
- * per file counted, and one for the tree's output, may be rounding).
+ * per file counted may be rounding, and one for the tree's output when
+ * its wchar is the larger).
  * Whatever of that the files counted do not explain is added, after the
  * next look at the files (files closed since the last tick are counted
  * there first). */
@@ -324,7 +325,9 @@ static void root_reconcile(struct swl *w)
 	w->rec_pending = false;
 	uint64_t bound = w->rec_wchar < w->rec_wb ? w->rec_wchar : w->rec_wb;
 	uint64_t counted = w->wbytes - w->root_wbytes;
-	uint64_t slack = 4096 * (w->nwfiles - w->root_nwfiles + 1);
+	/* a page per file counted may be rounding; one more for the tree's
+	 * output only when it wrote more than reached the page cache */
+	uint64_t slack = 4096 * (w->nwfiles - w->root_nwfiles + (w->rec_wb < w->rec_wchar ? 1 : 0));
 	if (bound > counted + slack)
 		w->wbytes += bound - counted - slack;
 }
