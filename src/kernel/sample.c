@@ -30,12 +30,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "benchtop/clock.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/xalloc.h"
+
+/* The size of benchtop's standard error when it is a regular file (a
+ * command's output lands there in batch mode), else 0. */
+static uint64_t own_output_size(void)
+{
+	struct stat st;
+	return fstat(STDERR_FILENO, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
 
 #define AS_ITEM(e, item) item,
 static enum pids_item proc_items[] = { PROC_ITEMS(AS_ITEM) };
@@ -298,6 +307,7 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	sp->wl[workload].measure_io |= measure_io;
 	sp->wl[workload].root_wbytes = sp->wl[workload].wbytes;
 	sp->wl[workload].root_nwfiles = sp->wl[workload].nwfiles;
+	sp->wl[workload].root_out0 = own_output_size();
 	/* Its bytes count from here: from the last read of the processes when
 	 * there was one (before it, the workload had moved nothing), so its
 	 * first rate is over the same interval as every other figure of the
@@ -311,8 +321,8 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
  * (every descendant reaped inside the tree).  What reached files through
  * processes that started and ended between two ticks, never seen, shows
  * there: at most its wchar, at most its write_bytes (page-rounded: a page
- * per file counted may be rounding, and one for the tree's output when
- * its wchar is the larger).
+ * per file counted may be rounding), less what the tree wrote to
+ * benchtop's own standard error when that is a file (its output).
  * Whatever of that the files counted do not explain is added, after the
  * next look at the files (files closed since the last tick are counted
  * there first). */
@@ -323,11 +333,15 @@ static void root_reconcile(struct swl *w)
 	if (!w->rec_pending)
 		return;
 	w->rec_pending = false;
-	uint64_t bound = w->rec_wchar < w->rec_wb ? w->rec_wchar : w->rec_wb;
+	/* the tree's output to benchtop's standard error, in bytes (wchar)
+	 * and in the pages it dirtied there (write_bytes) */
+	uint64_t out = w->rec_out > w->root_out0 ? w->rec_out - w->root_out0 : 0;
+	uint64_t out_pages = out ? 4096 * ((w->root_out0 + out + 4095) / 4096 - w->root_out0 / 4096) : 0;
+	uint64_t wchar = w->rec_wchar > out ? w->rec_wchar - out : 0;
+	uint64_t wb = w->rec_wb > out_pages ? w->rec_wb - out_pages : 0;
+	uint64_t bound = wchar < wb ? wchar : wb;
 	uint64_t counted = w->wbytes - w->root_wbytes;
-	/* a page per file counted may be rounding; one more for the tree's
-	 * output only when it wrote more than reached the page cache */
-	uint64_t slack = 4096 * (w->nwfiles - w->root_nwfiles + (w->rec_wb < w->rec_wchar ? 1 : 0));
+	uint64_t slack = 4096 * (w->nwfiles - w->root_nwfiles);
 	if (bound > counted + slack)
 		w->wbytes += bound - counted - slack;
 }
@@ -378,6 +392,7 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid)
 		sp->wl[p->wl].rec_pending = true;
 		sp->wl[p->wl].rec_wchar = wchar;
 		sp->wl[p->wl].rec_wb = wb;
+		sp->wl[p->wl].rec_out = own_output_size();
 	}
 	return wb;
 }

@@ -95,6 +95,9 @@ struct swl {
 	uint64_t root_wbytes, root_nwfiles;/* wbytes and nwfiles when its root was added */
 	bool rec_pending;                  /* its root exited: reconcile at the next settle */
 	uint64_t rec_wchar, rec_wb;        /* the root zombie's wchar and write_bytes */
+	uint64_t root_out0, rec_out;       /* size of benchtop's standard error (where a
+	                                    * command's output goes) when its root was
+	                                    * added, and at its exit */
 	uint64_t pend_rbytes;              /* reads recovered between ticks, counted at the next */
 };
 

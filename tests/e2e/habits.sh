@@ -23,6 +23,20 @@ mouse() { tmux send-keys -t "bt$$-$1" -l "$(printf '\033[M%b%b%b' "\\$(printf '%
 	"\\$(printf '%03o' $((33 + $3)))" "\\$(printf '%03o' $((33 + $4)))")"; }
 pin_pid() { jq -r 'select(.type=="event" and .action=="pin") | .detail.pid' "$T/$1.jsonl" 2>/dev/null | sed -n "${2}p"; }
 cpus_of() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null; }
+# click SESSION ROW: a left click (press and release) on a row's PID.
+click() { mouse "$1" 0 5 "$2"; mouse "$1" 3 5 "$2"; }
+# pin_key SESSION CPU N: the key CPU pins the selected process; the PID
+# of the Nth pin event of the recording is printed once it is there.
+pin_key() {
+	sleep 0.3
+	tm_keys "$1" "$2"
+	local i
+	for i in $(seq 50); do
+		[ -n "$(pin_pid "$1" "$3")" ] && break
+		sleep 0.1
+	done
+	pin_pid "$1" "$3"
+}
 
 tm_start m 120x40 "$BENCHTOP -i 0.2 -o $T/m.jsonl -- $WORK; sleep 60"
 if ! wait_for 20 nrows m 4; then
@@ -30,22 +44,15 @@ if ! wait_for 20 nrows m 4; then
 else
 	# click the third process row, then 0 pins it
 	read -r y pid comm < <(rows m | sed -n 3p)
-	mouse m 0 5 "$y"
-	mouse m 3 5 "$y"
-	sleep 0.3
-	tm_keys m 0
-	got1() { [ -n "$(pin_pid m 1)" ]; }
-	wait_for 5 got1
-	check "a click selects the row under it: 0 pinned PID $pid ($(pin_pid m 1))" [ "$(pin_pid m 1)" = "$pid" ]
+	click m "$y"
+	got=$(pin_key m 0 1)
+	check "a click selects the row under it: 0 pinned PID $pid ($got)" [ "$got" = "$pid" ]
 	check "the clicked process is on CPU 0 ($(cpus_of "$pid"))" [ "$(cpus_of "$pid")" = 0 ]
 	# the wheel (down) moves the selection one row on
 	read -r _ next _ < <(rows m | sed -n 4p)
 	mouse m 65 5 "$y"
-	sleep 0.3
-	tm_keys m 1
-	got2() { [ -n "$(pin_pid m 2)" ]; }
-	wait_for 5 got2
-	check "the wheel moves the selection: 1 pinned PID $next ($(pin_pid m 2))" [ "$(pin_pid m 2)" = "$next" ]
+	got=$(pin_key m 1 2)
+	check "the wheel moves the selection: 1 pinned PID $next ($got)" [ "$got" = "$next" ]
 	check "that process is on CPU 1 ($(cpus_of "$next"))" [ "$(cpus_of "$next")" = 1 ]
 	# o: the sort column changes, and the screen says which
 	tm_keys m o
@@ -75,14 +82,10 @@ if ! wait_for 20 nrows n 4; then
 else
 	read -r _ first _ < <(rows n | sed -n 1p)
 	read -r y third _ < <(rows n | sed -n 3p)
-	mouse n 0 5 "$y"
-	mouse n 3 5 "$y"
-	sleep 0.3
-	tm_keys n 0
-	got() { [ -n "$(pin_pid n 1)" ]; }
-	wait_for 5 got
-	check "--no-mouse: a click does not select: 0 pinned the first row's PID $first ($(pin_pid n 1), not $third)" \
-		[ "$(pin_pid n 1)" = "$first" ]
+	click n "$y"
+	got=$(pin_key n 0 1)
+	check "--no-mouse: a click does not select: 0 pinned the first row's PID $first ($got, not $third)" \
+		[ "$got" = "$first" ]
 fi
 tm_keys n q
 tm_kill n
