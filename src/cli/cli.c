@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MAX_PID 4194304          /* PID_MAX_LIMIT on 64-bit Linux */
 
@@ -117,21 +116,7 @@ STR_OPT(o_record, record)
 STR_OPT(o_replay, replay)
 STR_OPT(o_report, report)
 STR_OPT(o_theme, theme)
-
-/* The sysfs root must be a directory (a tree a test built, or /sys). */
-static int o_sysfs(struct run *r, const char *v, char *err, size_t errlen)
-{
-	struct stat st;
-	if (stat(v, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "bad directory \"%s\" for --sysfs: %s; use the root of a sysfs tree "
-		         "(default /sys) that holds devices/system/cpu", v,
-		         stat(v, &st) != 0 ? strerror(errno) : "not a directory");
-		return -1;
-	}
-	free(r->sysfs);
-	r->sysfs = xstrdup(v);
-	return 0;
-}
+STR_OPT(o_sysfs, sysfs)
 STR_OPT(o_metrics, metrics)
 
 static int o_metrics_listen(struct run *r, const char *v, char *err, size_t errlen)
