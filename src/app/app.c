@@ -511,6 +511,9 @@ static void loop(struct app *a)
 		if (w.nfds && !w.timer && !w.term && !w.nsig)
 			continue;
 		handle_signals(a, &w);
+		/* a --loop command's next run starts as soon as its last is
+		 * reaped, not at the next tick: the loop runs back to back */
+		restart_finished(a);
 		if (w.timer)
 			tick(a);
 		run_due_at(a);

@@ -53,7 +53,7 @@ _Static_assert(sizeof proc_items / sizeof *proc_items == PI_COUNT, "proc items")
 _Static_assert(sizeof thr_items / sizeof *thr_items == TI_COUNT, "thread items");
 
 static int src_procs(struct sampler *sp, double dt);
-static void root_reconcile(struct swl *w);
+static void root_reconcile(struct sampler *sp, int wl);
 static int src_cpu(struct sampler *sp, double dt);
 static int src_disk(struct sampler *sp, double dt);
 static int src_mem(struct sampler *sp, double dt);
@@ -156,7 +156,7 @@ static int src_procs(struct sampler *sp, double dt)
 			sfiles_forget(sp->files, &sp->procs[i]);
 	sfiles_settle(sp->files, sp->procs, sp->n, sp->wl, sp->nwl);
 	for (int w = 0; w <= sp->nwl; w++)
-		root_reconcile(&sp->wl[w]);
+		root_reconcile(sp, w);
 	wl_sums(sp);
 	/* Over the time since the _prev values were read: on the first read
 	 * that is since the workload was first tracked (its processes from
@@ -305,9 +305,13 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	snprintf(p->slot, sizeof p->slot, "%s", slot ? slot : "");
 	sp->wl[workload].measure_io |= measure_io;
-	sp->wl[workload].root_wbytes = sp->wl[workload].wbytes;
-	sp->wl[workload].root_nwfiles = sp->wl[workload].nwfiles;
-	sp->wl[workload].root_out0 = own_output_size();
+	/* a --loop command may run again before the last run's exit is
+	 * reconciled at the next tick: its base stays the first run's */
+	if (!sp->wl[workload].rec_pending) {
+		sp->wl[workload].root_wbytes = sp->wl[workload].wbytes;
+		sp->wl[workload].root_nwfiles = sp->wl[workload].nwfiles;
+		sp->wl[workload].root_out0 = own_output_size();
+	}
 	/* Its bytes count from here: from the last read of the processes when
 	 * there was one (before it, the workload had moved nothing), so its
 	 * first rate is over the same interval as every other figure of the
@@ -326,8 +330,9 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
  * Whatever of that the files counted do not explain is added, after the
  * next look at the files (files closed since the last tick are counted
  * there first). */
-static void root_reconcile(struct swl *w)
+static void root_reconcile(struct sampler *sp, int wl)
 {
+	struct swl *w = &sp->wl[wl];
 	w->rbytes += w->pend_rbytes;
 	w->pend_rbytes = 0;
 	if (!w->rec_pending)
@@ -344,6 +349,16 @@ static void root_reconcile(struct swl *w)
 	uint64_t slack = 4096 * (w->nwfiles - w->root_nwfiles);
 	if (bound > counted + slack)
 		w->wbytes += bound - counted - slack;
+	/* A --loop command's next runs count from here, except what a run
+	 * still going has already been credited with through its files: its
+	 * exit's io will hold that too. */
+	uint64_t going = 0;
+	for (int i = 0; i < sp->n; i++)
+		if (sp->procs[i].wl == wl && !sp->procs[i].exit_noted)
+			going += sp->procs[i].bytes;
+	w->root_wbytes = w->wbytes > going ? w->wbytes - going : 0;
+	w->root_nwfiles = w->nwfiles;
+	w->root_out0 = w->rec_out;
 }
 
 /* The root's zombie rchar holds every read of the tree: beyond what the
@@ -389,10 +404,12 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid)
 	root_reads(sp, p, rchar, wb);
 	p->exit_noted = true;
 	if (p->root) {
-		sp->wl[p->wl].rec_pending = true;
-		sp->wl[p->wl].rec_wchar = wchar;
-		sp->wl[p->wl].rec_wb = wb;
-		sp->wl[p->wl].rec_out = own_output_size();
+		/* every run that ended since the last tick adds up */
+		struct swl *w = &sp->wl[p->wl];
+		w->rec_wchar = (w->rec_pending ? w->rec_wchar : 0) + wchar;
+		w->rec_wb = (w->rec_pending ? w->rec_wb : 0) + wb;
+		w->rec_pending = true;
+		w->rec_out = own_output_size();
 	}
 	return wb;
 }

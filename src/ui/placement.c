@@ -41,8 +41,10 @@ static char cpu_char(int cpu)
 }
 
 /* The row is built in memory and written with one call; samples where
- * the role had no process stay blank, and so does the first sample of a
- * process that replaced another (a restart). */
+ * the role had no process stay blank.  The first sample of a process that
+ * replaced another (a restart) is underlined, not blanked: a command that
+ * --loop runs back to back is a new process in every sample, and its row
+ * still shows where each ran. */
 static void strip(const struct ui_view *v, const struct row *r, int y, int x, int w)
 {
 	chtype cells[1024];
@@ -55,11 +57,12 @@ static void strip(const struct ui_view *v, const struct row *r, int y, int x, in
 	for (size_t i = len; i-- > 0 && col >= 0; col--) {
 		const struct proc_sample *older = i ? find_proc(history_at(v->hist, i - 1), r) : NULL;
 		bool restart = q && older && older->pid != q->pid;
-		if (!q || q->cpu < 0 || restart) {
+		if (!q || q->cpu < 0) {
 			cells[col] = blank;
 		} else {
 			enum theme_role role = ROLE_CPU0 + q->cpu % THEME_NCPU_ROLES;
-			cells[col] = (chtype)cpu_char(q->cpu) | ui_cell_attr(ui_attr(role));
+			cells[col] = (chtype)cpu_char(q->cpu) | ui_cell_attr(ui_attr(role)) |
+			             (restart ? A_UNDERLINE : 0);
 		}
 		first = col;
 		q = older;

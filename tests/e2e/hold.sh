@@ -37,6 +37,13 @@ check "--loop command: runs counted as passes (> 3)" quiet jq -se '
 check "--loop command: no workload_end" quiet jq -se '
 	[.[] | select(.type=="event" and .action=="workload_end")] | length == 0' "$T/cmd.jsonl"
 
+# A fast command under --loop runs back to back, not once per tick: 2.5 s
+# of a 50 ms command at 0.5 s samples is far more than 5 passes.
+"$BENCHTOP" -b --format json -i 0.5 -t 2.5 --loop --no-sync -- sh -c 'sleep 0.05' \
+	> "$T/fast.jsonl" 2>/dev/null
+check "--loop command: back to back ($(jq -s '[.[] | select(.type=="sample") | .workloads[0].passes] | last' "$T/fast.jsonl") passes in 2.5 s)" \
+	quiet jq -se '[.[] | select(.type=="sample") | .workloads[0].passes] | last > 15' "$T/fast.jsonl"
+
 # Two markers: three phases, also when a workload ends for good between them.
 "$BENCHTOP" -b --format json -t 3 --at 1:marker=one --at 2:marker=two \
 	-w cmd:run="sleep 1.5" -w cmd:run="sleep 5" > "$T/ph.jsonl" 2>/dev/null
@@ -134,7 +141,7 @@ if [ "$(nproc)" -ge 2 ]; then
 			done
 			runs=$(live "$T/cp.jsonl" | jq -s --argjson t "$t_pin" '[.[] | select(.type=="sample" and .t > $t)
 				| .procs[] | select(.comm=="cp") | .pid] | unique | length' 2>/dev/null)
-			[ "${runs:-0}" -ge 7 ] && break
+			[ "${runs:-0}" -ge 7 ] && [ "$(wc -w <<<"$seen")" -ge 3 ] && break
 			sleep 0.1
 		done
 		check "--loop cp: every cp seen from outside ($(wc -w <<<"$seen")) had all threads on CPU 1" \
