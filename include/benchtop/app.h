@@ -71,6 +71,13 @@ struct app {
 	unsigned char *allowed;      /* CPUs placements use: --cpus, else online */
 	bool paused;
 	bool all_done;               /* every workload ended (dashboard waits for q) */
+	char status_seen[256];       /* the status text as it was last drawn ... */
+	double status_t;             /* ... and since when (it expires) */
+	bool keyed;                  /* a key came (the first-step hint is gone) */
+	/* each policy's governor and limits at the end of the run, kept when
+	 * they are restored before the summary (npol_end 0: not restored yet) */
+	struct policy_end { char governor[32]; long min_khz, max_khz; } *pol_end;
+	int npol_end;
 	bool finishing;              /* stopping everything at the end of the run */
 	bool in_tick;                /* events from inside a tick follow its sample */
 	double self_cpu_last;
@@ -168,6 +175,10 @@ void batch_line(struct app *a, FILE *fp, const struct snapshot *s);
 
 /* The summary and phase tables (summary.c). */
 void summary_print(struct app *a, FILE *fp);
+/* Put the governors and limits back now (before the summary), keeping
+ * what the run ended under, so the summary's cpufreq table shows what was
+ * restored and, where it differed, what the run ran under. */
+void summary_restore_policies(struct app *a);
 void summary_json(struct app *a, FILE *fp);   /* "summary":[...],"phases":[...] */
 
 /* `benchtop --restore`: undo what benchtops that are gone left, as the

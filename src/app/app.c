@@ -41,6 +41,10 @@
 #include "benchtop/xalloc.h"
 
 
+#define STATUS_SECONDS 6
+#define ALL_DONE_TEXT "all workloads have ended: r restarts the selected one, q quits and prints the summary"
+#define FIRST_STEP_TEXT "try: \xe2\x86\x91\xe2\x86\x93 select a process, 0-9 pin it to a CPU, s spread"
+
 double app_mono(void)
 {
 	return clock_mono();
@@ -453,16 +457,36 @@ static bool finished(struct app *a)
 	}
 	if (a->dashboard) {
 		if (!a->all_done)
-			snprintf(a->vs.status, sizeof a->vs.status,
-			         "all workloads have ended: r restarts the selected one, q quits and prints the summary");
+			snprintf(a->vs.status, sizeof a->vs.status, "%s", ALL_DONE_TEXT);
 		a->all_done = true;
 		return false;
 	}
 	return true;
 }
 
+/* The status line says what the last key or action did for a few
+ * seconds, then clears; what stays true (the run has ended) stays.
+ * Before the first key it suggests the first step. */
+static void status_age(struct app *a)
+{
+	char *st = a->vs.status;
+	double now = app_mono();
+	if (strcmp(st, a->status_seen)) {
+		snprintf(a->status_seen, sizeof a->status_seen, "%s", st);
+		a->status_t = now;
+	} else if (st[0] && now - a->status_t > STATUS_SECONDS &&
+	           !(a->all_done && !strcmp(st, ALL_DONE_TEXT)) && strcmp(st, FIRST_STEP_TEXT)) {
+		st[0] = a->status_seen[0] = 0;
+	}
+	if (!st[0] && !a->keyed && !a->all_done && a->nwl > 0)
+		snprintf(st, sizeof a->vs.status, "%s", FIRST_STEP_TEXT);
+	else if (a->keyed && !strcmp(st, FIRST_STEP_TEXT))
+		st[0] = 0;
+}
+
 static void draw(struct app *a)
 {
+	status_age(a);
 	struct ui_view v;
 	app_view_of(a, &v);
 	ui_draw(&v);
@@ -482,7 +506,9 @@ static void key_view(void *ctx, struct ui_view *v)
 static bool handle_keys(struct app *a)
 {
 	struct ui_view v;
-	return ui_keys_drain(&v, &a->vs, &a->quit, key_apply, key_view, a);
+	bool any = ui_keys_drain(&v, &a->vs, &a->quit, key_apply, key_view, a);
+	a->keyed |= any;
+	return any;
 }
 
 /* The terminal went away (hang-up, end of file, EIO) without a SIGHUP
@@ -778,6 +804,7 @@ int app_run(struct run *run, struct app_result *res)
 		 * can still be read (a log of standard error). */
 		FILE *sum = a->term_lost || a->out_lost ||
 		            (run->batch && run->format != FMT_TEXT) ? stderr : stdout;
+		summary_restore_policies(a);
 		summary_print(a, sum);
 	}
 	print_failures(a);

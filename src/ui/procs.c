@@ -167,23 +167,38 @@ static const struct column {
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-struct table { bool show[NCOLS]; bool compact; };
+/* rate_w: READ and WRITE in full ("9.99 Gbit/s" is one wider than
+ * "9.99 MiB/s"); comm_w: COMMAND, the last, gives up room first. */
+struct table { bool show[NCOLS]; bool compact; int rate_w, comm_w; };
+
+static int colw(const struct table *t, size_t i)
+{
+	if (t->compact)
+		return cols[i].cwidth;
+	if (cols[i].fn == c_read || cols[i].fn == c_write)
+		return t->rate_w;
+	return cols[i].fn == c_comm ? t->comm_w : cols[i].width;
+}
 
 static int need(const struct table *t)
 {
 	int n = 0;
 	for (size_t i = 0; i < NCOLS; i++)
-		n += t->show[i] ? (t->compact ? cols[i].cwidth : cols[i].width) + 1 : 0;
+		n += t->show[i] ? colw(t, i) + 1 : 0;
 	return n;
 }
 
 /* Everything in full if it fits; else compact, dropping the least
  * important columns until the row fits. */
-static void choose(int width, struct table *t)
+static void choose(int width, enum units_mode u, struct table *t)
 {
 	for (size_t i = 0; i < NCOLS; i++)
 		t->show[i] = true;
 	t->compact = false;
+	t->rate_w = u == UNITS_BITS ? 11 : 10;
+	t->comm_w = 15;
+	while (need(t) > width && t->comm_w > 9)
+		t->comm_w--;
 	if (need(t) <= width)
 		return;
 	t->compact = true;
@@ -203,7 +218,7 @@ static void row(const struct table *t, int y, int x, int w, enum theme_role role
 	for (size_t i = 0; i < NCOLS; i++) {
 		if (!t->show[i])
 			continue;
-		int cw = t->compact ? cols[i].cwidth : cols[i].width, len;
+		int cw = colw(t, i), len;
 		if (n + cw + 1 > (int)sizeof(line) - 1)
 			break;
 		if (c) {
@@ -250,7 +265,9 @@ static const char *unit_note(enum units_mode m)
 
 #define MAX_ROWS 512
 
-/* The heading row: the sort column (o) in the key colour. */
+/* The heading row: the sort column (o) in the key colour, with an arrow
+ * saying which way it sorts (down: largest first; up: PID ascending), so
+ * it shows without colour too. */
 static void heading(const struct table *t, int y, int x, int w)
 {
 	row(t, y, x, w, ROLE_TITLE, NULL);
@@ -261,10 +278,14 @@ static void heading(const struct table *t, int y, int x, int w)
 	for (size_t i = 0; i < NCOLS; i++) {
 		if (!t->show[i])
 			continue;
-		int cw = t->compact ? cols[i].cwidth : cols[i].width;
+		int cw = colw(t, i);
 		if (!strcmp(cols[i].head, h)) {
 			int hw = (int)strlen(h), at = cols[i].right ? cx + cw - hw : cx;
 			ui_text(y, at, hw, ROLE_KEY, h);
+			bool up = !strcmp(h, "PID");
+			int ax = cols[i].right || cw > hw ? (cols[i].right ? at - 1 : at + hw) : at - 1;
+			if (ax >= x && ax < x + w)
+				ui_text(y, ax, 1, ROLE_KEY, ui_utf8 ? (up ? "\xe2\x96\xb2" : "\xe2\x96\xbc") : (up ? "^" : "v"));
 			return;
 		}
 		cx += cw + 1;
@@ -275,7 +296,7 @@ void ui_procs_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	struct table t;
-	choose(r.w, &t);
+	choose(r.w, v->units, &t);
 	static const struct proc_sample *list[MAX_ROWS];
 	int n = ui_procs_list(v, list, MAX_ROWS), live = 0;
 	for (int i = 0; i < n; i++)
