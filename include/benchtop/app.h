@@ -126,6 +126,9 @@ struct app_result {
 	int nfreq[APP_RES_CPUS];
 	long khz[APP_RES_CPUS][APP_RES_FREQS];
 	double secs[APP_RES_CPUS][APP_RES_FREQS];
+	/* where each role ran at the end of the run, busy roles first:
+	 * "reader 0, writer 1, idle 0" (the CPUs each was allowed) */
+	char placed[200];
 };
 /* One whole run of run (dashboard or batch) from setup to summary; res
  * (may be NULL) gets its totals.  Returns the exit status (SPEC §5). */

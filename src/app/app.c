@@ -621,6 +621,29 @@ static void fill_residency(struct app *a, struct app_result *res)
 }
 
 /* Totals of each workload, for an experiment's table. */
+/* The roles of the last sample with live processes and the CPUs each
+ * was allowed, busy roles first ("reader 0, writer 1, idle 0"). */
+static void placed_text(const struct app *a, char *buf, size_t len)
+{
+	const struct snapshot *s = NULL;
+	for (size_t i = history_len(a->hist); i-- > 0 && !s;) {
+		const struct snapshot *h = history_at(a->hist, i);
+		for (int k = 0; k < h->nproc && !s; k++)
+			if (h->procs[k].alive && h->procs[k].workload > 0)
+				s = h;
+	}
+	size_t n = 0;
+	buf[0] = 0;
+	for (int pass = 0; s && pass < 2; pass++)
+		for (int k = 0; k < s->nproc && n + 32 < len; k++) {
+			const struct proc_sample *p = &s->procs[k];
+			bool idle = !strcmp(p->role, "control") || !strcmp(p->role, "idle");
+			if (!p->alive || p->workload <= 0 || idle != (pass == 1))
+				continue;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", p->role, p->allowed);
+		}
+}
+
 static void fill_result(struct app *a, struct app_result *res)
 {
 	memset(res, 0, sizeof *res);
@@ -633,6 +656,7 @@ static void fill_result(struct app *a, struct app_result *res)
 		res->nphase[i] = workload_phase_rows(a->wl[i], res->phase[i], names);
 	}
 	fill_residency(a, res);
+	placed_text(a, res->placed, sizeof res->placed);
 }
 
 /* Set up everything that can refuse before anything runs: the machine,

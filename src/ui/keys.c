@@ -16,7 +16,7 @@ const struct ui_key_binding ui_keys[] = {
 	{ .key = KEY_DOWN, .alt = 'j', .name = "Down/j", .help = "select the next process", .action = ACT_SEL_DOWN },
 	{ .key = '0', .last = '9', .name = "0-9", .help = "pin the selected process (all its threads) to that CPU", .action = ACT_PIN_CPU },
 	{ .key = 'p', .name = "p", .help = "pin the selected process to a typed CPU list (Tab: whole workload)", .action = ACT_PROMPT_PIN },
-	{ .key = 's', .name = "s", .help = "spread: every process on a CPU of its own, round robin", .action = ACT_SPREAD },
+	{ .key = 's', .name = "s", .help = "spread: busy roles on CPUs of their own first, idle ones share", .action = ACT_SPREAD },
 	{ .key = 'c', .name = "c", .help = "pack: every process onto the selected process's CPU", .action = ACT_PACK },
 	{ .key = 'f', .name = "f", .help = "free: every process back to all CPUs", .action = ACT_FREE },
 	{ .key = 'g', .name = "g", .help = "next governor on all CPUs", .action = ACT_GOV_NEXT },
