@@ -469,7 +469,7 @@ static void key_view(void *ctx, struct ui_view *v)
 	app_view_of(ctx, v);
 }
 
-/* Returns whether any key came. */
+/* Returns whether anything was read from the terminal. */
 static bool handle_keys(struct app *a)
 {
 	struct ui_view v;
