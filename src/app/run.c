@@ -440,8 +440,17 @@ static bool finished(struct app *a)
 		    workload_state(a->wl[i]) == WLS_DONE)
 			return false;
 	}
-	/* In the dashboard the finished run stays on screen to be read (and
-	 * restarted with r) until q; batch mode ends here. */
+	/* The work is over: the last phase ends with it, however long the
+	 * run stays on screen.  In the dashboard the finished run stays on
+	 * screen to be read (and restarted with r) until q; batch mode ends
+	 * here. */
+	if (!a->all_done && a->nwl > 0) {
+		double end = 0;
+		for (int i = 0; i < a->nwl; i++)
+			end = fmax(end, workload_ended_at(a->wl[i]));
+		if (end > 0)
+			history_work_ended(a->hist, end);
+	}
 	if (a->dashboard) {
 		if (!a->all_done)
 			snprintf(a->vs.status, sizeof a->vs.status,
