@@ -59,7 +59,7 @@ static void start_record(struct exp *e, FILE *fp)
 {
 	const struct run *r = e->r;
 	struct cpufreq *cf = cpufreq_open(r->sysfs, e->ncpu);
-	record_start_head(fp, e->ncpu, r->interval);
+	record_start_head(fp, e->ncpu, r->interval, r, e->dir);
 	fprintf(fp, ",\"cpufreq\":");
 	json_string(fp, cf ? cpufreq_residency_kind(cf) : "none");
 	if (cf)
