@@ -366,8 +366,6 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 			if (a->dashboard)
 				ui_resize();
 			break;
-		case SIGPIPE:
-			break;
 		default:
 			a->quit = true;
 			a->quit_signal = w->sig[i];
