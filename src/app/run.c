@@ -29,7 +29,7 @@
 #include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
-#include "benchtop/membw.h"
+#include "benchtop/ceiling.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
 #include "benchtop/ptree.h"
@@ -370,8 +370,6 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 			if (a->dashboard)
 				ui_resize();
 			break;
-		case SIGPIPE:
-			break;
 		default:
 			a->quit = true;
 			a->quit_signal = w->sig[i];
@@ -502,7 +500,7 @@ static void key_view(void *ctx, struct ui_view *v)
 	app_view_of(ctx, v);
 }
 
-/* Returns whether any key came. */
+/* Returns whether anything was read from the terminal. */
 static bool handle_keys(struct app *a)
 {
 	struct ui_view v;
@@ -569,6 +567,9 @@ static void finish(struct app *a)
 	a->snap->dt = app_mono() - a->last_tick;
 	tick(a);
 	a->ended = app_now(a);
+	/* The ceiling is measured after the last sample, when no phase runs. */
+	if (!(a->membw > 0))
+		a->membw = ceiling_measure();
 	if (a->rec && !a->rec_borrowed)
 		record_end(a, a->rec);
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
@@ -726,7 +727,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	 * lines stay in the C locale ("1.5", never "1,5"). */
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
-	a->membw = membw_measure();
+	a->membw = ceiling_cached();  /* measured after the run when not cached */
 	rc = app_prepare(a, msg, sizeof msg);
 	if (rc) {
 		if (a->dashboard)
@@ -743,6 +744,8 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	}
 	a->t0 = a->last_tick = app_mono();
 	a->self_cpu_last = cpu_self();
+	if (a->cf)
+		cpufreq_start_clock(a->cf);  /* residency counts from t = 0, as phases do */
 	if (m) {
 		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */
 		free(m);
