@@ -12,19 +12,6 @@
 #include "benchtop/workload.h"
 #include "benchtop/xalloc.h"
 
-/* CPU and bytes of attached processes live only in the samples. */
-static void attached_totals(struct app *a, struct workload_totals *t)
-{
-	memset(t, 0, sizeof *t);
-	const struct snapshot *s = history_last(a->hist);
-	for (int i = 0; s && i < s->nproc; i++) {
-		t->user += s->procs[i].utime;
-		t->sys += s->procs[i].stime;
-		t->bytes += s->procs[i].bytes;
-	}
-	t->elapsed = a->ended;
-}
-
 /* One summary row; paused time (inside elapsed) is its own column when
  * any workload was paused. */
 static void row(FILE *fp, enum units_mode u, const struct workload_totals *t, const char *name,
@@ -113,10 +100,6 @@ void summary_print(struct app *a, FILE *fp)
 		         t.counted ? " (" : "", t.counted ? t.counted : "", t.counted ? ")" : "");
 		row(fp, u, &t, name, workload_state(a->wl[i]) == WLS_FAILED, show_paused);
 	}
-	if (a->attach.n) {
-		attached_totals(a, &t);
-		row(fp, u, &t, "attached", false, show_paused);
-	}
 	size_t n = history_nphases(a->hist);
 	tables_phase_head(fp, u);
 	for (size_t i = 0; i < n; i++) {
@@ -167,12 +150,6 @@ void summary_json(struct app *a, FILE *fp)
 		if (i)
 			fputc(',', fp);
 		json_totals(fp, &t, workload_name(a->wl[i]), i + 1);
-	}
-	if (a->attach.n) {
-		attached_totals(a, &t);
-		if (a->nwl)
-			fputc(',', fp);
-		json_totals(fp, &t, "attached", 0);
 	}
 	fprintf(fp, "],\"workloads\":[");
 	for (int i = 0; i < a->nwl; i++) {

@@ -166,4 +166,60 @@ else
 	skip "spread needs 2 CPUs"
 fi
 
+# ---- --attach measures what it shows ------------------------------------
+# An outside dd, held at a gate until benchtop has attached to it, writes
+# a file: workload 1 (kind attached, its command in spec) moves what the
+# file holds, in samples, phases, summary and metrics.
+attach_dd() {   # attach_dd NAME COUNT: starts the gated dd, prints its pid
+	mkfifo "$T/$1.gate"
+	sh -c "read x < '$T/$1.gate'; exec dd if=/dev/zero of='$T/$1.out' bs=256k count=$2 oflag=dsync status=none" \
+		</dev/null >/dev/null 2>&1 &
+	echo $!
+}
+ddpid=$(attach_dd at 400)
+"$BENCHTOP" -b --format json -i 0.2 --attach "$ddpid" -o "$T/at.jsonl" --metrics "$T/at.prom" \
+	> "$T/at.txt" 2> "$T/at.err" &
+bpid=$!
+wait_for 20 sh -c "grep -q '\"type\":\"sample\"' '$T/at.jsonl' 2>/dev/null"
+echo go > "$T/at.gate"
+# the metrics file goes at the end of the run: read it while dd writes
+prom_moves() { grep -qE '^benchtop_workload_bytes(_total)?\{[^}]*workload="1"[^}]*\} [1-9]' "$T/at.prom" 2>/dev/null; }
+wait_for 30 prom_moves
+check "attach: metrics carry its bytes" prom_moves
+wait_for 120 sh -c "! kill -0 $bpid 2>/dev/null"
+wait $bpid
+rc=$?
+size=$(stat -c %s "$T/at.out")
+check "attach: exit 0 ($rc), dd wrote $size bytes" [ "$rc" = 0 ] && [ "$size" = $((400 * 262144)) ]
+check "attach: workload 1, kind attached, its command in spec ($(jq -c 'select(.type=="start") | .workloads' "$T/at.jsonl"))" \
+	quiet jq -se '(.[] | select(.type=="start")).workloads | length == 1 and .[0].id == 1 and
+	.[0].kind == "attached" and (.[0].spec | test("dd if=/dev/zero"))' "$T/at.jsonl"
+check "attach: samples carry its write rate" quiet jq -se '
+	[.[] | select(.type=="sample") | .workloads[0].write_bps] | max > 0' "$T/at.jsonl"
+check "attach: the summary's bytes are what dd wrote, within 1% ($(jq -c 'select(.type=="end") | .summary[0].bytes' "$T/at.jsonl") of $size)" \
+	quiet jq -se --argjson n "$size" '(.[] | select(.type=="end")).summary[0].bytes as $b |
+	$b > $n * 0.99 and $b <= $n * 1.01' "$T/at.jsonl"
+check "attach: the phase has a rate" quiet jq -se '(.[] | select(.type=="end")).phases[0].bps > 0' "$T/at.jsonl"
+if [ "$(stat -f -c %T "$T")" != tmpfs ]; then
+	check "attach: the disk line is the device under dd's file ($(jq -r 'select(.type=="sample") | .disk.device' "$T/at.jsonl" | sort -u | tr '\n' ' '))" \
+		quiet jq -se '[.[] | select(.type=="sample") | .disk] | (map(.device) | any(. != "")) and (map(.write_bps) | max > 0)' "$T/at.jsonl"
+else
+	skip "attach: $T is on tmpfs, no block device under it"
+fi
+check "attach: dd left running its course, not killed" sh -c "! grep -q 'killed' '$T/at.err'"
+
+# In the dashboard: the legend's write value moves and the header names it.
+ddpid=$(attach_dd atd 4000)
+tm_start at 120x40 "'$BENCHTOP' --no-mouse -i 0.5 --attach $ddpid"
+wait_for 20 screen_has at "attached"
+echo go > "$T/atd.gate"
+legend_moves() { tm_screen at | grep -qE '(write|wr) [1-9]'; }
+wait_for 30 legend_moves
+check "attach dashboard: the legend shows the write rate ($(tm_screen at | grep -oE '(write|wr) [0-9.]+' | head -1))" legend_moves
+tm_keys at q
+wait_for 20 sh -c "! tmux has-session -t bt$$-at 2>/dev/null || ! tmux capture-pane -p -t bt$$-at | grep -q Throughput"
+check "attach dashboard: dd goes on after q" kill -0 "$ddpid"
+kill "$ddpid" 2>/dev/null
+tm_kill at
+
 finish
