@@ -222,4 +222,30 @@ check "attach dashboard: dd goes on after q" kill -0 "$ddpid"
 kill "$ddpid" 2>/dev/null
 tm_kill at
 
+# Reports: every marker label in full, none glued to another (labels on a
+# row keep clear of each other at 6 px a character, less than any
+# character of 12 px sans-serif but a space).
+"$BENCHTOP" -b -i 0.2 -t 4 -o "$T/mk.jsonl" --at 1:marker=alpha --at 1.4:marker=gov-bravo \
+	--at 1.8:free --at 2.2:marker=delta --at 2.3:marker=echo-echo --at 2.4:marker=foxtrot -- sleep 10 \
+	>/dev/null 2>&1
+# ev_labels FILE: "x y anchor text" per marker label of a report
+ev_labels() {
+	grep -o '<text class="ev"[^>]*><title>[^<]*</title>[^<]*' "$1" |
+		sed -E 's/.* x="([0-9.]+)" y="([0-9]+)"( text-anchor="end")?.*<\/title>(.*)/\1 \2 \3 \4/; s/ text-anchor="end" / end /; s/^([0-9.]+ [0-9]+)  /\1 start /'
+}
+# glued FILE: prints the first pair of labels on one row that touch
+glued() {
+	ev_labels "$1" | awk '{ x = $1; t = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", t); w = 6 * length(t);
+		if ($3 == "end") { a = x - w; b = x } else { a = x; b = x + w }
+		for (i = 0; i < n; i++) if (y[i] == $2 && a < B[i] && b > A[i]) { print T[i] " | " t; exit }
+		y[n] = $2; A[n] = a; B[n] = b; T[n] = t; n++ }'
+}
+for out in mk.svg mk.html; do
+	"$BENCHTOP" --report "$T/mk.jsonl" -o "$T/$out" >/dev/null 2>&1
+	labs=$(ev_labels "$T/$out" | sed -E 's/^[^ ]+ [^ ]+ [^ ]+ //' | tr '\n' ',')
+	check "report $out: every marker label in full ($labs)" sh -c "for l in alpha gov-bravo free delta echo-echo foxtrot; do echo '$labs' | grep -qE \"(^|,|s )\$l(,|\$)\" || exit 1; done"
+	g=$(glued "$T/$out")
+	check "report $out: no two labels glued ($g)" [ -z "$g" ]
+done
+
 finish
