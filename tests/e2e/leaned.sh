@@ -87,7 +87,7 @@ tm_kill pa
 
 # At 80x24 the default run's placement strip shows reader and writer, a
 # CPU row shows +N only after a PID, and a capped governor stays whole.
-tm_start df 80x24 "TMPDIR='$T/tmp' '$BENCHTOP' --no-mouse --sysfs '$T/sys' --at 1:governor=performance --at 1.5:maxfreq=1600000"
+tm_start df 80x24 "TMPDIR='$T/tmp' '$BENCHTOP' --no-mouse --sysfs '$T/sys' -o '$T/df.jsonl' --at 1:governor=performance --at 1.5:maxfreq=1600000"
 strip_roles() { tm_screen df | sed -n '/Placement/,/Processes/p' | grep -q ' reader ' && tm_screen df | sed -n '/Placement/,/Processes/p' | grep -q ' writer '; }
 wait_for 60 strip_roles
 check "80x24: the placement strip shows reader and writer" strip_roles
@@ -95,6 +95,11 @@ wait_for 20 screen_has df "cap 1.60G"
 tm_screen df > "$T/df.txt"
 check "80x24: a capped governor reads in full" grep -qE '^cpu0 .*cap 1\.60G performance( |$)' "$T/df.txt"
 check "80x24: no CPU row shows +N without a PID" sh -c "! grep -E '^cpu[0-9]' '$T/df.txt' | grep -qE '(performance|ondemand) +\+[0-9]'"
+# The first minute: the default copies without a flush per pass (no comb),
+# and before the first key the status line suggests the first step.
+check "default run: its passes are not flushed ($(jq -r 'select(.type=="start") | .workloads[0].spec' "$T/df.jsonl"))" \
+	quiet jq -se '(.[] | select(.type=="start")).workloads[0].spec | test("sync=none")' "$T/df.jsonl"
+check "default run: the status line suggests the first step" grep -q "select a process, 0-9 pin it" "$T/df.txt"
 tm_keys df q
 wait_for 20 sh -c "! tmux has-session -t bt$$-df 2>/dev/null || ! tmux capture-pane -p -t bt$$-df | grep -q Throughput"
 tm_kill df
