@@ -1,7 +1,7 @@
-/* app.h - one run of benchtop: the state the poll loop, the actions, the
- * run's outputs and its summary share.  Internal to src/app/ (app.c,
- * app_setup.c, action.c, record.c, summary.c); out/ uses only
- * record_start_head, main.c only app_run. */
+/* app.h - one run of benchtop: the state the poll loop and the actions
+ * share.  Internal to src/app/ (run.c, run_setup.c, live_view.c,
+ * live_metrics.c, action.c, attach.c); exp/ uses app_run, main.c
+ * app_main.  The run's writers see it through struct run_out (record.h). */
 #ifndef BENCHTOP_APP_H
 #define BENCHTOP_APP_H
 
@@ -12,6 +12,7 @@
 #include "benchtop/cli.h"
 #include "benchtop/json.h"
 #include "benchtop/model.h"
+#include "benchtop/record.h"
 #include "benchtop/view.h"
 #include "benchtop/workload.h"
 
@@ -154,21 +155,6 @@ bool attach_found_stopped(const struct app *a, pid_t pid);
  * unless --leave-placement, put back each re-pinned process's affinity. */
 void attach_restore(struct app *a);
 void attach_free(struct app *a);
-
-/* Outputs (record.c). */
-/* The first fields of a start record ({"type":"start",...,"interval":N),
- * left open for the caller's own fields. */
-void record_start_head(FILE *fp, int ncpu, double interval);
-void record_start(struct app *a, FILE *fp);
-void record_sample(struct app *a, FILE *fp, const struct snapshot *s);
-void record_event(FILE *fp, const struct event *e);
-void record_end(struct app *a, FILE *fp);
-void batch_header(struct app *a, FILE *fp);
-void batch_line(struct app *a, FILE *fp, const struct snapshot *s);
-
-/* The summary and phase tables (summary.c). */
-void summary_print(struct app *a, FILE *fp);
-void summary_json(struct app *a, FILE *fp);   /* "summary":[...],"phases":[...] */
 
 /* `benchtop --restore`: undo what benchtops that are gone left, as the
  * journals in this user's journal directory name it (with sysfs_root, only

@@ -1,4 +1,4 @@
-/* app.c - one run: set up, the poll loop (tick timer, signals, keys), and
+/* run.c - one run: set up, the poll loop (tick timer, signals, keys), and
  * an orderly end whatever way it comes (end of work, duration, q, signal).
  *
  * Data flows one way: sampler -> snapshot -> history -> views and records;
@@ -104,6 +104,18 @@ static void event_at(struct app *a, double t, const char *action, const char *la
 		record_event(a->out, &e);
 	else if (a->out && a->run->batch && a->run->format == FMT_TEXT)
 		fprintf(a->out, "# %.2f s: %s\n", e.t, e.label);
+}
+
+/* The run as its writers see it (record.h). */
+static struct run_out run_out_of(const struct app *a)
+{
+	return (struct run_out){
+		.run = a->run, .ncpu = a->ncpu, .interval = a->interval, .units = a->vs.units,
+		.wl = a->wl, .nwl = a->nwl, .hist = a->hist, .cf = a->cf,
+		.rec = a->rec, .t_offset = a->t_offset, .cell = a->cell, .membw = a->membw,
+		.prep_sync = a->prep_sync, .prep_drop = a->prep_drop, .ended = a->ended,
+		.attached = a->attach.pids, .nattached = a->attach.n,
+	};
 }
 
 /* ---- children ---------------------------------------------------------- */
@@ -319,10 +331,11 @@ static void tick_body(struct app *a)
 	a->self_cpu_last = cpu1;
 	history_push(a->hist, s);
 	app_metrics_tick(a);
+	struct run_out o = run_out_of(a);
 	if (a->rec)
-		record_sample(a, a->rec, s);
+		record_sample(&o, a->rec, s);
 	if (a->run->batch && a->out)
-		batch_line(a, a->out, s);
+		batch_line(&o, a->out, s);
 	/* After the sample: what a workload moved up to its end belongs to
 	 * the phase before its end event. */
 	note_workload_ends(a);
@@ -534,10 +547,11 @@ static void finish(struct app *a)
 	a->snap->dt = app_mono() - a->last_tick;
 	tick(a);
 	a->ended = app_now(a);
+	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
-		record_end(a, a->rec);
+		record_end(&o, a->rec);
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
-		record_end(a, a->out);
+		record_end(&o, a->out);
 	/* Governors are restored in teardown, after the summary has said
 	 * what the run ended under. */
 }
@@ -688,12 +702,13 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */
 		free(m);
 	}
+	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
-		record_start(a, a->rec);
+		record_start(&o, a->rec);
 	if (a->out && run->batch && run->format == FMT_JSON)
-		record_start(a, a->out);
+		record_start(&o, a->out);
 	else if (a->out && run->batch)
-		batch_header(a, a->out);
+		batch_header(&o, a->out);
 	/* The start record comes first; the governor's event follows it. */
 	if (run->governor) {
 		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
@@ -769,7 +784,8 @@ int app_run(struct run *run, struct app_result *res)
 		 * can still be read (a log of standard error). */
 		FILE *sum = a->term_lost || a->out_lost ||
 		            (run->batch && run->format != FMT_TEXT) ? stderr : stdout;
-		summary_print(a, sum);
+		struct run_out o = run_out_of(a);
+		summary_print(&o, sum);
 	}
 	print_failures(a);
 	status = exit_status(a);

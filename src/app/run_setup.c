@@ -1,4 +1,4 @@
-/* app_setup.c - setting a run up and tearing it down: the scratch
+/* run_setup.c - setting a run up and tearing it down: the scratch
  * directory, the checks of the command line against this machine (CPUs,
  * governors, theme, permissions), the workloads' files, the event loop's
  * descriptors, the record file, and what a crash must still undo. */

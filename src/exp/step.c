@@ -1,4 +1,4 @@
-/* exp_run.c - running an experiment's steps: each a quiet batch run in a
+/* step.c - running an experiment's steps: each a quiet batch run in a
  * process of its own (a stop signal ends the whole experiment), with the
  * device's reads measured around it, files evicted from the page cache
  * before reads, and the one table written at the end. */

@@ -1,5 +1,5 @@
 /* sample_priv.h - what the sampler's source files share (sample.c,
- * sample_proc.c, sample_fd.c, sample_dir.c, sample_sys.c).  Not part of
+ * sample_proc.c, sample_filebytes.c, sample_newfiles.c, sample_sys.c).  Not part of
  * any other module's contract. */
 #ifndef BENCHTOP_SAMPLE_PRIV_H
 #define BENCHTOP_SAMPLE_PRIV_H
@@ -180,7 +180,7 @@ void sprocs_read(struct sampler *sp, double dt);
  * *cap, doubling (from 8); 0 or -ENOMEM (then *p is unchanged). */
 int sample_grow(void **p, int *cap, int want, size_t elem);
 
-/* fd side (sample_fd.c). */
+/* fd side (sample_filebytes.c). */
 struct sfiles;
 struct sfiles *sfiles_new(void);
 void sfiles_free(struct sfiles *f);
@@ -203,7 +203,7 @@ void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t si
 bool sample_time_after(const struct statx_timestamp *t, const struct timespec *since);
 bool sample_born_after(int dirfd, const char *name, const struct timespec *since);
 
-/* directories written into (sample_dir.c). */
+/* directories written into (sample_newfiles.c). */
 struct sdirs;
 struct sdirs *sdirs_new(void);
 void sdirs_free(struct sdirs *d);
