@@ -76,7 +76,7 @@ struct app {
 	double self_cpu_last;
 	double ended;                /* t of the end record */
 	double prep_sync, prep_drop; /* --drop-caches: seconds of the sync and the drop before t = 0, -1 none */
-	double membw;                /* memcpy bytes/s measured at start: no honest rate passes twice it */
+	double membw;                /* memcpy bytes/s of this boot (ceiling.h), 0 until known */
 	struct cgroup *cg;           /* the run's cgroup (its workloads' groups inside), or NULL */
 	struct {
 		pid_t *pids;         /* --attach PIDs */
@@ -161,9 +161,10 @@ void attach_restore(struct app *a);
 void attach_free(struct app *a);
 
 /* Outputs (record.c). */
-/* The first fields of a start record ({"type":"start",...,"interval":N),
- * left open for the caller's own fields. */
-void record_start_head(FILE *fp, int ncpu, double interval);
+/* The first fields of a start record ({"type":"start",...,"interval":N,
+ * "machine":{...}), left open for the caller's own fields.  The machine's
+ * disks are those under r's workload paths and dir (may be NULL). */
+void record_start_head(FILE *fp, int ncpu, double interval, const struct run *r, const char *dir);
 void record_start(struct app *a, FILE *fp);
 void record_sample(struct app *a, FILE *fp, const struct snapshot *s);
 void record_event(FILE *fp, const struct event *e);

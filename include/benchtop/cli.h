@@ -13,7 +13,7 @@
 
 #define CLI_ERR_MAX 512
 
-enum wl_kind { WL_COPY, WL_WRITE, WL_READ, WL_SEEK, WL_CMD };
+enum wl_kind { WL_COPY, WL_WRITE, WL_READ, WL_SEEK, WL_CMD, WL_NET };
 enum copy_engine { ENG_RW, ENG_CFR, ENG_SENDFILE, ENG_SPLICE, ENG_MMAP, ENG_PIPE };
 enum sync_mode { SYNC_END, SYNC_NONE, SYNC_EACH };
 enum units_mode { UNITS_IEC, UNITS_SI, UNITS_BITS };
@@ -41,6 +41,9 @@ struct wl_spec {
 	uint64_t count;       /* seek: reads per seeker (0 = until stopped) */
 	int update;           /* read, seek: percent of the blocks read that are
 	                       * dirtied and written back in place (0..100) */
+	int mss;              /* net: TCP_MAXSEG of the loopback stream (default 1448) */
+	uint64_t align;       /* net: the receiver buffers to writes of this many
+	                       * bytes (0 = none: it writes what each recv returns) */
 	char **argv;          /* cmd: NULL-terminated argv; run= goes via sh -c */
 	bool is_default;      /* the default workload (SPEC §2): copy, engine
 	                       * pipe, procs 3, src and dst NULL (benchtop

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 #include <wchar.h>
 #include "benchtop/view.h"
@@ -39,10 +40,27 @@ static bool want_mono(bool no_color)
 	return no_color || (nc && *nc);
 }
 
+/* Keys stay keys: Ctrl-\ must not end benchtop by SIGQUIT past its
+ * clean-up (the quit character is switched off; Ctrl-C still quits as q
+ * does, through SIGINT), and Ctrl-S must not stop the terminal's output,
+ * which would stop the loop's writes and with them every tick (output
+ * flow control off).  endwin gives the terminal its own settings back. */
+static void keys_not_signals(void)
+{
+	struct termios t;
+	if (term_fd < 0 || tcgetattr(term_fd, &t) != 0)
+		return;
+	t.c_cc[VQUIT] = _POSIX_VDISABLE;
+	t.c_iflag &= ~(tcflag_t)IXON;
+	if (tcsetattr(term_fd, TCSANOW, &t) == 0)
+		def_prog_mode();  /* curses' own later mode changes keep it */
+}
+
 static void setup_curses(bool no_color)
 {
 	noecho();
 	cbreak();
+	keys_not_signals();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	curs_set(0);

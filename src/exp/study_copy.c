@@ -383,7 +383,7 @@ static const struct {
 	int (*run)(struct exp *e, struct st_table *t);
 } studies[] = {
 	{ "copytools", study_copytools }, { "rsync-demo", study_rsync_demo }, { "bonnie", study_bonnie },
-	{ "aligntest", study_aligntest }, { "blocksize", study_blocksize },
+	{ "aligntest", study_aligntest }, { "blocksize", study_blocksize }, { "netwrite", study_netwrite },
 };
 
 bool study_known(const char *study)
