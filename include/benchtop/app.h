@@ -145,6 +145,11 @@ const unsigned char *action_placer(void *app, int w, const char *slot);
 /* After a sample: re-apply the placement rules to every tracked task that
  * does not match. */
 void action_enforce_placement(struct app *a);
+/* F9 (signal.c): send act->sig to act->pid, a running process of the run;
+ * an event and a new phase.  At exit, attached processes it stopped are
+ * continued (called by attach_restore). */
+int action_signal(struct app *a, const struct action *act);
+void action_signal_release(struct app *a);
 /* Add an event now (t from the monotonic clock) and start a new phase. */
 void app_event(struct app *a, const char *action, const char *label, const char *detail_json);
 void app_event_at(struct app *a, double t, const char *action, const char *label,

@@ -387,7 +387,7 @@ static void run_due_at(struct app *a)
 			[AT_PIN] = ACT_PIN_LIST, [AT_PACK] = ACT_PACK, [AT_FREE] = ACT_FREE,
 			[AT_SPREAD] = ACT_SPREAD, [AT_GOVERNOR] = ACT_GOV_SET,
 			[AT_MAXFREQ] = ACT_MAXFREQ, [AT_MARKER] = ACT_MARKER,
-			[AT_PAUSE] = ACT_PAUSE, [AT_RESUME] = ACT_RESUME,
+			[AT_PAUSE] = ACT_PAUSE, [AT_RESUME] = ACT_RESUME, [AT_CAPTION] = ACT_CAPTION,
 		};
 		act.id = map[at->kind];
 		act.whole = 2; /* every workload */
