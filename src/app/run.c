@@ -120,19 +120,44 @@ static struct workload *owner_of(struct app *a, pid_t pid)
 	return NULL;
 }
 
-/* A descendant whose parent died was handed to benchtop (its subreaper):
- * its CPU time still belongs to the workload whose tree it was in. */
-static void adopt_orphan(struct app *a, pid_t pid, const struct rusage *ru)
+/* The workload a process benchtop is about to reap belongs to: one it
+ * started, one the sampler tracks (an orphan handed to benchtop, its
+ * subreaper), or one its cgroup holds (an orphan that lived and ended
+ * between two samples); NULL when none. */
+static struct workload *reaped_owner(struct app *a, pid_t pid)
 {
-	pid_t pids[1024];
-	for (int w = 1; w <= a->nwl; w++) {
-		int n = sampler_pids(a->sp, w, pids, 1024);
-		for (int i = 0; i < n; i++)
-			if (pids[i] == pid) {
-				workload_add_rusage(a->wl[w - 1], ru);
-				return;
-			}
+	struct workload *w = owner_of(a, pid);
+	if (w)
+		return w;
+	int id = sampler_owner(a->sp, pid);
+	if (id > 0 && id <= a->nwl)
+		return a->wl[id - 1];
+	for (int i = 0; i < a->nwl; i++) {
+		const struct cgroup *g = workload_cgroup(a->wl[i]);
+		if (g && cgroup_holds(g, pid))
+			return a->wl[i];
 	}
+	return NULL;
+}
+
+/* Reap pid, a zombie of benchtop's: what its zombie's io says its tree
+ * read settles a command's bytes, its CPU (wait4's) goes to its workload. */
+static bool reap_one(struct app *a, pid_t pid, int flags)
+{
+	double t_exit = app_now(a);  /* before the look at its zombie */
+	struct workload *w = reaped_owner(a, pid);
+	bool root = w && workload_owns(w, pid);
+	if (w && !strcmp(workload_kind(w), "cmd"))
+		sampler_note_exit(a->sp, pid, workload_id(w));
+	int st;
+	struct rusage ru;
+	if (wait4(pid, &st, flags, &ru) <= 0)
+		return false;
+	if (root)
+		workload_reap(w, pid, st, &ru, t_exit);
+	else if (w)
+		workload_add_rusage(w, &ru);
+	return true;
 }
 
 static void reap_children(struct app *a)
@@ -141,21 +166,8 @@ static void reap_children(struct app *a)
 		siginfo_t si = { 0 };
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			break;
-		pid_t pid = si.si_pid;
-		double t_exit = app_now(a);  /* before the look at its zombie */
-		struct workload *w = owner_of(a, pid);
-		/* the zombie's io (libproc2, in the sampler) settles what a
-		 * command read after the sampler last looked */
-		if (w && !strcmp(workload_kind(w), "cmd"))
-			sampler_note_exit(a->sp, pid);
-		int st;
-		struct rusage ru;
-		if (wait4(pid, &st, WNOHANG, &ru) <= 0)
+		if (!reap_one(a, si.si_pid, WNOHANG))
 			break;
-		if (w)
-			workload_reap(w, pid, st, &ru, t_exit);
-		else
-			adopt_orphan(a, pid, &ru);
 	}
 	/* the last process of a tree may have been an orphan, or someone
 	 * else's child */
@@ -207,11 +219,14 @@ static void stop_all(struct app *a)
 	for (;;) {
 		int left = a->cg ? (cgroup_kill(a->cg), cgroup_populated(a->cg) == 1)
 		                 : ptree_signal_descendants(getpid(), SIGKILL) > 0;
-		int st;
-		struct rusage ru;
+		siginfo_t si;
 		pid_t p;
-		while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0)
-			adopt_orphan(a, p, &ru);
+		for (;;) {
+			si.si_pid = 0;
+			p = waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT);
+			if (p < 0 || si.si_pid == 0 || !reap_one(a, si.si_pid, WNOHANG))
+				break;
+		}
 		if ((!left && p < 0) || app_mono() >= deadline)
 			break;  /* none left (ECHILD), or the deadline passed */
 		/* children left: wait for the next to end; none but the group

@@ -108,9 +108,14 @@ void summary_print(struct app *a, FILE *fp)
 		if (nr)
 			continue;
 		workload_totals(a->wl[i], &t);
-		char name[256];
-		snprintf(name, sizeof name, "%s%s%s%s", workload_name(a->wl[i]),
-		         t.counted ? " (" : "", t.counted ? t.counted : "", t.counted ? ")" : "");
+		char name[320], rd[32], wr[32], both[96] = "";
+		if (t.counted && t.rw_known) {
+			units_fmt_bytes(u, t.read_bytes, rd, sizeof rd);
+			units_fmt_bytes(u, t.write_bytes, wr, sizeof wr);
+			snprintf(both, sizeof both, ": read %s, written %s", rd, wr);
+		}
+		snprintf(name, sizeof name, "%s%s%s%s%s", workload_name(a->wl[i]),
+		         t.counted ? " (" : "", t.counted ? t.counted : "", both, t.counted ? ")" : "");
 		row(fp, u, &t, name, workload_state(a->wl[i]) == WLS_FAILED, show_paused);
 	}
 	if (a->attach.n) {
@@ -145,6 +150,11 @@ static void json_totals(FILE *fp, const struct workload_totals *t, const char *n
 	        (unsigned long long)t->calls, t->runs, t->paused);
 	if (t->counted)
 		fprintf(fp, ",\"counted\":\"%s\"", t->counted);
+	if (t->rw_known)
+		fprintf(fp, ",\"read_bytes\":%llu,\"write_bytes\":%llu",
+		        (unsigned long long)t->read_bytes, (unsigned long long)t->write_bytes);
+	else
+		fprintf(fp, ",\"read_bytes\":null,\"write_bytes\":null");
 	fputc('}', fp);
 }
 
