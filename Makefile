@@ -71,9 +71,9 @@ build/san/libbenchtop.a: $(SLIBOBJS)
 # Unit tests link the archive, so each pulls in only the modules it uses.
 build/san/tests/%: tests/unit/%.c build/san/libbenchtop.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -o $@ $< build/san/libbenchtop.a $(LDFLAGS) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -MMD -MP -o $@ $< build/san/libbenchtop.a $(LDFLAGS) $(LDLIBS) -lcmocka
 
--include $(OBJS:.o=.d) $(SOBJS:.o=.d)
+-include $(OBJS:.o=.d) $(SOBJS:.o=.d) $(UNIT_BINS:=.d)
 
 # deps: install what is missing (root) or print the line (non-root).
 define need_debs

@@ -76,7 +76,7 @@ struct app {
 	double self_cpu_last;
 	double ended;                /* t of the end record */
 	double prep_sync, prep_drop; /* --drop-caches: seconds of the sync and the drop before t = 0, -1 none */
-	double membw;                /* memcpy bytes/s measured at start: no honest rate passes twice it */
+	double membw;                /* memcpy bytes/s of this boot (ceiling.h), 0 until known */
 	struct cgroup *cg;           /* the run's cgroup (its workloads' groups inside), or NULL */
 	struct {
 		pid_t *pids;         /* --attach PIDs */

@@ -551,6 +551,7 @@ static int act_restart_stop(struct app *a, bool restart)
 	a->all_done = false;
 	snprintf(label, sizeof label, "w%d restart", i);
 	app_event(a, "marker", label, detail);
+	history_work_ended(a->hist, -1);
 	snprintf(a->vs.status, sizeof a->vs.status, "workload %d restarted", i);
 	return 0;
 }

@@ -218,11 +218,47 @@ static int prompt_key(int key, struct action *out)
 	return 0;
 }
 
+/* A key as the user knows it: "y", "Enter", "F9", "^A". */
+static void key_label(int key, char *buf, size_t len)
+{
+	if (key == '\n' || key == '\r' || key == KEY_ENTER)
+		snprintf(buf, len, "Enter");
+	else if (key == KEY_ESC)
+		snprintf(buf, len, "Esc");
+	else if (key == KEY_TAB)
+		snprintf(buf, len, "Tab");
+	else if (key == KEY_BACKSPACE || key == 127 || key == 8)
+		snprintf(buf, len, "Backspace");
+	else if (key >= KEY_F(1) && key <= KEY_F(24))
+		snprintf(buf, len, "F%d", key - KEY_F(0));
+	else if (key > 32 && key < 127)
+		snprintf(buf, len, "%c", key);
+	else if (key >= 128 && key < 256)
+		snprintf(buf, len, "that key");
+	else {
+		const char *n = keyname(key);
+		if (n && !strncmp(n, "KEY_", 4))
+			n += 4;
+		snprintf(buf, len, "%s", n ? n : "that key");
+	}
+}
+
+/* A key that does nothing here says so, and where the keys are: never
+ * silence, never the end of the run. */
+static int unbound_key(int key, struct action *out)
+{
+	char name[32];
+	key_label(key, name, sizeof(name));
+	fill(out, ACT_NOTE);
+	snprintf(out->text, sizeof(out->text), "%s does nothing here: F1 for the keys", name);
+	return 1;
+}
+
 static int table_key(const struct ui_view *v, int key, struct action *out)
 {
 	const struct ui_key_binding *b = ui_key_find(key);
 	if (!b || (b->replay_only && !v->replay))
-		return 0;
+		return unbound_key(key, out);
 	switch (b->action) {   /* keys that change only the view */
 	case ACT_SCALE:
 		fill(out, ACT_NOTE);
@@ -337,10 +373,20 @@ const char *ui_key_prompt(void)
 	}
 }
 
+static bool input_seen;
+
+bool ui_input_seen(void)
+{
+	bool seen = input_seen;
+	input_seen = false;
+	return seen;
+}
+
 int ui_key(const struct ui_view *v, struct action *out)
 {
 	int ch;
 	while ((ch = getch()) != ERR) {
+		input_seen = true;
 		if (ch == KEY_RESIZE) {
 			/* curses has taken the new size already (getch does, and
 			 * resizeterm queues this key): calling ui_resize here

@@ -107,5 +107,7 @@ int ui_mouse_key(const struct ui_view *v, struct action *out);
 /* The G/F menu when one is open (keys.c). */
 void ui_menu_draw(const struct ui_view *v, struct rect r);
 bool ui_help_shown(void);
+/* Whether ui_key read anything from the terminal since the last call. */
+bool ui_input_seen(void);
 
 #endif

@@ -29,7 +29,7 @@
 #include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
-#include "benchtop/membw.h"
+#include "benchtop/ceiling.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
 #include "benchtop/ptree.h"
@@ -366,8 +366,6 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 			if (a->dashboard)
 				ui_resize();
 			break;
-		case SIGPIPE:
-			break;
 		default:
 			a->quit = true;
 			a->quit_signal = w->sig[i];
@@ -440,8 +438,17 @@ static bool finished(struct app *a)
 		    workload_state(a->wl[i]) == WLS_DONE)
 			return false;
 	}
-	/* In the dashboard the finished run stays on screen to be read (and
-	 * restarted with r) until q; batch mode ends here. */
+	/* The work is over: the last phase ends with it, however long the
+	 * run stays on screen.  In the dashboard the finished run stays on
+	 * screen to be read (and restarted with r) until q; batch mode ends
+	 * here. */
+	if (!a->all_done && a->nwl > 0) {
+		double end = 0;
+		for (int i = 0; i < a->nwl; i++)
+			end = fmax(end, workload_ended_at(a->wl[i]));
+		if (end > 0)
+			history_work_ended(a->hist, end);
+	}
 	if (a->dashboard) {
 		if (!a->all_done)
 			snprintf(a->vs.status, sizeof a->vs.status,
@@ -469,7 +476,7 @@ static void key_view(void *ctx, struct ui_view *v)
 	app_view_of(ctx, v);
 }
 
-/* Returns whether any key came. */
+/* Returns whether anything was read from the terminal. */
 static bool handle_keys(struct app *a)
 {
 	struct ui_view v;
@@ -534,6 +541,9 @@ static void finish(struct app *a)
 	a->snap->dt = app_mono() - a->last_tick;
 	tick(a);
 	a->ended = app_now(a);
+	/* The ceiling is measured after the last sample, when no phase runs. */
+	if (!(a->membw > 0))
+		a->membw = ceiling_measure();
 	if (a->rec && !a->rec_borrowed)
 		record_end(a, a->rec);
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
@@ -667,7 +677,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	 * lines stay in the C locale ("1.5", never "1,5"). */
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
-	a->membw = membw_measure();
+	a->membw = ceiling_cached();  /* measured after the run when not cached */
 	rc = app_prepare(a, msg, sizeof msg);
 	if (rc) {
 		if (a->dashboard)
@@ -684,6 +694,8 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	}
 	a->t0 = a->last_tick = app_mono();
 	a->self_cpu_last = cpu_self();
+	if (a->cf)
+		cpufreq_start_clock(a->cf);  /* residency counts from t = 0, as phases do */
 	if (m) {
 		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */
 		free(m);

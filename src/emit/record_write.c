@@ -197,6 +197,8 @@ void record_end(struct app *a, FILE *fp)
 {
 	fprintf(fp, "{\"type\":\"end\",\"t\":");
 	json_number(fp, a->ended);
+	fprintf(fp, ",\"memcpy_bps\":");
+	json_number(fp, a->membw > 0 ? a->membw : NAN);
 	fputc(',', fp);
 	summary_json(a, fp);
 	fprintf(fp, "}\n");

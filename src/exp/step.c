@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/loop.h"
 #include "benchtop/affinity.h"
 #include "benchtop/clock.h"
 #include "benchtop/cpufreq.h"
@@ -191,17 +192,19 @@ struct step_msg {
 	struct app_result res;
 };
 
+/* SIGCHLD and the signals that end a run (loop_quit_signals). */
 static void stop_signals(sigset_t *set)
 {
+	int sig[LOOP_SIG_LIST];
+	int n = loop_quit_signals(sig, LOOP_SIG_LIST);
 	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
+	for (int i = 0; i < n; i++)
+		sigaddset(set, sig[i]);
 	sigaddset(set, SIGCHLD);
 }
 
-/* Waits for the step's process; SIGINT, SIGTERM and SIGHUP are passed on
- * to it (it stops its workloads and restores governors) and end the
+/* Waits for the step's process; a signal that ends a run is passed on to
+ * it (it stops its workloads and restores governors) and ends the
  * experiment after it.  The pipe is drained meanwhile, so a result larger
  * than the pipe's buffer never blocks the child. */
 static int wait_step(struct exp *e, pid_t pid, int fd, struct step_msg *msg, size_t *got)
@@ -219,7 +222,8 @@ static int wait_step(struct exp *e, pid_t pid, int fd, struct step_msg *msg, siz
 		if (waitpid(pid, &ws, WNOHANG) != 0)
 			break;
 		int sig = sigtimedwait(&set, &si, &tick);
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+		if (sig > 0 && sig != SIGCHLD && !((sig == SIGPIPE || sig == SIGXFSZ) &&
+		                                   si.si_code == SI_USER && si.si_pid == getpid())) {
 			e->stop = sig;
 			kill(pid, sig);
 		}
