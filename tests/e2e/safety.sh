@@ -116,4 +116,51 @@ else
 	skip "planted links need root (a second user)"
 fi
 
+# ---- recordings that cannot be written --------------------------------------
+
+M=$T/small
+mkdir -p "$M"
+if is_root && mount -t tmpfs -o size=256k tmpfs "$M" 2>/dev/null; then
+	MOUNTS+=("$M")
+	# fills mid-run: the tmpfs is filled from outside once lines are there
+	"$BENCHTOP" -b -i 0.1 -t 60 -o "$M/rec.jsonl" -- sleep 90 > "$T/mid.out" 2> "$T/mid.err" &
+	pid=$!
+	wait_for 20 sh -c "[ \$(wc -l 2>/dev/null < '$M/rec.jsonl' || echo 0) -ge 3 ]"
+	dd if=/dev/zero of="$M/fill" bs=4k 2>/dev/null
+	wait_for 20 grep -q 'rec.jsonl' "$T/mid.err"
+	kill -TERM $pid 2>/dev/null
+	wait $pid; rc=$?
+	check "recording fills mid-run: exit 3 ($rc)" [ $rc = 3 ]
+	check "... said once, naming the file" [ "$(grep -c "$M/rec.jsonl" "$T/mid.err")" = 1 ]
+	check "... the summary is still printed" grep -q 'sleep' "$T/mid.out"
+	check "... what was written is whole lines of JSON" \
+		sh -c "[ -s '$M/rec.jsonl' ] && jq -e . '$M/rec.jsonl' > /dev/null && [ \"\$(tail -c 1 '$M/rec.jsonl' | od -An -c | tr -d ' ')\" = '\\n' ]"
+	# full from the start
+	rm -f "$M/rec.jsonl"
+	dd if=/dev/zero of="$M/fill2" bs=4k 2>/dev/null
+	bt -b -i 0.1 -t 0.5 -o "$M/full.jsonl" -- sleep 2 > "$T/full.out" 2> "$T/full.err"; rc=$?
+	check "recording on a full file system: exit 3 ($rc), named once" \
+		sh -c "[ $rc = 3 ] && [ \$(grep -c '$M/full.jsonl' '$T/full.err') = 1 ]"
+	check "... summary still printed" grep -q 'sleep' "$T/full.out"
+	check "... no temporary file left" sh -c "! ls -A '$M' | grep -q tmp"
+	# an experiment's record
+	rm -f "$M/full.jsonl"
+	head -c 128k /dev/urandom > "$T/in"
+	bt -w "read:path=$T/in" --sweep bs=4k:8k -o "$M/sw.jsonl" > "$T/swf.out" 2> "$T/swf.err"; rc=$?
+	check "experiment record on a full file system: exit 3 ($rc), named once, table printed" \
+		sh -c "[ $rc = 3 ] && [ \$(grep -c '$M/sw.jsonl' '$T/swf.err') = 1 ] && grep -q 'MiB/s' '$T/swf.out'"
+else
+	skip "a small tmpfs needs root (mount)"
+fi
+if [ -c /dev/full ]; then
+	bt -b -i 0.1 -t 0.5 -o "$T/withfull.jsonl" -- sleep 2 > /dev/full 2> "$T/sf.err"; rc=$?
+	check "standard output full: exit 3 ($rc), said once" \
+		sh -c "[ $rc = 3 ] && [ \$(grep -c 'standard output' '$T/sf.err') = 1 ]"
+	check "... the summary goes to standard error" grep -q 'sleep' "$T/sf.err"
+	check "... the recording is kept whole (end record)" \
+		sh -c "[ \"\$(tail -1 '$T/withfull.jsonl' | jq -r .type)\" = end ]"
+else
+	skip "no /dev/full"
+fi
+
 finish
