@@ -448,6 +448,8 @@ void app_teardown(struct app *a)
 	placement_free(a->pl);
 	free(a->plog.v);
 	attach_free(a);
+	free(a->pol_end);
+	a->pol_end = NULL;
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);
 	free(a->online);
