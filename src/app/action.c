@@ -543,13 +543,15 @@ static int act_pause(struct app *a, bool pause)
 	/* a paused process is in the journal until it runs again, so that
 	 * --restore resumes it after a killed benchtop */
 	for (size_t i = 0; i < a->attach.n; i++) {
-		if (!pause && attach_found_stopped(a, a->attach.pids[i]))
-			continue;  /* it was stopped when benchtop found it */
-		if (pause)
-			journal_note_paused(a->attach.pids[i]);
-		kill(a->attach.pids[i], pause ? SIGSTOP : SIGCONT);
+		pid_t pid = a->attach.pids[i];
+		/* one stopped when benchtop found it stays stopped: not benchtop's to resume */
+		bool found_stopped = attach_found_stopped(a, pid);
+		if (pause && !found_stopped)
+			journal_note_paused(pid);
+		if (pause || !found_stopped)
+			kill(pid, pause ? SIGSTOP : SIGCONT);
 		if (!pause)
-			journal_note_resumed(a->attach.pids[i]);
+			journal_note_resumed(pid);
 	}
 	a->paused = pause;
 	app_event(a, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}");

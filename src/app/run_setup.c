@@ -104,12 +104,19 @@ static void remove_scratch(struct app *a)
 	}
 	/* Only benchtop's own files are in it; anything else (a file a
 	 * user dropped there) makes rmdir fail, and it stays. */
-	if (rmdir(a->scratch) < 0 && errno == ENOTEMPTY) {
-		char cmd[4200];
-		snprintf(cmd, sizeof cmd, "%s", a->scratch);
+	int e = rmdir(a->scratch) < 0 ? errno : 0;
+	if ((e && e != ENOENT && e != ENOTEMPTY) || journal_scratch_below(a->scratch)) {
+		/* a file of benchtop's could not go (a file system shut down
+		 * after EIO): the directory stays for --restore with it */
+		fprintf(stderr, "benchtop: cannot remove scratch directory %s: %s; it stays in the journal "
+		        "for benchtop --restore\n", a->scratch, strerror(e ? e : EBUSY));
+		a->scratch_made = false;
+		return;
+	}
+	if (e == ENOTEMPTY) {
 		/* Engines remove their own files; a leftover here is a bug
 		 * worth seeing rather than silently deleting. */
-		fprintf(stderr, "benchtop: scratch directory %s is not empty; left in place\n", cmd);
+		fprintf(stderr, "benchtop: scratch directory %s is not empty; left in place\n", a->scratch);
 	}
 	/* gone, or left in place with what is not benchtop's: --restore
 	 * must not remove it either way */

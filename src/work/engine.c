@@ -722,9 +722,20 @@ void engine_cleanup(const struct wl_spec *w, struct engine_plan *plan, bool fail
 
 		if (jb->src && jb->src_invented && !keep)
 			unlink(jb->src);
-		/* A failed run's output is partial: it goes, even a kept one. */
-		if (jb->dst && (failed || (jb->dst_invented && !keep)))
+		/* A failed run's output is partial: an invented one goes, even a
+		 * kept one; a dst the user named is theirs and stays. */
+		if (jb->dst && jb->dst_invented && (failed || !keep))
 			unlink(jb->dst);
+	}
+}
+
+void engine_unmake(struct engine_plan *plan)
+{
+	for (int j = 0; plan->job && j < plan->jobs; j++) {
+		if (plan->job[j].src && plan->job[j].src_invented)
+			unlink(plan->job[j].src);
+		if (plan->job[j].dst)
+			unlink(plan->job[j].dst);
 	}
 }
 
