@@ -14,6 +14,13 @@
 struct workload;
 struct cpufreq;
 
+/* A cpufreq policy's governor and limits at the end of a run, kept when
+ * they are restored before the summary. */
+struct policy_end {
+	char governor[32];
+	long min_khz, max_khz;
+};
+
 /* A live run as its writers see it. */
 struct run_out {
 	const struct run *run;       /* the command line (--format) */
@@ -32,11 +39,15 @@ struct run_out {
 	double ended;                /* t of the end record */
 	const pid_t *attached;       /* --attach PIDs */
 	size_t nattached;
+	const char *scratch;         /* the scratch directory (its disk in the start record), or NULL */
+	const struct policy_end *pol_end; /* each policy as the run ended, npol_end 0: not restored */
+	int npol_end;
 };
 
-/* The first fields of a start record ({"type":"start",...,"interval":N),
- * left open for the caller's own fields. */
-void record_start_head(FILE *fp, int ncpu, double interval);
+/* The first fields of a start record ({"type":"start",...,"interval":N,
+ * "machine":{...}), left open for the caller's own fields.  The machine's
+ * disks are those under r's workload paths and dir (may be NULL). */
+void record_start_head(FILE *fp, int ncpu, double interval, const struct run *r, const char *dir);
 /* The start record, the samples, the events and the end record. */
 void record_start(const struct run_out *o, FILE *fp);
 void record_sample(const struct run_out *o, FILE *fp, const struct snapshot *s);

@@ -57,11 +57,17 @@ static void print_policies(const struct run_out *o, FILE *fp)
 		tables_no_policies(fp, why ? why : "no cpufreq policies here");
 		return;
 	}
-	tables_policy_head(fp);
+	tables_policy_head(fp, o->npol_end > 0);
 	for (int p = 0; p < n; p++) {
 		struct policy_row r = { p, cpufreq_policy_cpus(o->cf, p), cpufreq_policy_driver(o->cf, p),
 		                        cpufreq_policy_governor(o->cf, p), cpufreq_policy_min(o->cf, p),
-		                        cpufreq_policy_max(o->cf, p) };
+		                        cpufreq_policy_max(o->cf, p), NULL, 0, 0 };
+		if (p < o->npol_end) {
+			const struct policy_end *e = &o->pol_end[p];
+			r.ran_governor = e->governor;
+			r.ran_min_khz = e->min_khz;
+			r.ran_max_khz = e->max_khz;
+		}
 		tables_policy_row(fp, &r);
 	}
 }
@@ -86,9 +92,14 @@ void summary_print(const struct run_out *o, FILE *fp)
 		if (nr)
 			continue;
 		workload_totals(o->wl[i], &t);
-		char name[256];
-		snprintf(name, sizeof name, "%s%s%s%s", workload_name(o->wl[i]),
-		         t.counted ? " (" : "", t.counted ? t.counted : "", t.counted ? ")" : "");
+		char name[320], rd[32], wr[32], both[96] = "";
+		if (t.counted && t.rw_known) {
+			units_fmt_bytes(u, t.read_bytes, rd, sizeof rd);
+			units_fmt_bytes(u, t.write_bytes, wr, sizeof wr);
+			snprintf(both, sizeof both, ": read %s, written %s", rd, wr);
+		}
+		snprintf(name, sizeof name, "%s%s%s%s%s", workload_name(o->wl[i]),
+		         t.counted ? " (" : "", t.counted ? t.counted : "", both, t.counted ? ")" : "");
 		row(fp, u, &t, name, workload_state(o->wl[i]) == WLS_FAILED, show_paused);
 	}
 	if (o->nattached) {
@@ -123,6 +134,11 @@ static void json_totals(FILE *fp, const struct workload_totals *t, const char *n
 	        (unsigned long long)t->calls, t->runs, t->paused);
 	if (t->counted)
 		fprintf(fp, ",\"counted\":\"%s\"", t->counted);
+	if (t->rw_known)
+		fprintf(fp, ",\"read_bytes\":%llu,\"write_bytes\":%llu",
+		        (unsigned long long)t->read_bytes, (unsigned long long)t->write_bytes);
+	else
+		fprintf(fp, ",\"read_bytes\":null,\"write_bytes\":null");
 	fputc('}', fp);
 }
 
