@@ -247,6 +247,27 @@ static int set_names(struct recording *rec)
 	return 0;
 }
 
+/* Workloads the samples carry beyond those the start record names (an
+ * experiment's preset steps run workloads of their own): "workload N". */
+static void more_names(struct recording *rec)
+{
+	int n = rec->nwl;
+	for (size_t i = 0; i < rec->nsamples; i++)
+		for (int w = 0; w < rec->samples[i]->nwl; w++)
+			if (rec->samples[i]->wls[w].id > n && rec->samples[i]->wls[w].id <= 64)
+				n = rec->samples[i]->wls[w].id;
+	if (n == rec->nwl)
+		return;
+	rec->wl_names = xrealloc(rec->wl_names, ((size_t)n + 1) * sizeof *rec->wl_names);
+	for (int i = rec->nwl; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "workload %d", i + 1);
+		rec->wl_names[i] = xstrdup(name);
+	}
+	rec->wl_names[n] = NULL;
+	rec->nwl = n;
+}
+
 /* One line: 0 when used or skipped, else -EINVAL / -ENOMEM with err. */
 static int take_line(struct recording *rec, const char *path, size_t lineno, char *line,
                      size_t len, char *err, size_t errlen)
@@ -397,6 +418,7 @@ int recording_load(const char *path, struct recording **out, char *err, size_t e
 		recording_free(rec);
 		return rc;
 	}
+	more_names(rec);
 	*out = rec;
 	return 0;
 }

@@ -533,7 +533,11 @@ static void header_text(FILE *fp, const struct recording *rec)
 	const struct json *st = recording_start(rec);
 	fprintf(fp, "<text x=\"%d\" y=\"24\" class=\"t\">benchtop: ", PL);
 	const char *const *names = recording_wl_names(rec);
-	for (int i = 0; i < recording_nwl(rec); i++) {
+	/* an experiment by its title ("matrix ...: 4 cells"), a run by its workloads */
+	const char *title = json_str(json_get(json_get(recording_end(rec), "experiment"), "title"), NULL);
+	if (title)
+		esc(fp, title, 120);
+	for (int i = 0; !title && i < recording_nwl(rec); i++) {
 		fputs(i ? ", " : "", fp);
 		esc(fp, names[i], 60);
 	}

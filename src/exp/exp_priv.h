@@ -24,6 +24,7 @@ struct step_res {
 	uint64_t bytes, calls;
 	uint64_t disk_read;          /* device bytes read during the step */
 	bool disk_known;
+	double from, to;             /* experiment seconds the step ran over (its cell) */
 	struct app_result res;       /* the step's own totals and residency */
 };
 
