@@ -22,7 +22,7 @@ enum units_mode { UNITS_IEC, UNITS_SI, UNITS_BITS };
 enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON };
 enum placement { PLACE_NONE, PLACE_PACK, PLACE_FREE, PLACE_SPREAD };
 enum run_mode { MODE_RUN, MODE_ATTACH, MODE_REPLAY, MODE_REPORT, MODE_RESTORE,
-                MODE_HELP, MODE_VERSION };
+                MODE_HELP, MODE_VERSION, MODE_COMPARE };
 
 /* One -w workload (or the command after --). */
 struct wl_spec {
@@ -56,7 +56,7 @@ struct wl_spec {
 
 /* One --at T:ACTION.  run->at is kept sorted by t (stable). */
 enum at_kind { AT_PIN, AT_PACK, AT_FREE, AT_SPREAD, AT_GOVERNOR, AT_MAXFREQ,
-               AT_MARKER, AT_PAUSE, AT_RESUME };
+               AT_MARKER, AT_PAUSE, AT_RESUME, AT_CAPTION };
 struct at_action {
 	double t;             /* seconds since start */
 	enum at_kind kind;
@@ -100,6 +100,8 @@ struct run {
 	char *sysfs;          /* default "/sys" */
 	char *metrics;        /* --metrics FILE, or NULL */
 	char *metrics_listen; /* --metrics-listen [ADDR:]PORT as typed, or NULL */
+	char **compare;       /* --compare FILE...: the recordings, in order */
+	size_t ncompare;
 };
 
 /* What an option table row says, for --help and the man page. */

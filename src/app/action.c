@@ -39,6 +39,17 @@ static const struct proc_sample *selected_proc(struct app *a)
 	return p;
 }
 
+/* The live process pid of the newest sample (the affinity dialog's), else
+ * the selected one. */
+static const struct proc_sample *proc_of(struct app *a, pid_t pid)
+{
+	const struct snapshot *s = history_last(a->hist);
+	for (int i = 0; s && i < s->nproc; i++)
+		if (s->procs[i].pid == pid && s->procs[i].alive)
+			return &s->procs[i];
+	return selected_proc(a);
+}
+
 /* The slot a process plays in its workload: placement rules are on it. */
 static const char *slot_of(const struct proc_sample *p)
 {
@@ -365,7 +376,7 @@ static int act_pin_list(struct app *a, const struct action *act)
 			return -EINVAL;
 		}
 	int rc = 0;
-	const struct proc_sample *p = selected_proc(a);
+	const struct proc_sample *p = act->pid ? proc_of(a, act->pid) : selected_proc(a);
 	if (act->whole == 0) {
 		if (!p) {
 			snprintf(a->vs.status, sizeof a->vs.status, "no process to pin");
@@ -532,13 +543,15 @@ static int act_pause(struct app *a, bool pause)
 	/* a paused process is in the journal until it runs again, so that
 	 * --restore resumes it after a killed benchtop */
 	for (size_t i = 0; i < a->attach.n; i++) {
-		if (!pause && attach_found_stopped(a, a->attach.pids[i]))
-			continue;  /* it was stopped when benchtop found it */
-		if (pause)
-			journal_note_paused(a->attach.pids[i]);
-		kill(a->attach.pids[i], pause ? SIGSTOP : SIGCONT);
+		pid_t pid = a->attach.pids[i];
+		/* one stopped when benchtop found it stays stopped: not benchtop's to resume */
+		bool found_stopped = attach_found_stopped(a, pid);
+		if (pause && !found_stopped)
+			journal_note_paused(pid);
+		if (pause || !found_stopped)
+			kill(pid, pause ? SIGSTOP : SIGCONT);
 		if (!pause)
-			journal_note_resumed(a->attach.pids[i]);
+			journal_note_resumed(pid);
 	}
 	a->paused = pause;
 	app_event(a, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}");
@@ -611,6 +624,19 @@ static void act_interval(struct app *a, bool longer)
 	snprintf(a->vs.status, sizeof a->vs.status, "sample interval %.2f s", steps[i]);
 }
 
+/* A lesson's caption: an event (a marker, a new phase) whose detail
+ * holds the whole text; the graph shows it as a banner until the next. */
+static int act_caption(struct app *a, const struct action *act)
+{
+	char detail[MODEL_DETAIL_LEN];
+	int k = snprintf(detail, sizeof detail, "{\"text\":");
+	k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
+	snprintf(detail + k, sizeof detail - k, "}");
+	app_event(a, "caption", act->text, detail);
+	snprintf(a->vs.status, sizeof a->vs.status, "%s", act->text);
+	return 0;
+}
+
 static int act_view(struct app *a, const struct action *act)
 {
 	const struct snapshot *s = history_last(a->hist);
@@ -646,6 +672,10 @@ int action_apply(struct app *a, const struct action *act)
 		snprintf(a->vs.status, sizeof a->vs.status, "marker: %s", act->text);
 		return 0;
 	}
+	case ACT_CAPTION:
+		return act_caption(a, act);
+	case ACT_SIGNAL:
+		return action_signal(a, act);
 	case ACT_PAUSE:
 		return act_pause(a, !a->paused);
 	case ACT_RESUME:

@@ -1,4 +1,4 @@
-/* app.c - one run: set up, the poll loop (tick timer, signals, keys), and
+/* run.c - one run: set up, the poll loop (tick timer, signals, keys), and
  * an orderly end whatever way it comes (end of work, duration, q, signal).
  *
  * Data flows one way: sampler -> snapshot -> history -> views and records;
@@ -110,6 +110,39 @@ static void event_at(struct app *a, double t, const char *action, const char *la
 		fprintf(a->out, "# %.2f s: %s\n", e.t, e.label);
 }
 
+/* Put the governors and limits back now (before the summary), keeping
+ * what the run ended under, so the summary's cpufreq table shows what was
+ * restored and, where it differed, what the run ran under. */
+static void restore_policies_for_summary(struct app *a)
+{
+	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
+	if (n == 0 || a->npol_end)
+		return;
+	a->pol_end = xcalloc((size_t)n, sizeof *a->pol_end);
+	for (int p = 0; p < n; p++) {
+		const char *g = cpufreq_policy_governor(a->cf, p);
+		snprintf(a->pol_end[p].governor, sizeof a->pol_end[p].governor, "%s", g ? g : "");
+		a->pol_end[p].min_khz = cpufreq_policy_min(a->cf, p);
+		a->pol_end[p].max_khz = cpufreq_policy_max(a->cf, p);
+	}
+	a->npol_end = n;
+	cpufreq_restore(a->cf);
+}
+
+/* The run as its writers see it (record.h). */
+static struct run_out run_out_of(const struct app *a)
+{
+	return (struct run_out){
+		.run = a->run, .ncpu = a->ncpu, .interval = a->interval, .units = a->vs.units,
+		.wl = a->wl, .nwl = a->nwl, .hist = a->hist, .cf = a->cf,
+		.rec = a->rec, .t_offset = a->t_offset, .cell = a->cell, .membw = a->membw,
+		.prep_sync = a->prep_sync, .prep_drop = a->prep_drop, .ended = a->ended,
+		.attached = a->attach.pids, .nattached = a->attach.n,
+		.scratch = a->scratch_made ? a->scratch : NULL,
+		.pol_end = a->pol_end, .npol_end = a->npol_end,
+	};
+}
+
 /* ---- children ---------------------------------------------------------- */
 
 static struct workload *owner_of(struct app *a, pid_t pid)
@@ -120,19 +153,44 @@ static struct workload *owner_of(struct app *a, pid_t pid)
 	return NULL;
 }
 
-/* A descendant whose parent died was handed to benchtop (its subreaper):
- * its CPU time still belongs to the workload whose tree it was in. */
-static void adopt_orphan(struct app *a, pid_t pid, const struct rusage *ru)
+/* The workload a process benchtop is about to reap belongs to: one it
+ * started, one the sampler tracks (an orphan handed to benchtop, its
+ * subreaper), or one its cgroup holds (an orphan that lived and ended
+ * between two samples); NULL when none. */
+static struct workload *reaped_owner(struct app *a, pid_t pid)
 {
-	pid_t pids[1024];
-	for (int w = 1; w <= a->nwl; w++) {
-		int n = sampler_pids(a->sp, w, pids, 1024);
-		for (int i = 0; i < n; i++)
-			if (pids[i] == pid) {
-				workload_add_rusage(a->wl[w - 1], ru);
-				return;
-			}
+	struct workload *w = owner_of(a, pid);
+	if (w)
+		return w;
+	int id = sampler_owner(a->sp, pid);
+	if (id > 0 && id <= a->nwl)
+		return a->wl[id - 1];
+	for (int i = 0; i < a->nwl; i++) {
+		const struct cgroup *g = workload_cgroup(a->wl[i]);
+		if (g && cgroup_holds(g, pid))
+			return a->wl[i];
 	}
+	return NULL;
+}
+
+/* Reap pid, a zombie of benchtop's: what its zombie's io says its tree
+ * read settles a command's bytes, its CPU (wait4's) goes to its workload. */
+static bool reap_one(struct app *a, pid_t pid, int flags)
+{
+	double t_exit = app_now(a);  /* before the look at its zombie */
+	struct workload *w = reaped_owner(a, pid);
+	bool root = w && workload_owns(w, pid);
+	if (w && !strcmp(workload_kind(w), "cmd"))
+		sampler_note_exit(a->sp, pid, workload_id(w));
+	int st;
+	struct rusage ru;
+	if (wait4(pid, &st, flags, &ru) <= 0)
+		return false;
+	if (root)
+		workload_reap(w, pid, st, &ru, t_exit);
+	else if (w)
+		workload_add_rusage(w, &ru);
+	return true;
 }
 
 static void reap_children(struct app *a)
@@ -141,21 +199,8 @@ static void reap_children(struct app *a)
 		siginfo_t si = { 0 };
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			break;
-		pid_t pid = si.si_pid;
-		double t_exit = app_now(a);  /* before the look at its zombie */
-		struct workload *w = owner_of(a, pid);
-		/* the zombie's io (libproc2, in the sampler) settles what a
-		 * command read after the sampler last looked */
-		if (w && !strcmp(workload_kind(w), "cmd"))
-			sampler_note_exit(a->sp, pid);
-		int st;
-		struct rusage ru;
-		if (wait4(pid, &st, WNOHANG, &ru) <= 0)
+		if (!reap_one(a, si.si_pid, WNOHANG))
 			break;
-		if (w)
-			workload_reap(w, pid, st, &ru, t_exit);
-		else
-			adopt_orphan(a, pid, &ru);
 	}
 	/* the last process of a tree may have been an orphan, or someone
 	 * else's child */
@@ -207,11 +252,14 @@ static void stop_all(struct app *a)
 	for (;;) {
 		int left = a->cg ? (cgroup_kill(a->cg), cgroup_populated(a->cg) == 1)
 		                 : ptree_signal_descendants(getpid(), SIGKILL) > 0;
-		int st;
-		struct rusage ru;
+		siginfo_t si;
 		pid_t p;
-		while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0)
-			adopt_orphan(a, p, &ru);
+		for (;;) {
+			si.si_pid = 0;
+			p = waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT);
+			if (p < 0 || si.si_pid == 0 || !reap_one(a, si.si_pid, WNOHANG))
+				break;
+		}
 		if ((!left && p < 0) || app_mono() >= deadline)
 			break;  /* none left (ECHILD), or the deadline passed */
 		/* children left: wait for the next to end; none but the group
@@ -323,15 +371,18 @@ static void tick_body(struct app *a)
 	a->self_cpu_last = cpu1;
 	history_push(a->hist, s);
 	app_metrics_tick(a);
+	struct run_out o = run_out_of(a);
 	if (a->rec)
-		record_sample(a, a->rec, s);
+		record_sample(&o, a->rec, s);
 	if (a->run->batch && a->out)
-		batch_line(a, a->out, s);
+		batch_line(&o, a->out, s);
 	/* After the sample: what a workload moved up to its end belongs to
 	 * the phase before its end event. */
 	note_workload_ends(a);
-	if (a->rec)
-		fflush(a->rec);
+	if (a->rec && a->rec_borrowed)
+		fflush(a->rec);  /* the experiment checks its own record */
+	else if (a->rec)
+		app_check_record(a);
 	check_output(a);
 	restart_finished(a);
 }
@@ -387,7 +438,7 @@ static void run_due_at(struct app *a)
 			[AT_PIN] = ACT_PIN_LIST, [AT_PACK] = ACT_PACK, [AT_FREE] = ACT_FREE,
 			[AT_SPREAD] = ACT_SPREAD, [AT_GOVERNOR] = ACT_GOV_SET,
 			[AT_MAXFREQ] = ACT_MAXFREQ, [AT_MARKER] = ACT_MARKER,
-			[AT_PAUSE] = ACT_PAUSE, [AT_RESUME] = ACT_RESUME,
+			[AT_PAUSE] = ACT_PAUSE, [AT_RESUME] = ACT_RESUME, [AT_CAPTION] = ACT_CAPTION,
 		};
 		act.id = map[at->kind];
 		act.whole = 2; /* every workload */
@@ -570,10 +621,11 @@ static void finish(struct app *a)
 	/* The ceiling is measured after the last sample, when no phase runs. */
 	if (!(a->membw > 0))
 		a->membw = ceiling_measure();
+	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
-		record_end(a, a->rec);
+		record_end(&o, a->rec);
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
-		record_end(a, a->out);
+		record_end(&o, a->out);
 	/* Governors are restored in teardown, after the summary has said
 	 * what the run ended under. */
 }
@@ -728,7 +780,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
 	a->membw = ceiling_cached();  /* measured after the run when not cached */
-	rc = app_prepare(a, msg, sizeof msg);
+	rc = app_prepare(a, msg, msglen);
 	if (rc) {
 		if (a->dashboard)
 			ui_close();
@@ -750,12 +802,19 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */
 		free(m);
 	}
+	if (app_publish_record(a, msg, msglen)) {
+		if (a->dashboard)
+			ui_close();
+		fprintf(stderr, "benchtop: %s\n", msg);
+		return app_abandon(a, 3);
+	}
+	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
-		record_start(a, a->rec);
+		record_start(&o, a->rec);
 	if (a->out && run->batch && run->format == FMT_JSON)
-		record_start(a, a->out);
+		record_start(&o, a->out);
 	else if (a->out && run->batch)
-		batch_header(a, a->out);
+		batch_header(&o, a->out);
 	/* The start record comes first; the governor's event follows it. */
 	if (run->governor) {
 		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
@@ -822,6 +881,7 @@ int app_run(struct run *run, struct app_result *res)
 		draw(a);
 	loop(a);
 	finish(a);
+	int rec_err = app_close_record(a);
 	if (a->dashboard)
 		ui_close();
 	if (res) {
@@ -831,11 +891,20 @@ int app_run(struct run *run, struct app_result *res)
 		 * can still be read (a log of standard error). */
 		FILE *sum = a->term_lost || a->out_lost ||
 		            (run->batch && run->format != FMT_TEXT) ? stderr : stdout;
-		summary_restore_policies(a);
-		summary_print(a, sum);
+		restore_policies_for_summary(a);
+		struct run_out o = run_out_of(a);
+		summary_print(&o, sum);
+		if (sum == stdout && !a->out_lost && (fflush(stdout) != 0 || ferror(stdout))) {
+			fprintf(stderr, "benchtop: standard output: %s: the summary is lost\n", strerror(errno));
+			a->out_lost = true;
+		}
 	}
 	print_failures(a);
 	status = exit_status(a);
+	/* a recording cut short or an output that could not be written: the
+	 * run went on, but what it was asked to leave is not all there */
+	if (status == 0 && (rec_err || a->out_lost))
+		status = 3;
 	app_teardown(a);
 	return status;
 }

@@ -154,23 +154,17 @@ void ui_header_draw(const struct ui_view *v, struct rect r)
 	ui_text(r.y, r.x + (r.w > rw ? r.w - rw : 0), r.w, ROLE_HEADER, right);
 }
 
+/* The status line (over the key bar): the prompt or menu in progress,
+ * else the last message, cut at whole words when long. */
 void ui_status_draw(const struct ui_view *v, struct rect r)
 {
 	const char *prompt = ui_key_prompt();
-	const char *hint = "F1/? help  q quit";
-	int hw = (int)strlen(hint);
 	if (prompt) {
 		ui_text(r.y, r.x, r.w, ROLE_KEY, prompt);
 		return;
 	}
 	const char *st = v->status ? v->status : "";
-	/* a long message (why a key could not act) takes the hint's place */
-	if (ui_strwidth(st) > r.w - hw - 1) {
-		char fit[512];
-		ui_fit_words(st, r.w, fit, sizeof fit);
-		ui_text(r.y, r.x, r.w, ROLE_STATUS, fit[0] ? fit : st);
-		return;
-	}
-	ui_text(r.y, r.x, r.w - hw - 1, ROLE_STATUS, st);
-	ui_text(r.y, r.x + r.w - hw, hw, ROLE_DIM, hint);
+	char fit[512];
+	ui_fit_words(st, r.w, fit, sizeof fit);
+	ui_text(r.y, r.x, r.w, ROLE_STATUS, fit[0] ? fit : st);
 }

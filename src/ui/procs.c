@@ -147,7 +147,10 @@ static int c_bytes(const struct cell_ctx *c, char *b, size_t l)
 	return (int)strlen(b);
 }
 static int c_mig(const struct cell_ctx *c, char *b, size_t l) { (void)l; return put_u64(b, c->p->migrations); }
-static int c_comm(const struct cell_ctx *c, char *b, size_t l) { return snprintf(b, l, "%s", c->p->comm); }
+static int c_comm(const struct cell_ctx *c, char *b, size_t l)
+{
+	return snprintf(b, l, "%s%s", ui_procs_tree_prefix(c->p), c->p->comm);
+}
 
 static const struct column {
 	const char *head;
@@ -202,10 +205,14 @@ static void choose(int width, enum units_mode u, struct table *t)
 	if (need(t) <= width)
 		return;
 	t->compact = true;
+	/* the tree view keeps COMMAND (its glyphs are there) */
 	for (int prio = 3; prio > 0 && need(t) > width; prio--)
 		for (size_t i = 0; i < NCOLS; i++)
-			if (cols[i].prio == prio)
+			if (cols[i].prio == prio && !(cols[i].fn == c_comm && ui_procs_tree()))
 				t->show[i] = false;
+	for (size_t i = NCOLS; need(t) > width && i-- > 0;)
+		if (cols[i].prio > 0 && cols[i].fn != c_comm)
+			t->show[i] = false;
 }
 
 /* One row assembled in memory (cells padded or cut to their width) and
@@ -265,28 +272,40 @@ static const char *unit_note(enum units_mode m)
 
 #define MAX_ROWS 512
 
-/* The heading row: the sort column (o) in the key colour, with an arrow
- * saying which way it sorts (down: largest first; up: PID ascending), so
- * it shows without colour too. */
+/* Where the last heading put each column (for a click on it). */
+struct drawn_head { int x, w; const char *head; };
+static struct drawn_head drawn_heads[NCOLS];
+static size_t ndrawn;
+
+const char *ui_procs_head_at(int x)
+{
+	for (size_t i = 0; i < ndrawn; i++)
+		if (x >= drawn_heads[i].x && x <= drawn_heads[i].x + drawn_heads[i].w)
+			return drawn_heads[i].head;
+	return NULL;
+}
+
+/* The heading row: the sort column (o, F6, a click) in the key colour
+ * with an arrow: down when largest first, up when inverted (PID: the
+ * other way round, as it sorts smallest first). */
 static void heading(const struct table *t, int y, int x, int w)
 {
 	row(t, y, x, w, ROLE_TITLE, NULL);
 	const char *h = ui_procs_sort_head();
-	if (!h[0])
-		return;
 	int cx = x;
+	ndrawn = 0;
 	for (size_t i = 0; i < NCOLS; i++) {
 		if (!t->show[i])
 			continue;
 		int cw = colw(t, i);
-		if (!strcmp(cols[i].head, h)) {
+		drawn_heads[ndrawn++] = (struct drawn_head){ cx - x, cw, cols[i].head };
+		if (h[0] && !strcmp(cols[i].head, h)) {
 			int hw = (int)strlen(h), at = cols[i].right ? cx + cw - hw : cx;
+			bool up = ui_procs_sort_inverted() != !strcmp(h, "PID");
+			if (cols[i].right && at > cx - 1 + 1)
+				at--;
 			ui_text(y, at, hw, ROLE_KEY, h);
-			bool up = !strcmp(h, "PID");
-			int ax = cols[i].right || cw > hw ? (cols[i].right ? at - 1 : at + hw) : at - 1;
-			if (ax >= x && ax < x + w)
-				ui_text(y, ax, 1, ROLE_KEY, ui_utf8 ? (up ? "\xe2\x96\xb2" : "\xe2\x96\xbc") : (up ? "^" : "v"));
-			return;
+			ui_wch(y, at + hw, up ? L'\u25b2' : L'\u25bc', up ? '^' : 'v', ui_attr(ROLE_KEY));
 		}
 		cx += cw + 1;
 	}
