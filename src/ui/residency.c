@@ -232,8 +232,19 @@ static void title(const struct ui_view *v, struct rect r, const char *label)
 		ramp_legend(r, true);
 		return;
 	}
+	/* two blocks: the source's name gives way when the second block's
+	 * heading (with the event's name) and the legend leave it no room */
+	if (nb >= 2 && lw > 0 && v->hist && history_nevents(v->hist)) {
+		const struct event *e = history_event(v->hist, history_nevents(v->hist) - 1);
+		char since[96];
+		snprintf(since, sizeof since, " since %s ", e->label[0] ? e->label : e->action);
+		int need = ui_strwidth(" since start ") + ui_strwidth(since) + (lw ? lw + 1 : 0) + 1;
+		int with = 1 + ui_strwidth("Residency") + 2 + ui_strwidth(label) + 3;
+		if (with + need > r.w && 1 + ui_strwidth("Residency") + 3 + need <= r.w)
+			label = "";
+	}
 	ui_title(r, "Residency", label);
-	int x = r.x + 1 + ui_strwidth("Residency") + 2 + ui_strwidth(label) + 3;
+	int x = r.x + 1 + ui_strwidth("Residency") + (label[0] ? 2 + ui_strwidth(label) : 0) + 3;
 	char h[96];
 	if (x < r.x + LEFT)
 		x = r.x + LEFT;
@@ -248,27 +259,34 @@ static void title(const struct ui_view *v, struct rect r, const char *label)
 		return;
 	}
 	ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
-	x += n;
-	int bx = r.x + LEFT + bw + 1;
-	x = x > bx ? x : bx;
+	int xmin = x + n, bx = r.x + LEFT + bw + 1;
 	size_t ne = v->hist ? history_nevents(v->hist) : 0;
 	const struct event *e = ne ? history_event(v->hist, ne - 1) : NULL;
-	if (!e)
-		snprintf(h, sizeof(h), " since last event (none yet) ");
-	else
-		snprintf(h, sizeof(h), " since %s %.0fs ago ", e->label[0] ? e->label : e->action,
-		         v->elapsed > e->t ? v->elapsed - e->t : 0.0);
-	/* the colour ramp's legend keeps its room at the right end: the
-	 * block's heading gets shorter first (without the time, then the
-	 * event's name) */
-	int limit = r.x + r.w - (lw ? lw + 1 : 0);
-	if (e && x + ui_strwidth(h) > limit)
-		snprintf(h, sizeof(h), " since %s ", e->label[0] ? e->label : e->action);
-	if (x + ui_strwidth(h) > limit)
-		snprintf(h, sizeof(h), " since %s ", e ? "the event" : "an event");
-	if (x + ui_strwidth(h) <= limit || !lw)
-		ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
-	if (lw && x + 1 + lw < r.x + r.w)
+	const char *name = e ? (e->label[0] ? e->label : e->action) : "";
+	/* the block's heading, whole: over its block where it fits, else
+	 * moved left, else shorter (without the time, then without the
+	 * event's name); the colour ramp's legend keeps its room at the
+	 * right end */
+	int limit = r.x + r.w - 1 - (lw ? lw + 1 : 0);
+	for (int form = 0; form < (lw ? 3 : 1); form++) {
+		if (!e)
+			snprintf(h, sizeof(h), form == 0 ? " since last event (none yet) " : " since an event ");
+		else if (form == 0)
+			snprintf(h, sizeof(h), " since %s %.0fs ago ", name, v->elapsed > e->t ? v->elapsed - e->t : 0.0);
+		else
+			snprintf(h, sizeof(h), " since %s ", form == 1 ? name : "the event");
+		int w = ui_strwidth(h), at = bx + w <= limit ? bx : limit - w;
+		if (!lw) {   /* no legend to keep room for: over its block, as it fits */
+			at = bx > xmin ? bx : xmin;
+			ui_text(r.y, at, r.x + r.w - at, ROLE_DIM, h);
+			break;
+		}
+		if (at < xmin)
+			continue;
+		ui_text(r.y, at, w, ROLE_DIM, h);
+		break;
+	}
+	if (lw && xmin + 1 + lw < r.x + r.w)
 		ramp_legend(r, true);
 }
 
