@@ -73,8 +73,8 @@ wait_for 30 gone
 check "status line: the message expires, and the hint does not come back" gone
 # o marks its column in the heading.
 tm_keys ax o
-wait_for 10 sh -c "tmux capture-pane -p -t bt$$-ax | grep -qE '(▼|v)%CPU'"
-check "sort: the heading marks %CPU" sh -c "tmux capture-pane -p -t bt$$-ax | grep -qE '(▼|v)%CPU'"
+wait_for 10 sh -c "tmux capture-pane -p -t bt$$-ax | grep -qE '%CPU(▼|v) '"
+check "sort: the heading marks %CPU" sh -c "tmux capture-pane -p -t bt$$-ax | grep -qE '%CPU(▼|v) '"
 tm_keys ax q
 tm_kill ax
 
@@ -118,7 +118,7 @@ tm_kill bi
 for size in 120x40 200x60; do
 	tm_start rs$size $size "'$BENCHTOP' --no-mouse --sysfs '$T/sys' --at 1:marker=a-long-marker-label -- sleep 600"
 	wait_for 20 screen_has rs$size "a-long-marker-label"
-	check "residency legend at $size" sh -c "tmux capture-pane -p -t bt$$-rs$size | grep 'Residency' | grep -qE '(≤|<=)[0-9.]+[GM] .*(≤|<=)[0-9.]+[GM] .*(≤|<=)[0-9.]+[GM]'"
+	check "residency legend at $size" sh -c "tmux capture-pane -p -t bt$$-rs$size | grep 'Residency' | grep -qE '(≤|<=)?[0-9.]+[GM] +[^ ]+[0-9.]+[GM] +[^ ]+[0-9.]+[GM] ─'"
 	tm_keys rs$size q
 	tm_kill rs$size
 done
