@@ -93,6 +93,7 @@ struct app {
 		size_t n;
 		struct attach_state *st;  /* as found, to leave them so (attach.c) */
 	} attach;
+	struct wl_spec attach_spec;  /* workload 1 in attach mode: the attached processes */
 	bool action_failed;          /* an --at placement the machine refused (exit 3) */
 	char *governors[32];         /* for the G menu (NULL-terminated) */
 	struct app_metrics *metrics; /* --metrics / --metrics-listen, or NULL */

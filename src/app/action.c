@@ -73,7 +73,7 @@ static int single_cpu_of(struct app *a, const struct proc_sample *p)
  * PID 42 (rsync)": what a rule on p's role is about, for the status line. */
 static void role_words(const struct proc_sample *p, char *buf, size_t len)
 {
-	if (p->workload == 0)
+	if (!strcmp(p->role, "attached") || (p->slot[0] && !strncmp(p->slot, "pid", 3)))
 		snprintf(buf, len, "attached PID %d (%s)", (int)p->pid, p->comm);
 	else if (!strncmp(p->comm, "bt-", 3) || !p->comm[0])
 		snprintf(buf, len, "the %s of workload %d", p->role, p->workload);
@@ -575,7 +575,7 @@ static struct workload *selected_workload(struct app *a)
 static int act_restart_stop(struct app *a, bool restart)
 {
 	struct workload *w = selected_workload(a);
-	if (!w) {
+	if (!w || !strcmp(workload_kind(w), "attached")) {
 		snprintf(a->vs.status, sizeof a->vs.status, "no workload here (attached processes are not stopped or restarted)");
 		return -ESRCH;
 	}

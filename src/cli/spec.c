@@ -73,6 +73,8 @@ static const struct { const char *name; enum wl_kind kind; const char *required;
 
 const char *cli_kind_name(enum wl_kind k)
 {
+	if (k == WL_ATTACHED)
+		return "attached";
 	for (size_t i = 0; i < NKINDS; i++)
 		if (wl_kinds[i].kind == k)
 			return wl_kinds[i].name;

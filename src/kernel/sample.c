@@ -143,6 +143,22 @@ static void procs_roles(struct sampler *sp)
 	}
 }
 
+/* Nothing named a device to watch (attached processes): the device
+ * under the first regular file a measured tree holds open for writing. */
+static void watch_written(struct sampler *sp)
+{
+	if (ssys_watching(sp->sys))
+		return;
+	for (int i = 0; i < sp->n; i++) {
+		const struct sproc *p = &sp->procs[i];
+		for (int k = 0; p->measure_io && !p->gone && k < p->nof; k++)
+			if (p->of[k].write) {
+				ssys_watch_dev(sp->sys, p->of[k].dev);
+				return;
+			}
+	}
+}
+
 static int src_procs(struct sampler *sp, double dt)
 {
 	for (int w = 0; w <= sp->nwl; w++) {
@@ -173,6 +189,7 @@ static int src_procs(struct sampler *sp, double dt)
 	}
 	for (int i = 0; i < sp->n; i++)
 		sp->procs[i].fresh = false;
+	watch_written(sp);
 	return 0;
 }
 

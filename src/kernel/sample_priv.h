@@ -251,5 +251,9 @@ int ssys_cpu(struct ssys *y, struct snapshot *s);
 int ssys_disk(struct ssys *y, struct snapshot *s, double dt);
 int ssys_mem(struct ssys *y, struct snapshot *s);
 void ssys_watch(struct ssys *y, const char *path);
+/* The same for the device a file is on (st_dev). */
+void ssys_watch_dev(struct ssys *y, dev_t dev);
+/* A path or device was given to watch (the device may still be missing). */
+bool ssys_watching(const struct ssys *y);
 
 #endif
