@@ -74,6 +74,11 @@ void app_event_at(struct app *a, double t, const char *action, const char *label
 	event_at(a, t, action, label, detail, strcmp(action, "workload_end") != 0);
 }
 
+void app_note_event(struct app *a, const char *action, const char *label, const char *detail)
+{
+	event_at(a, app_now(a), action, label, detail, false);
+}
+
 /* phase: the event opens a phase (a user's or --at action, a marker). */
 static void event_at(struct app *a, double t, const char *action, const char *label,
                      const char *detail, bool phase)
