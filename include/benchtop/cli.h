@@ -62,6 +62,8 @@ struct at_action {
 	enum at_kind kind;
 	char *arg;            /* pin: CPU list; governor: name; marker: text */
 	long khz;             /* maxfreq */
+	bool optional;        /* "T?:": a governor or maxfreq step skipped (with a
+	                       * note) where the machine has no cpufreq */
 };
 
 /* Everything the command line asks for. */

@@ -350,6 +350,11 @@ static int parse_at(const char *s, struct at_action *a, char *err, size_t errlen
 	if (!colon)
 		return fail(err, errlen, "bad --at \"%s\": use T:ACTION, e.g. 10s:spread or 20:pin=0", s);
 	t = xstrndup(s, (size_t)(colon - s));
+	size_t tl = strlen(t);
+	if (tl > 1 && t[tl - 1] == '?') {   /* only where the machine can */
+		t[tl - 1] = 0;
+		a->optional = true;
+	}
 	rc = cli_parse_time(t, &a->t, "--at", err, errlen);
 	free(t);
 	if (rc)
