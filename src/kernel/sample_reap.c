@@ -27,11 +27,13 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* rchar of one thread's own reads (its task io); false when unreadable. */
-static bool task_rchar(const struct sampler *sp, pid_t pid, pid_t tid, uint64_t *rchar)
+/* rchar and wchar of one thread's own I/O (its task io); false when
+ * unreadable. */
+static bool task_io(const struct sampler *sp, pid_t pid, pid_t tid, uint64_t *rchar,
+                    uint64_t *wchar)
 {
 	char path[160], buf[512];
-	uint64_t wchar, rb, wb;
+	uint64_t rb, wb;
 
 	snprintf(path, sizeof path, "%s/%d/task/%d/io", sp->root, (int)pid, (int)tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -42,7 +44,17 @@ static bool task_rchar(const struct sampler *sp, pid_t pid, pid_t tid, uint64_t 
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	return sample_parse_io(buf, rchar, &wchar, &rb, &wb) == 0;
+	return sample_parse_io(buf, rchar, wchar, &rb, &wb) == 0;
+}
+
+void sreap_base(struct sampler *sp, struct sproc *p)
+{
+	uint64_t r, wr;
+	if (!task_io(sp, p->pid, p->pid, &r, &wr))
+		return;
+	p->own_base = r;
+	p->own_w_base = p->own_w = wr;
+	p->based = true;
 }
 
 void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t)
@@ -53,6 +65,7 @@ void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t
 	if (!p->measure_io || t->tid == p->pid)
 		return;
 	w->reap_seen += t->rchar_own;
+	w->reap_wseen += t->wchar_own;
 	w->reap_ambig = true;
 }
 
@@ -60,29 +73,46 @@ void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t
  * what its reaped count grew by goes to its workload. */
 void sreap_read(struct sampler *sp, struct sproc *p)
 {
-	uint64_t own = 0, r;
+	uint64_t own = 0, own_w = 0, r, wr;
+	struct swl *w = &sp->wl[p->wl];
 
 	if (!p->measure_io)
 		return;
 	for (int i = 0; i < p->nthr; i++) {
-		if (!task_rchar(sp, p->pid, p->thr[i].tid, &r))
+		if (!task_io(sp, p->pid, p->thr[i].tid, &r, &wr))
 			return;  /* a thread ended in between: next time */
 		p->thr[i].rchar_own = r;
+		p->thr[i].wchar_own = wr;
 		own += r;
+		own_w += wr;
 	}
-	if (!p->kr_known)
+	if (!p->kr_known && !p->based) {
 		p->own_base = p->past ? own : 0;
+		p->own_w_base = p->past ? own_w : 0;
+		p->own_w = p->own_w_base;
+	}
 	p->own = own;
+	if (own_w > p->own_w) {
+		w->wchar_files += own_w - p->own_w;
+		p->own_w = own_w;
+	}
 	/* threads read after the whole: kr may come out short, never long,
 	 * and what is short shows at the next look */
 	uint64_t kr = p->rchar > own ? p->rchar - own : 0;
+	uint64_t kw = p->wchar > own_w ? p->wchar - own_w : 0;
 	/* an attached process's past is not this run's; a process first
 	 * seen after it reaped children never seen counts them */
-	if (!p->kr_known && p->past)
+	if (!p->kr_known && p->past) {
 		p->kr = kr;
+		p->kw = kw;
+	}
 	if (kr > p->kr) {
-		sp->wl[p->wl].reap_rchar += kr - p->kr;
+		w->reap_rchar += kr - p->kr;
 		p->kr = kr;
+	}
+	if (kw > p->kw) {
+		w->reap_wchar += kw - p->kw;
+		p->kw = kw;
 	}
 	p->kr_known = true;
 }
@@ -90,6 +120,9 @@ void sreap_read(struct sampler *sp, struct sproc *p)
 void sreap_own(struct sampler *sp, struct sproc *p)
 {
 	p->frd_cum += p->frd;
+	/* a pipe read means a writer into it, maybe one never seen */
+	if ((p->piped_w || p->piped) && p->measure_io)
+		sp->wl[p->wl].wpiped = true;
 	if (!p->measure_io || !p->kr_known || p->piped)
 		return;
 	/* positions are read after the counts, so they can only be ahead */
@@ -108,43 +141,49 @@ void sreap_gone(struct sampler *sp, struct sproc *p)
 	if (!p->measure_io || p->exit_noted || !p->io_known)
 		return;
 	w->reap_seen += p->rchar;
+	w->reap_wseen += p->wchar;
+	w->wpiped |= p->piped_w || p->piped;
 	w->reap_cap += p->reads_files ? p->rd_left : 0;
 	w->reap_ambig |= p->piped && !p->reads_files;
 	p->rd_left = 0;
 	p->io_known = false;  /* counted once */
 }
 
-void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64_t rchar)
+void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64_t rchar,
+                  uint64_t wchar)
 {
 	struct swl *w = &sp->wl[wl];
 
 	if (!w->measure_io)
 		return;
-	if (!p) {  /* never seen: all it and its reaped descendants read */
+	if (!p || !p->io_known) {  /* never seen: all it and its reaped descendants did */
 		w->reap_rchar += rchar;
+		w->reap_wchar += wchar;
 		return;
 	}
 	if (!p->measure_io || p->exit_noted)
 		return;
-	if (!p->io_known) {
-		w->reap_rchar += rchar;
-		return;
-	}
-	/* the leader's own last reads count when all its reads were its files */
-	uint64_t own;
-	if (!task_rchar(sp, pid, pid, &own))
-		own = 0;
-	uint64_t own_last = 0;
+	w->wpiped |= p->piped_w || p->piped;
+	uint64_t own, own_w;
+	if (!task_io(sp, pid, pid, &own, &own_w))
+		own = own_w = 0;
+	uint64_t own_last = 0, own_w_last = 0;
 	for (int i = 0; i < p->nthr; i++)
-		if (p->thr[i].tid == pid)
+		if (p->thr[i].tid == pid) {
 			own_last = p->thr[i].rchar_own;
+			own_w_last = p->thr[i].wchar_own;
+		}
 	uint64_t kr = rchar > own ? rchar - own : 0;
+	uint64_t kw = wchar > own_w ? wchar - own_w : 0;
 	if (kr > p->kr)
 		w->reap_rchar += kr - p->kr;
+	if (kw > p->kw)
+		w->reap_wchar += kw - p->kw;
 	/* threads that ended since the last look: their counts are in kr */
 	for (int i = 0; i < p->nthr; i++)
 		if (p->thr[i].tid != pid) {
 			w->reap_seen += p->thr[i].rchar_own;
+			w->reap_wseen += p->thr[i].wchar_own;
 			w->reap_ambig = true;
 		}
 	/* its own last reads: all of them when it read only files, else
@@ -155,9 +194,13 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 			tail = !p->reads_files ? 0 : tail < p->rd_left ? tail : p->rd_left;
 		w->pend_rbytes += tail;
 	}
+	if (own_w > own_w_last)
+		w->wchar_files += own_w - own_w_last;
 	p->rd_left = 0;
 	p->kr = kr;
+	p->kw = kw;
 	p->rchar = rchar;
+	p->wchar = wchar;
 }
 
 void sreap_settle(struct sampler *sp, int wl)
@@ -166,7 +209,7 @@ void sreap_settle(struct sampler *sp, int wl)
 
 	w->rbytes += w->pend_rbytes;
 	w->pend_rbytes = 0;
-	if (!w->reap_rchar && !w->reap_seen)
+	if (!w->reap_rchar && !w->reap_seen && !w->reap_wchar && !w->reap_wseen)
 		return;
 	/* a reaper read before the child it reaped was found gone shows
 	 * that child at the next tick: wait for it, two ticks at most */
@@ -176,7 +219,24 @@ void sreap_settle(struct sampler *sp, int wl)
 	if (w->reap_ambig && d > w->reap_cap)
 		d = w->reap_cap;
 	w->rbytes += d;
+	if (w->reap_wchar > w->reap_wseen)
+		w->wchar_files += w->reap_wchar - w->reap_wseen;
+	w->reap_wchar = w->reap_wseen = 0;
 	w->reap_rchar = w->reap_seen = w->reap_cap = 0;
 	w->reap_ambig = false;
 	w->reap_wait = 0;
+}
+
+void sreap_written(struct sampler *sp, int wl, uint64_t out)
+{
+	struct swl *w = &sp->wl[wl];
+	uint64_t total = w->wbytes;
+
+	if (!w->wpiped) {
+		uint64_t wc = w->wchar_files > out ? w->wchar_files - out : 0;
+		if (wc > total)
+			total = wc;
+	}
+	if (total > w->wtotal)
+		w->wtotal = total;
 }
