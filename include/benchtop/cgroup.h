@@ -51,6 +51,9 @@ int cgroup_signal(const struct cgroup *g, int sig);
  * (cgroup.kill; where the kernel has none, frozen and killed one by one
  * until it is empty).  0 or -errno. */
 int cgroup_kill(const struct cgroup *g);
+/* cgroup.kill alone, for a crash handler: async-signal-safe, no
+ * fallback for kernels without it.  0 or -errno. */
+int cgroup_kill_async(const struct cgroup *g);
 /* Remove the group (it must be empty and have no children); the handle is
  * freed whatever the outcome.  0 or -errno (EBUSY while populated). */
 int cgroup_remove(struct cgroup *g);

@@ -113,6 +113,7 @@ void attach_restore(struct app *a)
 {
 	if (!a->attach.n)
 		return;
+	action_signal_release(a);
 	/* Attached processes go on after benchtop: the ones benchtop paused
 	 * run again; one that was stopped when found stays stopped. */
 	if (a->paused) {

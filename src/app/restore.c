@@ -106,8 +106,9 @@ static int restore_one(int dfd, const char *name, const char *path, const char *
 		close(fd);
 		return -1;
 	}
-	if (root && !has_root(&j, root)) {
-		rc = 0; /* another tree's: --restore without --sysfs takes it */
+	if (root && j.nroots && !has_root(&j, root)) {
+		rc = 0; /* another tree's: --restore without --sysfs takes it (one that
+		         * changed no policy belongs to every tree) */
 	} else if (!journal_claim(fd, &j)) {
 		fprintf(rep, "benchtop: leaving %s: benchtop %d is still running and will undo it itself\n",
 		        path, (int)j.pid);

@@ -284,6 +284,12 @@ int cgroup_kill(const struct cgroup *g)
 	return rc == -ENOENT ? kill_one_by_one(g) : rc;
 }
 
+int cgroup_kill_async(const struct cgroup *g)
+{
+	/* write_file is openat, write and close: all async-signal-safe */
+	return write_file(g, "cgroup.kill", "1");
+}
+
 int cgroup_remove(struct cgroup *g)
 {
 	if (!g)

@@ -472,7 +472,7 @@ static void fill_proc(struct proc_sample *o, const struct sproc *p, double hz)
 	double age = p->start > 0 ? boot_seconds() - p->start : -1;
 	*o = (struct proc_sample){
 		.age = age,
-		.pid = p->pid, .workload = p->wl, .cpu = p->cpu, .state = p->state,
+		.pid = p->pid, .ppid = p->ppid, .workload = p->wl, .cpu = p->cpu, .state = p->state,
 		.nthreads = p->nthreads, .cpu_pct = p->cpu_pct, .wait_pct = p->wait_pct,
 		.utime = (double)p->utk / hz, .stime = (double)p->stk / hz,
 		.read_bps = p->read_bps, .write_bps = p->write_bps, .bytes = p->bytes,

@@ -118,6 +118,7 @@ struct history {
 	struct phase *ph;
 	size_t nph, phcap;
 	uint64_t carry;        /* bytes counted at an event, ahead of the next snapshot */
+	double work_end;       /* when the last workload ended, < 0 while work goes on */
 };
 
 struct history *history_new(size_t cap)
@@ -134,6 +135,7 @@ struct history *history_new(size_t cap)
 	}
 	h->phcap = 1;
 	h->nph = 1;
+	h->work_end = -1;
 	strcpy(h->ph[0].label, "start");
 	return h;
 }
@@ -209,7 +211,7 @@ static void phase_account(struct history *h, const struct snapshot *s)
 			p->khz_time += s->dt;
 		}
 	}
-	p->to = s->t;
+	p->to = h->work_end >= p->from && h->work_end < s->t ? h->work_end : s->t;
 }
 
 int history_push(struct history *h, const struct snapshot *s)
@@ -273,7 +275,8 @@ int history_add_event(struct history *h, const struct event *e)
 		h->ph = q;
 		h->phcap = n;
 	}
-	h->ph[h->nph - 1].to = e->t;
+	struct phase *last = &h->ph[h->nph - 1];
+	last->to = h->work_end >= last->from && h->work_end < e->t ? h->work_end : e->t;
 	struct phase *p = &h->ph[h->nph++];
 	memset(p, 0, sizeof *p);
 	p->from = p->to = e->t;
@@ -289,6 +292,14 @@ void history_close_phase_bytes(struct history *h, uint64_t bytes_now)
 		return;
 	h->ph[h->nph - 1].bytes += bytes_now - b0;
 	h->carry += bytes_now - b0;
+}
+
+void history_work_ended(struct history *h, double t)
+{
+	h->work_end = t;
+	struct phase *p = &h->ph[h->nph - 1];
+	if (t >= p->from && t < p->to)
+		p->to = t;
 }
 
 size_t history_nevents(const struct history *h) { return h->nev; }

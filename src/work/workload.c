@@ -65,6 +65,11 @@ static void make_name(struct workload *w)
 	case WL_SEEK:
 		k = snprintf(p, n, "seek seekers=%d", s->seekers);
 		break;
+	case WL_NET:
+		k = snprintf(p, n, "net mss=%d%s", s->mss, s->rewrite ? " pattern=rewrite" : "");
+		if (s->align && k < (int)n)
+			k += snprintf(p + k, n - k, " align=%llu", (unsigned long long)s->align);
+		break;
 	}
 	if (k < (int)n && s->bs != 128 * 1024 && !s->unit_char)
 		k += snprintf(p + k, n - k, " bs=%llu", (unsigned long long)s->bs);

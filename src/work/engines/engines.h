@@ -107,5 +107,7 @@ int eng_pipe_control(struct eng_ctx *x);
 int eng_write(struct eng_ctx *x);
 int eng_read(struct eng_ctx *x);
 int eng_seek(struct eng_ctx *x);
+/* net: the sender or the receiver of the loopback stream (net.c). */
+int eng_net(struct eng_ctx *x, enum engine_role role);
 
 #endif

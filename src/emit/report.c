@@ -722,9 +722,8 @@ static int publish(const char *tmp, const char *out, bool force)
 	return rename(tmp, out) ? -errno : 0;
 }
 
-static int write_report(const struct recording *rec, const struct run *r, enum report_format f)
+int report_publish(const char *out, bool force, void (*fn)(FILE *fp, void *arg), void *arg)
 {
-	const char *out = r->record;
 	size_t n = strlen(out) + 16;
 	char *tmp = xmalloc(n);
 	if (!tmp)
@@ -745,18 +744,36 @@ static int write_report(const struct recording *rec, const struct run *r, enum r
 		rc = -errno;
 		close(fd);
 	} else {
-		report_write(rec, f, r->units, r->report, fp);
+		fn(fp, arg);
 		if (fflush(fp) || ferror(fp))
 			rc = errno ? -errno : -EIO;
 		if (fclose(fp) && !rc)
 			rc = -errno;
 	}
 	if (!rc)
-		rc = publish(tmp, out, r->force);
+		rc = publish(tmp, out, force);
 	if (rc)
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+struct report_job {
+	const struct recording *rec;
+	const struct run *r;
+	enum report_format f;
+};
+
+static void write_job(FILE *fp, void *arg)
+{
+	const struct report_job *j = arg;
+	report_write(j->rec, j->f, j->r->units, j->r->report, fp);
+}
+
+static int write_report(const struct recording *rec, const struct run *r, enum report_format f)
+{
+	struct report_job j = { rec, r, f };
+	return report_publish(r->record, r->force, write_job, &j);
 }
 
 int report_main(const struct run *r)

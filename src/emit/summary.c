@@ -10,6 +10,7 @@
 #include "benchtop/tables.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
+#include "benchtop/xalloc.h"
 
 /* CPU and bytes of attached processes live only in the samples. */
 static void attached_totals(struct app *a, struct workload_totals *t)
@@ -48,6 +49,22 @@ static bool phase_too_short(const struct app *a, const struct phase *p)
 	return p->to - p->from < 2 * a->interval - 1e-9;
 }
 
+void summary_restore_policies(struct app *a)
+{
+	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
+	if (n == 0 || a->npol_end)
+		return;
+	a->pol_end = xcalloc((size_t)n, sizeof *a->pol_end);
+	for (int p = 0; p < n; p++) {
+		const char *g = cpufreq_policy_governor(a->cf, p);
+		snprintf(a->pol_end[p].governor, sizeof a->pol_end[p].governor, "%s", g ? g : "");
+		a->pol_end[p].min_khz = cpufreq_policy_min(a->cf, p);
+		a->pol_end[p].max_khz = cpufreq_policy_max(a->cf, p);
+	}
+	a->npol_end = n;
+	cpufreq_restore(a->cf);
+}
+
 static void print_policies(struct app *a, FILE *fp)
 {
 	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
@@ -56,11 +73,17 @@ static void print_policies(struct app *a, FILE *fp)
 		tables_no_policies(fp, why ? why : "no cpufreq policies here");
 		return;
 	}
-	tables_policy_head(fp);
+	tables_policy_head(fp, a->npol_end > 0);
 	for (int p = 0; p < n; p++) {
 		struct policy_row r = { p, cpufreq_policy_cpus(a->cf, p), cpufreq_policy_driver(a->cf, p),
 		                        cpufreq_policy_governor(a->cf, p), cpufreq_policy_min(a->cf, p),
-		                        cpufreq_policy_max(a->cf, p) };
+		                        cpufreq_policy_max(a->cf, p), NULL, 0, 0 };
+		if (p < a->npol_end) {
+			const struct policy_end *e = &a->pol_end[p];
+			r.ran_governor = e->governor;
+			r.ran_min_khz = e->min_khz;
+			r.ran_max_khz = e->max_khz;
+		}
 		tables_policy_row(fp, &r);
 	}
 }
