@@ -467,7 +467,13 @@ static double boot_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void fill_proc(struct proc_sample *o, const struct sproc *p, double hz)
+/* Does the workload count its reads (it read more than twice what it wrote)? */
+static bool wl_counts_reads(const struct swl *w)
+{
+	return w->rbytes > 2 * w->wtotal;
+}
+
+static void fill_proc(struct proc_sample *o, const struct sproc *p, const struct swl *w, double hz)
 {
 	double age = p->start > 0 ? boot_seconds() - p->start : -1;
 	*o = (struct proc_sample){
@@ -475,7 +481,9 @@ static void fill_proc(struct proc_sample *o, const struct sproc *p, double hz)
 		.pid = p->pid, .ppid = p->ppid, .workload = p->wl, .cpu = p->cpu, .state = p->state,
 		.nthreads = p->nthreads, .cpu_pct = p->cpu_pct, .wait_pct = p->wait_pct,
 		.utime = (double)p->utk / hz, .stime = (double)p->stk / hz,
-		.read_bps = p->read_bps, .write_bps = p->write_bps, .bytes = p->bytes,
+		.read_bps = p->read_bps, .write_bps = p->write_bps,
+		/* on its workload's side only, never read and written added */
+		.bytes = p->measure_io && wl_counts_reads(w) ? p->bytes_r : p->bytes,
 		.migrations = p->migrations, .alive = !p->zombie,
 	};
 	memcpy(o->role, p->role, sizeof o->role);
@@ -496,7 +504,7 @@ static int fill_procs(struct sampler *sp, struct snapshot *s)
 	s->nproc = 0;
 	for (int i = 0; i < sp->n; i++)
 		if (!sp->procs[i].gone)
-			fill_proc(&s->procs[s->nproc++], &sp->procs[i], (double)sp->hz);
+			fill_proc(&s->procs[s->nproc++], &sp->procs[i], &sp->wl[sp->procs[i].wl], (double)sp->hz);
 	return 0;
 }
 
@@ -542,7 +550,7 @@ static void fill_wls(struct sampler *sp, struct snapshot *s)
 		/* rated by what it mostly moved: the bytes that reached
 		 * regular files, or what it read from them when that is more
 		 * than twice as much (md5sum big > sums) */
-		o->counted = w->rbytes > 2 * w->wtotal ? 'r' : w->wtotal > 0 ? 'w' : 0;
+		o->counted = wl_counts_reads(w) ? 'r' : w->wtotal > 0 ? 'w' : 0;
 		o->bytes = o->counted == 'r' ? w->rbytes : w->wtotal;
 		o->wbytes = w->wtotal;
 		o->rbytes = w->rbytes;

@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/kcmp.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -412,6 +414,28 @@ static bool reads_nothing(const struct sfiles *f, long fd, const struct stat *st
 	return (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3)) || own_stdin(f, fd, st);
 }
 
+/* A pipe that no one can write to any more and that holds nothing: its
+ * reader reads no more from it (poll says POLLHUP on a copy of the
+ * descriptor, FIONREAD 0).  False when that cannot be told. */
+static bool pipe_drained(pid_t pid, int fd, const struct stat *st)
+{
+	if (!S_ISFIFO(st->st_mode))
+		return false;
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return false;
+	int lfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	if (lfd < 0)
+		return false;
+	struct pollfd q = { .fd = lfd, .events = POLLIN };
+	int avail = -1;
+	bool hup = poll(&q, 1, 0) == 1 && (q.revents & POLLHUP);
+	bool empty = ioctl(lfd, FIONREAD, &avail) == 0 && avail == 0;
+	close(lfd);
+	return hup && empty;
+}
+
 /* One fd entry of /proc/PID/fd; returns 1 for a regular file written,
  * 2 for one read. */
 static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
@@ -428,11 +452,13 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 	if (!S_ISREG(st.st_mode)) {
 		/* a pipe, socket or device it may read from or write to: its
 		 * reads or writes are not all files' */
-		if ((!p->piped || !p->piped_w) && moves_other(&st) &&
+		if (moves_other(&st) &&
 		    sysfile_read_at(infodir, name, buf, SAMPLE_BUF) == 0 &&
 		    sample_parse_fdinfo(buf, &pos, &flags) == 0) {
 			int acc = (int)(flags & O_ACCMODE);
-			p->piped |= acc != O_WRONLY && !reads_nothing(f, fd, &st);
+			bool rd = acc != O_WRONLY && !reads_nothing(f, fd, &st);
+			p->piped |= rd;
+			p->pipe_live |= rd && !pipe_drained(p->pid, (int)fd, &st);
 			/* its standard input, benchtop's, is not written to */
 			p->piped_w |= acc != O_RDONLY && !own_stdin(f, fd, &st);
 		}
@@ -511,6 +537,7 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 	DIR *d = fddir >= 0 && infodir >= 0 ? fdopendir(dup(fddir)) : NULL;
 	struct dirent *e;
 	p->rd_left = 0;
+	p->pipe_live = false;
 	while (d && (e = readdir(d)))
 		has_r |= scan_one(f, p, fddir, infodir, e->d_name, buf) == 2;
 	if (d)
@@ -572,8 +599,10 @@ static void settle_one(struct sfiles *f, struct sfile *s, struct sproc *procs, i
 		else
 			wls[s->wl].rbytes += inc;
 		struct sproc *p = proc_by_pid(procs, nprocs, s->credit);
-		if (p)
+		if (p && s->write)
 			p->bytes += inc;
+		else if (p)
+			p->bytes_r += inc;
 		s->counted = grown;
 	}
 	s->credit = 0;

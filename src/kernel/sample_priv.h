@@ -73,6 +73,7 @@ struct sproc {
 	uint64_t rd_left;                  /* unread bytes of its read files at the last scan */
 	bool reads_files;                  /* its reads are its regular files' (rchar agrees) */
 	bool piped;                        /* a scan found it holding a pipe or socket to read */
+	bool pipe_live;                    /* at its last scan, one it may still read from */
 	uint64_t kr;                       /* rchar of what it reaped: whole minus its threads' own */
 	bool kr_known;                     /* kr was read at least once */
 	bool past;                         /* attached: what it reaped before is not this run's */
@@ -86,7 +87,8 @@ struct sproc {
 	uint64_t extra;                    /* own reads no position showed, counted */
 	uint64_t migr_dead;                /* migrations of threads that exited */
 	uint64_t migrations;
-	uint64_t bytes;                    /* destination bytes this process contributed */
+	uint64_t bytes;                    /* bytes this process wrote to regular files */
+	uint64_t bytes_r;                  /* and read from them */
 	double cpu_pct, wait_pct, read_bps, write_bps;
 	double start;                      /* seconds after boot it started */
 	struct timespec since;             /* when its tree was first tracked (realtime) */
@@ -117,7 +119,6 @@ struct swl {
 	uint64_t reap_seen;                /* whole rchar last seen of tracked processes that ended */
 	uint64_t reap_cap;                 /* what those reading only files had left unread */
 	bool reap_ambig;                   /* one of them read other than its files */
-	int reap_wait;                     /* ticks waited for a reaper to show a child */
 	/* writes by wchar: exact for a tree that writes only regular files
 	 * (overwrites of dirty pages, appends by processes never seen) */
 	uint64_t reap_wchar, reap_wseen;   /* as reap_rchar, reap_seen */

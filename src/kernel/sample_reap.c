@@ -17,8 +17,9 @@
  * which is what tracked processes read after their last look plus all a
  * never-seen process read.  A process never seen is measured by its rchar
  * (read(2), readv, sendfile and splice input: nothing else is left of it).
- * When a tracked process that ended held a pipe or socket to read from
- * (a stage of a pipeline), its last reads cannot be told from the rest:
+ * When a tracked process that ended held a pipe or socket it could still
+ * read from (a stage of a pipeline; a pipe no one can write to any more
+ * and that holds nothing is done), its last reads cannot be told from the rest:
  * that tick counts no more than what the ended file readers had left
  * unread in their files. */
 #include "sample_priv.h"
@@ -134,17 +135,28 @@ void sreap_own(struct sampler *sp, struct sproc *p)
 	}
 }
 
+/* What of p's own reads is already counted: its count at the last look,
+ * or what its positions showed when they were read later still. */
+static uint64_t own_counted(const struct sproc *p)
+{
+	uint64_t pos = p->own_base + p->frd_cum;
+	return p->own > pos ? p->own : pos;
+}
+
 void sreap_gone(struct sampler *sp, struct sproc *p)
 {
 	struct swl *w = &sp->wl[p->wl];
 
 	if (!p->measure_io || p->exit_noted || !p->io_known)
 		return;
-	w->reap_seen += p->rchar;
-	w->reap_wseen += p->wchar;
+	/* what was counted of it (its own reads, by count or position, and
+	 * what it reaped), not its whole count: that may have been read
+	 * after its threads' last look */
+	w->reap_seen += p->kr + own_counted(p);
+	w->reap_wseen += p->kw + p->own_w;
 	w->wpiped |= p->piped_w || p->piped;
 	w->reap_cap += p->reads_files ? p->rd_left : 0;
-	w->reap_ambig |= p->piped && !p->reads_files;
+	w->reap_ambig |= p->pipe_live && !p->reads_files;
 	p->rd_left = 0;
 	p->io_known = false;  /* counted once */
 }
@@ -173,6 +185,10 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 			own_last = p->thr[i].rchar_own;
 			own_w_last = p->thr[i].wchar_own;
 		}
+	/* a single thread's last count is the process's; positions read
+	 * after it can only be ahead */
+	if (p->nthr == 1 && own_counted(p) > own_last)
+		own_last = own_counted(p);
 	uint64_t kr = rchar > own ? rchar - own : 0;
 	uint64_t kw = wchar > own_w ? wchar - own_w : 0;
 	if (kr > p->kr)
@@ -190,7 +206,7 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 	 * no more than its files had left */
 	if (own > own_last) {
 		uint64_t tail = own - own_last;
-		if (p->piped)
+		if (p->pipe_live)
 			tail = !p->reads_files ? 0 : tail < p->rd_left ? tail : p->rd_left;
 		w->pend_rbytes += tail;
 	}
@@ -203,6 +219,17 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 	p->wchar = wchar;
 }
 
+/* Count what ended processes read and wrote beyond what was seen. */
+static void sreap_count(struct swl *w, uint64_t d, uint64_t dw)
+{
+	if (w->reap_ambig && d > w->reap_cap)
+		d = w->reap_cap;
+	w->rbytes += d;
+	w->wchar_files += dw;
+	w->reap_cap = 0;
+	w->reap_ambig = false;
+}
+
 void sreap_settle(struct sampler *sp, int wl)
 {
 	struct swl *w = &sp->wl[wl];
@@ -212,19 +239,27 @@ void sreap_settle(struct sampler *sp, int wl)
 	if (!w->reap_rchar && !w->reap_seen && !w->reap_wchar && !w->reap_wseen)
 		return;
 	/* a reaper read before the child it reaped was found gone shows
-	 * that child at the next tick: wait for it, two ticks at most */
-	if (w->reap_rchar < w->reap_seen && ++w->reap_wait <= 2)
-		return;
+	 * that child at a later tick: what it has not shown yet stays owed */
+	if (w->reap_rchar < w->reap_seen || w->reap_wchar < w->reap_wseen) {
+		uint64_t r = w->reap_rchar < w->reap_seen ? w->reap_rchar : w->reap_seen;
+		uint64_t wr = w->reap_wchar < w->reap_wseen ? w->reap_wchar : w->reap_wseen;
+		w->reap_rchar -= r;
+		w->reap_seen -= r;
+		w->reap_wchar -= wr;
+		w->reap_wseen -= wr;
+		if (w->reap_seen || w->reap_wseen) {
+			/* what is owed is matched first; the rest counts */
+			uint64_t extra_r = w->reap_rchar, extra_w = w->reap_wchar;
+			w->reap_rchar = w->reap_wchar = 0;
+			sreap_count(w, extra_r, extra_w);
+			return;
+		}
+	}
 	uint64_t d = w->reap_rchar > w->reap_seen ? w->reap_rchar - w->reap_seen : 0;
-	if (w->reap_ambig && d > w->reap_cap)
-		d = w->reap_cap;
-	w->rbytes += d;
-	if (w->reap_wchar > w->reap_wseen)
-		w->wchar_files += w->reap_wchar - w->reap_wseen;
+	uint64_t dw = w->reap_wchar > w->reap_wseen ? w->reap_wchar - w->reap_wseen : 0;
 	w->reap_wchar = w->reap_wseen = 0;
-	w->reap_rchar = w->reap_seen = w->reap_cap = 0;
-	w->reap_ambig = false;
-	w->reap_wait = 0;
+	w->reap_rchar = w->reap_seen = 0;
+	sreap_count(w, d, dw);
 }
 
 void sreap_written(struct sampler *sp, int wl, uint64_t out)
