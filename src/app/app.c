@@ -28,6 +28,7 @@
 #include "benchtop/clock.h"
 #include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
+#include "benchtop/priority.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/ceiling.h"
 #include "benchtop/loop.h"
@@ -363,8 +364,10 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 			reap_children(a);
 			break;
 		case SIGWINCH:
-			if (a->dashboard)
+			if (a->dashboard) {
 				ui_resize();
+				history_grow(a->hist, app_history_need());  /* a wider graph */
+			}
 			break;
 		case SIGPIPE:
 			break;
@@ -648,8 +651,10 @@ static int prepare(struct app *a, unsigned char **mp, char *msg, size_t msglen)
 	/* Without a terminal the dashboard would wait for keys that never
 	 * come (cron, nohup, </dev/null): refuse before anything runs. */
 	if (a->dashboard && ui_terminal_usable(msg, msglen) &&
-	    ui_open(run->theme, run->no_color, msg, msglen) == 0)
+	    ui_open(run->theme, run->no_color, msg, msglen) == 0) {
 		ui_set_mouse(!run->no_mouse);
+		history_grow(a->hist, app_history_need());
+	}
 	else if (a->dashboard) {
 		fprintf(stderr, "benchtop: %s\n", msg);
 		free(m);
@@ -670,6 +675,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	 * lines stay in the C locale ("1.5", never "1,5"). */
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
+	priority_raise();  /* samples keep time on a busy machine; refused: as started */
 	a->membw = ceiling_cached();  /* measured after the run when not cached */
 	rc = app_prepare(a, msg, sizeof msg);
 	if (rc) {

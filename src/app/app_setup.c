@@ -28,6 +28,12 @@
 #include "benchtop/workload.h"
 #include "benchtop/xalloc.h"
 
+size_t app_history_need(void)
+{
+	size_t n = ui_history_need();
+	return n < HISTORY_CAP ? n : HISTORY_CAP;
+}
+
 /* ---- a crash ---------------------------------------------------------
  * A bug must not leave the terminal in curses mode nor workloads running:
  * give the screen back, kill the workloads' process groups, then let the
@@ -384,7 +390,7 @@ int app_setup(struct app *a, char *msg, size_t len)
 		memcpy(a->allowed, a->online, (size_t)a->ncpu); /* reported by start_mask */
 	a->vs.units = r->units;
 	a->interval = r->interval;
-	a->hist = history_new(HISTORY_CAP);
+	a->hist = history_new(a->dashboard ? app_history_need() : HISTORY_BATCH);
 	a->sp = sampler_new("/proc", a->ncpu, (int)r->nwl);
 	a->snap = snapshot_new(a->ncpu, 16, (int)r->nwl);
 	if (!a->hist || !a->sp || !a->snap)
