@@ -94,6 +94,8 @@ struct snapshot {
 	struct disk_sample disk;
 	double self_cpu_pct;          /* benchtop's own CPU use over the interval */
 	double self_tick_us;          /* CPU time one tick cost, microseconds */
+	double late;                  /* seconds this sample came after its interval
+	                               * ended (benchtop was not run in time), 0 on time */
 };
 
 struct event {

@@ -292,6 +292,30 @@ static void check_output(struct app *a)
 	}
 }
 
+/* A sample more than half an interval after its interval ended: the
+ * machine did not run benchtop in time.  The sample says by how much;
+ * batch runs say so on standard error (the first time, then at most every
+ * 10 s), the dashboard on its status line; the end gives the count. */
+static void note_late(struct app *a, struct snapshot *s)
+{
+	double over = s->dt - a->interval;
+	s->late = over > a->interval / 2 && over > 0.02 && !a->finishing ? over : 0;
+	if (!s->late)
+		return;
+	a->late.n++;
+	if (s->late > a->late.worst)
+		a->late.worst = s->late;
+	char msg[160];
+	snprintf(msg, sizeof msg, "the sample at %.2f s came %.2f s late (benchtop was not run in time)",
+	         s->t, s->late);
+	if (a->dashboard)
+		snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
+	else if (a->late.n == 1 || s->t - a->late.said >= 10) {
+		fprintf(stderr, "benchtop: %s\n", msg);
+		a->late.said = s->t;
+	}
+}
+
 static void tick_body(struct app *a)
 {
 	double now = app_mono();
@@ -300,6 +324,7 @@ static void tick_body(struct app *a)
 	s->t = now - a->t0;
 	s->dt = now - a->last_tick;
 	a->last_tick = now;
+	note_late(a, s);
 	reap_children(a);
 	sampler_tick(a->sp, s, now);
 	/* s->dt: the measured time between this read of the processes and
@@ -783,6 +808,8 @@ int app_run(struct run *run, struct app_result *res)
 		summary_print(a, sum);
 	}
 	print_failures(a);
+	if (a->late.n > 1 && !a->dashboard)
+		fprintf(stderr, "benchtop: %d samples came late, by up to %.2f s\n", a->late.n, a->late.worst);
 	status = exit_status(a);
 	app_teardown(a);
 	return status;
