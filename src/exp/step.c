@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/loop.h"
 #include "benchtop/affinity.h"
 #include "benchtop/clock.h"
 #include "benchtop/cpufreq.h"
@@ -23,6 +24,7 @@
 #include "benchtop/json.h"
 #include "benchtop/num.h"
 #include "benchtop/pagecache.h"
+#include "benchtop/proc.h"
 #include "benchtop/units.h"
 #include "benchtop/journal.h"
 #include "benchtop/xalloc.h"
@@ -32,18 +34,26 @@
 static int open_record(struct exp *e)
 {
 	const char *path = e->r->record;
+	char msg[512];
 	if (!path)
 		return 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (e->r->force ? O_TRUNC : O_EXCL), 0644);
-	if (fd < 0 || !(e->rec = fdopen(fd, "w"))) {
-		int err = errno;
-		fprintf(stderr, "benchtop: -o %s: %s%s\n", path, strerror(err),
-		        err == EEXIST ? " (choose a new file, or add --force to overwrite it)" : "");
-		if (fd >= 0)
-			close(fd);
+	unsigned fl = OUTFILE_STREAM | (e->r->force ? OUTFILE_FORCE : 0);
+	if (outstream_open(&e->recs, "-o", path, fl, msg, sizeof msg) ||
+	    outstream_publish(&e->recs, fl, msg, sizeof msg)) {
+		fprintf(stderr, "benchtop: %s\n", msg);
+		outstream_discard(&e->recs);
 		return 3;
 	}
+	e->rec = e->recs.fp;
 	return 0;
+}
+
+/* After each line of the record: a failure is said once and the record
+ * ends there; the experiment goes on. */
+static void check_record(struct exp *e)
+{
+	if (e->rec && outstream_check(&e->recs))
+		e->rec = NULL;
 }
 
 static void jstr_or_null(FILE *fp, const char *s)
@@ -58,7 +68,7 @@ static void start_record(struct exp *e, FILE *fp)
 {
 	const struct run *r = e->r;
 	struct cpufreq *cf = cpufreq_open(r->sysfs, e->ncpu);
-	record_start_head(fp, e->ncpu, r->interval);
+	record_start_head(fp, e->ncpu, r->interval, r, e->dir);
 	fprintf(fp, ",\"cpufreq\":");
 	json_string(fp, cf ? cpufreq_residency_kind(cf) : "none");
 	if (cf)
@@ -120,6 +130,7 @@ int exp_begin(struct exp *e, struct run *r, const char *kind, const char *dir)
 	e->t0 = clock_mono();
 	if (e->rec)
 		start_record(e, e->rec);
+	check_record(e);
 	if (e->json)
 		start_record(e, e->out);
 	return 0;
@@ -190,17 +201,19 @@ struct step_msg {
 	struct app_result res;
 };
 
+/* SIGCHLD and the signals that end a run (loop_quit_signals). */
 static void stop_signals(sigset_t *set)
 {
+	int sig[LOOP_SIG_LIST];
+	int n = loop_quit_signals(sig, LOOP_SIG_LIST);
 	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
+	for (int i = 0; i < n; i++)
+		sigaddset(set, sig[i]);
 	sigaddset(set, SIGCHLD);
 }
 
-/* Waits for the step's process; SIGINT, SIGTERM and SIGHUP are passed on
- * to it (it stops its workloads and restores governors) and end the
+/* Waits for the step's process; a signal that ends a run is passed on to
+ * it (it stops its workloads and restores governors) and ends the
  * experiment after it.  The pipe is drained meanwhile, so a result larger
  * than the pipe's buffer never blocks the child. */
 static int wait_step(struct exp *e, pid_t pid, int fd, struct step_msg *msg, size_t *got)
@@ -218,7 +231,8 @@ static int wait_step(struct exp *e, pid_t pid, int fd, struct step_msg *msg, siz
 		if (waitpid(pid, &ws, WNOHANG) != 0)
 			break;
 		int sig = sigtimedwait(&set, &si, &tick);
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+		if (sig > 0 && sig != SIGCHLD && !((sig == SIGPIPE || sig == SIGXFSZ) &&
+		                                   si.si_code == SI_USER && si.si_pid == getpid())) {
 			e->stop = sig;
 			kill(pid, sig);
 		}
@@ -323,13 +337,16 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 	snprintf(s->name, sizeof s->name, "%s", name);
 	if (isatty(2) && !e->json)
 		fprintf(stderr, "benchtop: %s: step %zu: %s\n", e->kind, e->nsteps, name);
-	bool known = e->disk[0] && pagecache_disk_read(e->disk, &d0) == 0;
+	/* the step's own reads: its process and all it reaped are folded into
+	 * ours when we reap it, so other processes' reads never count */
+	bool known = e->disk[0] && proc_read_bytes(getpid(), &d0) == 0;
 	/* the step's samples and events go into the experiment's record */
 	s->res.rec = e->rec;
 	s->res.t_offset = clock_mono() - e->t0;
 	s->res.cell = (int)e->nsteps;
 	s->status = step_process(e, c, &s->res);
-	s->disk_known = known && pagecache_disk_read(e->disk, &d1) == 0 && d1 >= d0;
+	check_record(e);
+	s->disk_known = known && proc_read_bytes(getpid(), &d1) == 0 && d1 >= d0;
 	s->disk_read = s->disk_known ? d1 - d0 : 0;
 	for (int k = 0; k < s->res.nwl && k < APP_RESULT_MAX; k++) {
 		s->user += s->res.wl[k].user;
@@ -341,6 +358,7 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 	}
 	if (e->rec)
 		step_json(e, e->rec, s, extra_json);
+	check_record(e);
 	if (e->json)
 		step_json(e, e->out, s, extra_json);
 	return s;
@@ -363,7 +381,8 @@ double exp_from_disk(const struct exp *e, const struct step_res *s, uint64_t tes
 	(void)e;
 	if (!s->disk_known || test_read == 0)
 		return NAN;
-	/* the device's count holds every process's reads: never above all */
+	/* the test's own reads; a read-ahead past what it asked for is not
+	 * more than all of it */
 	double share = (double)s->disk_read / (double)test_read;
 	return share > 1 ? 1 : share;
 }
@@ -413,8 +432,8 @@ void exp_end(struct exp *e, struct st_table *t)
 	if (!e->disk[0])
 		st_note(t, "from disk unknown: no block device under %s (%s)", e->dir, e->nodisk);
 	else
-		st_note(t, "from disk: what %s read during the test (/proc/diskstats) over the bytes the test read, "
-		        "at most 100%% (other processes' reads on %s count too)", e->disk, e->disk);
+		st_note(t, "from disk: what the test's own processes read from %s (read_bytes of /proc/PID/io, theirs "
+		        "only) over the bytes the test read", e->disk);
 	if (e->stop)
 		st_note(t, "stopped by %s after %zu steps", strsignal(e->stop), e->nsteps);
 	if (e->rec)
@@ -436,11 +455,10 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 	return 0;
 }
 
-void exp_close(struct exp *e)
+int exp_close(struct exp *e)
 {
-	if (e->rec)
-		fclose(e->rec);
 	e->rec = NULL;
+	int rc = e->recs.of.path ? outstream_close(&e->recs) : e->recs.err;
 	if (e->scratch) {
 		if (e->r->keep)
 			fprintf(stderr, "benchtop: kept the experiment's files in %s\n", e->scratch);
@@ -453,4 +471,5 @@ void exp_close(struct exp *e)
 	}
 	free(e->steps);
 	e->steps = NULL;
+	return rc ? 3 : 0;
 }
