@@ -96,6 +96,10 @@ struct workload_totals {
 	 * are the written ones; NULL otherwise */
 	const char *counted;
 	double paused;           /* seconds of elapsed it spent paused */
+	double io_elapsed;       /* engines: seconds from the first I/O mark of
+	                          * its processes to their last (its calls and
+	                          * flush, without the set-up around them); 0
+	                          * for commands */
 };
 /* Its totals over every run so far (bytes, calls, CPU, time) into *t. */
 void workload_totals(const struct workload *w, struct workload_totals *t);

@@ -628,8 +628,10 @@ static int check_experiment(struct run *r, char *err, size_t errlen)
 		            "use it with --sweep or --matrix", r->cell);
 	if (!r->sweep)
 		return 0;
-	if (r->nwl > 1)
-		return fail(err, errlen, "--sweep runs one workload, but %zu are given", r->nwl);
+	for (size_t i = 0; r->nwl > 1 && i < r->nwl; i++)
+		if (r->wl[i].kind != WL_READ)
+			return fail(err, errlen, "--sweep over %zu workloads compares read sources, but \"%s\" is not a read: "
+			            "use one workload, or -w read:path=A -w read:path=B", r->nwl, r->wl[i].text);
 	if (r->nwl == 1 && r->wl[0].kind != WL_COPY && r->wl[0].kind != WL_WRITE && r->wl[0].kind != WL_READ)
 		return fail(err, errlen, "--sweep varies bs, which workload \"%s\" has not: use copy, write or read",
 		            r->wl[0].text);

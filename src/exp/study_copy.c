@@ -2,6 +2,7 @@
  * big file copied by rsync, cpio -p, cp and cat) and rsync-demo (rsync
  * under placement x governor).  bonnie, aligntest and blocksize are in
  * studies_io.c. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -53,6 +54,28 @@ void study_size_text(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%.*f MiB", bytes % MIB ? 1 : 0, (double)bytes / MIB);
 	else
 		snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes / 1024));
+}
+
+void study_banner(const char *desc, uint64_t cell, char *out, size_t len)
+{
+	static const char *const units[] = { " KiB", " MiB", " GiB" };
+	snprintf(out, len, "%s", desc);
+	if (!cell)
+		return;
+	for (const char *p = desc; *p; p++) {
+		if (!isdigit((unsigned char)*p) || (p > desc && isdigit((unsigned char)p[-1])))
+			continue;
+		const char *q = p;
+		while (isdigit((unsigned char)*q))
+			q++;
+		for (int u = 0; u < 3; u++)
+			if (!strncmp(q, units[u], 4)) {
+				char sz[32];
+				study_size_text(cell, sz, sizeof sz);
+				snprintf(out, len, "%.*s%s%s", (int)(p - desc), desc, sz, q + 4);
+				return;
+			}
+	}
 }
 
 /* Remove what a copy made at path (a file, or a directory with files). */

@@ -12,6 +12,7 @@
 #include "benchtop/experiment.h"
 #include "benchtop/pagecache.h"
 #include "benchtop/units.h"
+#include "benchtop/xalloc.h"
 #include "studies.h"
 
 /* ---- bonnie ------------------------------------------------------------ */
@@ -277,12 +278,34 @@ static void warm(const char *path)
 		close(fd);
 }
 
+/* -w read:path=FILE names what blocksize reads: a file, or a device such
+ * as /dev/urandom (*device set); NULL: a file of its own. */
+static const char *named_file(const struct exp *e, bool *device, uint64_t *fsize)
+{
+	struct stat st;
+	for (size_t i = 0; i < e->r->nwl; i++) {
+		const char *p = e->r->wl[i].path;
+		if (e->r->wl[i].kind == WL_READ && p && stat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			*device = !S_ISREG(st.st_mode);
+			*fsize = (uint64_t)st.st_size;
+			return p;
+		}
+	}
+	return NULL;
+}
+
 int study_blocksize(struct exp *e, struct st_table *t)
 {
-	uint64_t size = e->r->cell_bytes ? e->r->cell_bytes : 32 * MIB, bs[EXP_MAX_STEPS];
-	char *src, sz[32], title[400], step[40];
-	int status = exp_source(e, size, &src);
-	if (status)
+	uint64_t size = e->r->cell_bytes ? e->r->cell_bytes : 32 * MIB, bs[EXP_MAX_STEPS], fsize = 0;
+	char *src = NULL, sz[32], title[400], step[40];
+	bool device = false;
+	const char *named = named_file(e, &device, &fsize);
+	int status = 0;
+	if (named && !device && !e->r->cell_bytes)
+		size = fsize;
+	if (named)
+		src = xstrdup(named);
+	else if ((status = exp_source(e, size, &src)))
 		return status;
 	size_t n = experiment_steps(16, 64 * 1024, bs, EXP_MAX_STEPS);
 	study_size_text(size, sz, sizeof sz);
@@ -290,8 +313,8 @@ int study_blocksize(struct exp *e, struct st_table *t)
 		snprintf(step, sizeof step, ", each step for at most %g s", e->r->cell_sec);
 	else
 		step[0] = 0;
-	snprintf(title, sizeof title, "blocksize: read(2) of a %s file (%s) at each bs from 16 B to 64 KiB, "
-	         "doubling%s", sz, src, step);
+	snprintf(title, sizeof title, "blocksize: read(2) of %s%s %s (%s) at each bs from 16 B to 64 KiB, "
+	         "doubling%s", device ? "" : "a ", sz, device ? "a step from the device" : "file", src, step);
 	st_init(t, "blocksize", title);
 	int cb = st_col(t, NULL, "bs", 0), cc = st_col(t, NULL, "calls", 0), cm = st_col(t, NULL, "MiB read", 1);
 	int cr = st_col(t, NULL, units_rate_label(e->r->units), 1), cu = st_col(t, NULL, "us/call", 3);
@@ -304,9 +327,11 @@ int study_blocksize(struct exp *e, struct st_table *t)
 		struct wl_spec w;
 		struct run c;
 		char name[64];
-		if ((status = study_workload(&w, "read:path=%s,bs=%llu", src, (unsigned long long)bs[i])))
+		if ((status = study_workload(&w, "read:path=%s,bs=%llu,size=%llu", src, (unsigned long long)bs[i],
+		                             (unsigned long long)size)))
 			break;
-		warm(src);
+		if (!device)
+			warm(src);
 		exp_child_run(e, &w, &c);
 		if (e->r->cell_sec > 0)
 			c.duration = e->r->cell_sec;
@@ -314,16 +339,16 @@ int study_blocksize(struct exp *e, struct st_table *t)
 		struct step_res *s = exp_step(e, &c, name, NULL);
 		struct st_row *row = st_row(t);
 		cli_free_workload(&w);
-		double us = s->calls ? s->elapsed * 1e6 / (double)s->calls : NAN;
+		double us = exp_us_per_call(s);
 		x[i] = (double)bs[i] / 1024, y[i] = us;
 		if (!row)
 			continue;
 		st_num(row, cb, (double)bs[i]);
 		st_num(row, cc, (double)s->calls);
 		st_num(row, cm, (double)s->bytes / MIB);
-		st_num(row, cr, units_rate_value(e->r->units, exp_rate(s, s->bytes)));
+		st_num(row, cr, units_rate_value(e->r->units, exp_io_rate(s, s->bytes)));
 		st_num(row, cu, us);
-		exp_disk_cell(row, cd, exp_from_disk(e, s, s->bytes));
+		exp_disk_cell(row, cd, device ? NAN : exp_from_disk(e, s, s->bytes));
 		if (s->status)
 			snprintf(row->note, sizeof row->note, "failed (exit %d)", s->status);
 		else if (st_row_cached(row))
@@ -331,10 +356,14 @@ int study_blocksize(struct exp *e, struct st_table *t)
 		status = s->status > 1 ? s->status : 0;
 	}
 	if (experiment_fit(x, y, (size_t)t->nrows, &a, &b) == 0)
-		st_note(t, "fit (least squares over %d steps): us/call = %.3f + %.4f x KiB: a fixed cost of %.3f us per "
+		st_note(t, "fit (least squares over %d steps, each over its calls only): us/call = %.3f + %.4f x KiB: a "
+		        "fixed cost of %.3f us per "
 		        "call and %.4f us per KiB", t->nrows, a, b, a, b);
-	st_note(t, "the file is read from the page cache on purpose (read once before each step): us/call is the cost "
-	        "of the call and the copy, not of the disk");
+	if (device)
+		st_note(t, "%s is a device: each step reads %s from it (--cell SIZE), and from disk does not apply", src, sz);
+	else
+		st_note(t, "the file is read from the page cache on purpose (read once before each step): us/call is the "
+		        "cost of the call and the copy, not of the disk");
 	free(src);
 	return status;
 }
