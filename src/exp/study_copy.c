@@ -13,6 +13,7 @@
 
 #include "benchtop/cpufreq.h"
 #include "benchtop/experiment.h"
+#include "benchtop/json.h"
 #include "benchtop/pagecache.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
@@ -299,6 +300,37 @@ static void residency_text(const struct app_result *r, char *buf, size_t len)
 	}
 }
 
+/* The residency as numbers for the row's JSON: "residency":{"CPU":{"kHz":
+ * seconds,...},...} and "mean_khz":{"CPU":kHz|null,...}. */
+static char *residency_json(const struct app_result *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	if (!fp)
+		return NULL;
+	fputs("\"residency\":{", fp);
+	for (int c = 0; c < r->ncpu_res; c++) {
+		fprintf(fp, "%s\"%d\":{", c ? "," : "", c);
+		for (int f = 0; f < r->nfreq[c]; f++) {
+			fprintf(fp, "%s\"%ld\":", f ? "," : "", r->khz[c][f]);
+			json_number(fp, r->secs[c][f]);
+		}
+		fputc('}', fp);
+	}
+	fputs("},\"mean_khz\":{", fp);
+	for (int c = 0; c < r->ncpu_res; c++) {
+		fprintf(fp, "%s\"%d\":", c ? "," : "", c);
+		if (r->mean_khz[c] > 0)
+			fprintf(fp, "%ld", r->mean_khz[c]);
+		else
+			fputs("null", fp);
+	}
+	fputc('}', fp);
+	fclose(fp);
+	return text;
+}
+
 static void demo_freq(const struct app_result *r, const char *gov, char *buf, size_t len)
 {
 	double sum = 0;
@@ -342,6 +374,7 @@ static int demo_cell(struct exp *e, struct st_table *t, const struct rcols *k, c
 			row->cell[k->freq].type = ST_WORD;
 			residency_text(&s->res, row->cell[k->res].text, sizeof row->cell[k->res].text);
 			row->cell[k->res].type = ST_WORD;
+			row->json = residency_json(&s->res);
 		}
 		if (s->status)
 			snprintf(row->note, sizeof row->note, "failed (exit %d)", s->status);
