@@ -90,6 +90,10 @@ double exp_io_rate(const struct step_res *s, uint64_t bytes);
 /* The program's full path in $PATH into buf; false when not installed. */
 bool exp_which(const char *prog, char *buf, size_t len);
 
+/* The bonnie study's table as bonnie++ 1.98's CSV line (--format bonnie),
+ * the fields of bon_csv2html(1), for bon_csv2txt and bon_csv2html. */
+void bonnie_csv(const struct exp *e, const struct st_table *t, FILE *fp);
+
 /* A preset's description for its banner: the first size in it ("one 2 GiB
  * file") becomes cell's (--cell SIZE) when cell is not 0. */
 void study_banner(const char *desc, uint64_t cell, char *out, size_t len);

@@ -442,6 +442,8 @@ void exp_end(struct exp *e, struct st_table *t)
 		end_record(e, e->rec, t);
 	if (e->json)
 		end_record(e, e->out, t);
+	else if (e->r->format == FMT_BONNIE)
+		bonnie_csv(e, t, e->out);
 	else if (e->r->format == FMT_CSV)
 		st_print_csv(t, e->out);
 	else

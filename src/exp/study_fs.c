@@ -167,6 +167,60 @@ int study_bonnie(struct exp *e, struct st_table *t)
 	return status;
 }
 
+/* ---- bonnie++'s CSV line ------------------------------------------------ */
+
+/* The cell of group g named name in the one row, or NULL. */
+static const struct st_cell *bonnie_cell(const struct st_table *t, const char *g, const char *name)
+{
+	for (int c = 0; c < t->ncols && t->nrows; c++)
+		if (!strcmp(t->col[c].group, g) && !strcmp(t->col[c].name, name))
+			return &t->rows[0].cell[c];
+	return NULL;
+}
+
+/* A figure and its %CPU as bonnie++ writes them: whole numbers, "+++++"
+ * and "+++" for a test too short to time, nothing for one not run. */
+static void bonnie_pair(FILE *fp, const struct st_table *t, const char *g, const char *rate)
+{
+	const struct st_cell *r = bonnie_cell(t, g, rate), *c = bonnie_cell(t, g, "%CPU");
+	if (r && r->type == ST_NUM && c && c->type == ST_NUM)
+		fprintf(fp, ",%.0f,%.0f", r->v, c->v);
+	else if (r && r->type == ST_WORD && !strcmp(r->text, "too short"))
+		fputs(",+++++,+++", fp);
+	else
+		fputs(",,", fp);
+}
+
+void bonnie_csv(const struct exp *e, const struct st_table *t, FILE *fp)
+{
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	/* a comma would end the name field */
+	for (char *p = host; *p; p++)
+		if (*p == ',')
+			*p = '_';
+	const struct st_cell *mib = bonnie_cell(t, "", "MiB");
+	unsigned long long m = mib && mib->type == ST_NUM ? (unsigned long long)mib->v : 0;
+	/* 0-8: format, version, name, concurrency, seed (none: benchtop's
+	 * seekers draw their own), size, chunk size (empty: bonnie++'s 8192),
+	 * seeks, seeker processes */
+	fprintf(fp, "1.98,1.98,%s,1,,", host);
+	if (m && m % 1024 == 0)
+		fprintf(fp, "%lluG", m / 1024);
+	else
+		fprintf(fp, "%lluM", m);
+	fprintf(fp, ",,%d,%d", BONNIE_SEEKS * BONNIE_SEEKERS, BONNIE_SEEKERS);
+	for (int b = 0; b < B_N; b++)
+		bonnie_pair(fp, t, btests[b].group, b == B_SEEK ? "/sec" : "K/sec");
+	/* 21-37: the file-creation tests benchtop does not run; 38-49: the
+	 * latencies it does not measure */
+	for (int i = 21; i <= 49; i++)
+		fputc(',', fp);
+	fputc('\n', fp);
+	fflush(fp);
+	(void)e;
+}
+
 /* ---- aligntest (and netwrite's table, in the same layout) ----------------- */
 
 void align_table(struct exp *e, struct st_table *t, struct acols *k, const char *study, const char *what,

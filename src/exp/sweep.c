@@ -663,8 +663,14 @@ static int run_preset(struct run *r, int argc, char **argv)
 		return 2;
 	}
 	if (p.study && !study_known(p.study)) {
-		fprintf(stderr, "benchtop: preset %s: unknown study \"%s\": use copytools, rsync-demo, bonnie, aligntest "
-		        "or blocksize\n", r->preset, p.study);
+		fprintf(stderr, "benchtop: preset %s: unknown study \"%s\": use copytools, rsync-demo, bonnie, aligntest, "
+		        "blocksize or netwrite\n", r->preset, p.study);
+		preset_free(&p);
+		return 2;
+	}
+	if (r->format == FMT_BONNIE && (!p.study || strcmp(p.study, "bonnie"))) {
+		fprintf(stderr, "benchtop: --format bonnie prints bonnie++'s CSV line of the bonnie study, not of preset %s: "
+		        "use --preset bonnie, or --format text, csv or json\n", r->preset);
 		preset_free(&p);
 		return 2;
 	}
