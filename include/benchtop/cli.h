@@ -54,7 +54,7 @@ struct wl_spec {
 
 /* One --at T:ACTION.  run->at is kept sorted by t (stable). */
 enum at_kind { AT_PIN, AT_PACK, AT_FREE, AT_SPREAD, AT_GOVERNOR, AT_MAXFREQ,
-               AT_MARKER, AT_PAUSE, AT_RESUME };
+               AT_MARKER, AT_PAUSE, AT_RESUME, AT_CAPTION };
 struct at_action {
 	double t;             /* seconds since start */
 	enum at_kind kind;

@@ -38,6 +38,7 @@ struct cpu_sample {
 
 struct proc_sample {
 	pid_t pid;
+	pid_t ppid;                   /* its parent (the tree view), 0 unknown */
 	int workload;                 /* 1-based workload id, 0 = attached */
 	char role[MODEL_ROLE_LEN];    /* an engine's reader, writer, control, seeker, source;
 	                               * a command's process: reader, writer, pipe or idle

@@ -115,10 +115,16 @@ struct ui_key_binding {
 	int alt;             /* a second key for the same row ('k' for KEY_UP), 0 none */
 	int last;            /* key..last is a range ('0'..'9'), 0 none */
 	bool replay_only;    /* only in --replay */
+	bool live_only;      /* only in a live run (a replay key takes it there) */
+	const char *bar_key; /* the key bar: the key as shown ("F10"), NULL not on it */
+	const char *bar;     /* ... and what it does, one word ("Quit") */
+	int bar_prio;        /* 0 always on the bar; higher numbers leave first */
 };
 extern const struct ui_key_binding ui_keys[];
 extern const size_t ui_nkeys;
-/* The row a key code dispatches to, NULL when none. */
+/* The row a key code dispatches to, NULL when none (the first row of
+ * the key; ui_key_find_for: the row that acts in a replay or a live run). */
 const struct ui_key_binding *ui_key_find(int key);
+const struct ui_key_binding *ui_key_find_for(int key, bool replay);
 
 #endif

@@ -104,12 +104,19 @@ static void remove_scratch(struct app *a)
 	}
 	/* Only benchtop's own files are in it; anything else (a file a
 	 * user dropped there) makes rmdir fail, and it stays. */
-	if (rmdir(a->scratch) < 0 && errno == ENOTEMPTY) {
-		char cmd[4200];
-		snprintf(cmd, sizeof cmd, "%s", a->scratch);
+	int e = rmdir(a->scratch) < 0 ? errno : 0;
+	if ((e && e != ENOENT && e != ENOTEMPTY) || journal_scratch_below(a->scratch)) {
+		/* a file of benchtop's could not go (a file system shut down
+		 * after EIO): the directory stays for --restore with it */
+		fprintf(stderr, "benchtop: cannot remove scratch directory %s: %s; it stays in the journal "
+		        "for benchtop --restore\n", a->scratch, strerror(e ? e : EBUSY));
+		a->scratch_made = false;
+		return;
+	}
+	if (e == ENOTEMPTY) {
 		/* Engines remove their own files; a leftover here is a bug
 		 * worth seeing rather than silently deleting. */
-		fprintf(stderr, "benchtop: scratch directory %s is not empty; left in place\n", cmd);
+		fprintf(stderr, "benchtop: scratch directory %s is not empty; left in place\n", a->scratch);
 	}
 	/* gone, or left in place with what is not benchtop's: --restore
 	 * must not remove it either way */
@@ -441,6 +448,8 @@ void app_teardown(struct app *a)
 	placement_free(a->pl);
 	free(a->plog.v);
 	attach_free(a);
+	free(a->pol_end);
+	a->pol_end = NULL;
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);
 	free(a->online);
@@ -451,34 +460,48 @@ void app_teardown(struct app *a)
 	history_free(a->hist);
 	loop_free(a->loop);
 	a->loop = NULL;
-	if (a->rec && !a->rec_borrowed)
-		fclose(a->rec);
+	if (!a->rec_borrowed)
+		app_close_record(a);
 }
 
 int app_open_record(struct app *a, char *msg, size_t len)
 {
 	if (!a->run->record)
 		return 0;
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (a->run->force ? O_TRUNC : O_EXCL);
-	int fd = open(a->run->record, flags, 0644);
-	if (fd < 0) {
-		int e = errno;
-		snprintf(msg, len, "-o %s: %s%s", a->run->record, strerror(e),
-		         e == EEXIST ? " (choose a new file, or add --force to overwrite it)" : "");
-		return -e;
-	}
-	a->rec = fdopen(fd, "w");
-	return a->rec ? 0 : -errno;
+	int rc = outstream_open(&a->recs, "-o", a->run->record,
+	                        OUTFILE_STREAM | (a->run->force ? OUTFILE_FORCE : 0), msg, len);
+	a->rec = a->recs.fp;
+	return rc;
+}
+
+int app_publish_record(struct app *a, char *msg, size_t len)
+{
+	if (!a->rec || a->rec_borrowed)
+		return 0;
+	return outstream_publish(&a->recs, a->run->force ? OUTFILE_FORCE : 0, msg, len);
+}
+
+void app_check_record(struct app *a)
+{
+	if (a->rec && !a->rec_borrowed && outstream_check(&a->recs))
+		a->rec = NULL;
+}
+
+int app_close_record(struct app *a)
+{
+	if (a->rec_borrowed)
+		return 0;
+	a->rec = NULL;
+	return a->recs.of.path ? outstream_close(&a->recs) : a->recs.err;
 }
 
 /* Give up before the run started: the record file benchtop just made
- * goes too (it holds nothing yet). */
+ * goes too (it holds nothing of a run). */
 int app_abandon(struct app *a, int status)
 {
 	if (a->rec && !a->rec_borrowed) {
-		fclose(a->rec);
+		outstream_discard(&a->recs);
 		a->rec = NULL;
-		unlink(a->run->record);
 	}
 	app_teardown(a);
 	return status;

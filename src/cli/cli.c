@@ -319,7 +319,7 @@ const struct cli_option cli_options[] = {
 	{ 't', "duration", "SEC", "stop everything after SEC", O_DURATION, false, o_duration },
 	{ 0, "loop", NULL, "loop until quit: engines start each pass again in the same processes, commands re-run", O_LOOP, false, o_loop },
 	{ 0, "no-sync", NULL, "no sync(2) after a command workload, flush not counted", O_NO_SYNC, false, o_no_sync },
-	{ 0, "at", "T:ACTION", "at time T: pin=LIST pack free spread governor=NAME maxfreq=KHZ marker=TEXT pause resume (repeatable)", O_AT, true, o_at },
+	{ 0, "at", "T:ACTION", "at time T: pin=LIST pack free spread governor=NAME maxfreq=KHZ marker=TEXT caption=TEXT pause resume (repeatable)", O_AT, true, o_at },
 	{ 'b', "batch", NULL, "no screen: one line per interval to stdout, then the summary", O_BATCH, false, o_batch },
 	{ 0, "format", "FMT", "batch output: text, csv or json (JSON Lines); bonnie: bonnie++ 1.98's CSV line (--preset bonnie)", O_FORMAT, false, o_format },
 	{ 'o', "record", "FILE", "record samples and events to FILE (JSON Lines); with --report: the output", O_RECORD, false, o_record },

@@ -314,9 +314,9 @@ static const struct { const char *name; enum at_kind kind; enum at_arg arg; cons
 	{ "free", AT_FREE, AA_NONE, NULL }, { "spread", AT_SPREAD, AA_NONE, NULL },
 	{ "governor", AT_GOVERNOR, AA_NAME, "NAME" }, { "maxfreq", AT_MAXFREQ, AA_KHZ, "KHZ" },
 	{ "marker", AT_MARKER, AA_TEXT, "TEXT" }, { "pause", AT_PAUSE, AA_NONE, NULL },
-	{ "resume", AT_RESUME, AA_NONE, NULL },
+	{ "resume", AT_RESUME, AA_NONE, NULL }, { "caption", AT_CAPTION, AA_TEXT, "TEXT" },
 };
-#define AT_HINT "use pin=LIST, pack, free, spread, governor=NAME, maxfreq=KHZ, marker=TEXT, pause or resume"
+#define AT_HINT "use pin=LIST, pack, free, spread, governor=NAME, maxfreq=KHZ, marker=TEXT, caption=TEXT, pause or resume"
 
 static int at_arg(struct at_action *a, enum at_arg kind, const char *v, char *err, size_t errlen)
 {

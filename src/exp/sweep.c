@@ -482,7 +482,9 @@ static int run_generic(struct run *r)
 		exp_end(&g->e, &t);
 		st_free(&t);
 	}
-	exp_close(&g->e);
+	int rc = exp_close(&g->e);
+	if (rc > status)
+		status = rc;
 	free(g->src);
 	free(g->wl);
 	free(g->reuse);
@@ -615,8 +617,8 @@ static int run_sequence(struct run *user, const char *name, struct run *m, int n
 	}
 	exp_end(&ex, &t);
 	st_free(&t);
-	exp_close(&ex);
-	return status;
+	int rc = exp_close(&ex);
+	return rc > status ? rc : status;
 }
 
 static int run_study(struct run *m, const char *name, const char *study)
@@ -648,8 +650,8 @@ static int run_study(struct run *m, const char *name, const char *study)
 	if (status < 2 || t.nrows)
 		exp_end(&ex, &t);
 	st_free(&t);
-	exp_close(&ex);
-	return status;
+	int rc = exp_close(&ex);
+	return rc > status ? rc : status;
 }
 
 static int run_preset(struct run *r, int argc, char **argv)

@@ -257,7 +257,26 @@ bool ui_help_shown(void)
 
 /* ---- layout and the draw pass ---- */
 
-struct layout { struct rect header, graph, cpus, res, place, procs, status; };
+struct layout { struct rect header, graph, freq, cpus, res, place, procs, status, keybar; };
+
+static bool zoomed;
+
+bool ui_toggle_zoom(void)
+{
+	ui_cache_invalidate();
+	return zoomed = !zoomed;
+}
+
+/* The frequency line's rows, from the bottom of the graph's. */
+static void split_freq(struct layout *l)
+{
+	l->freq = (struct rect){ 0, 0, 0, 0 };
+	if (!ui_freqline_on() || l->graph.h < 12)
+		return;
+	int fh = l->graph.h >= 30 ? 6 : 4;
+	l->graph.h -= fh;
+	l->freq = (struct rect){ l->graph.y + l->graph.h, l->graph.x, fh, l->graph.w };
+}
 
 static int clampi(int v, int lo, int hi)
 {
@@ -271,7 +290,16 @@ static int clampi(int v, int lo, int hi)
 static void layout(const struct ui_view *v, struct layout *l)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
-	int H = LINES, W = COLS, avail = H - 2;
+	int H = LINES, W = COLS, avail = H - 3;
+	l->status = (struct rect){ H - 2, 0, 1, W };
+	l->keybar = (struct rect){ H - 1, 0, 1, W };
+	l->header = (struct rect){ 0, 0, 1, W };
+	if (zoomed) {   /* the graph on every row but the header, status and key bar */
+		l->graph = (struct rect){ 1, 0, avail, W };
+		split_freq(l);
+		l->cpus = l->res = l->place = l->procs = (struct rect){ 0, 0, 0, 0 };
+		return;
+	}
 	/* before the first sample, the online CPUs: the same rows as after */
 	int ncpu = s ? s->ncpu : v->ncpus_online > 0 ? v->ncpus_online : 1;
 	int cpuh = 1 + clampi(ncpu, 1, avail / 4);
@@ -284,8 +312,8 @@ static void layout(const struct ui_view *v, struct layout *l)
 	int y = 1, half = W / 2;
 	if (W - half < 74 && W - 74 >= 46)
 		half = W - 74;
-	l->header = (struct rect){ 0, 0, 1, W };
 	l->graph = (struct rect){ y, 0, graphh, W };
+	split_freq(l);
 	y += graphh;
 	l->cpus = (struct rect){ y, 0, cpuh, half };
 	l->res = (struct rect){ y, half, cpuh, W - half };
@@ -293,7 +321,6 @@ static void layout(const struct ui_view *v, struct layout *l)
 	l->place = (struct rect){ y, 0, placeh, W };
 	y += placeh;
 	l->procs = (struct rect){ y, 0, procsh, W };
-	l->status = (struct rect){ H - 1, 0, 1, W };
 }
 
 bool ui_too_small(void)
@@ -343,11 +370,17 @@ void ui_draw(const struct ui_view *v)
 		layout(v, &l);
 		ui_header_draw(v, l.header);
 		ui_graph_draw(v, l.graph);
-		ui_cpus_draw(v, l.cpus);
-		ui_residency_draw(v, l.res);
-		ui_placement_draw(v, l.place);
-		ui_procs_draw(v, l.procs);
+		ui_caption_draw(v, l.graph);
+		if (l.freq.h)
+			ui_freqline_draw(v, l.freq);
+		if (!zoomed) {
+			ui_cpus_draw(v, l.cpus);
+			ui_residency_draw(v, l.res);
+			ui_placement_draw(v, l.place);
+			ui_procs_draw(v, l.procs);
+		}
 		ui_status_draw(v, l.status);
+		ui_keybar_draw(v, l.keybar);
 		ui_menu_draw(v, (struct rect){ 0, 0, LINES, COLS });
 	}
 	wnoutrefresh(stdscr);

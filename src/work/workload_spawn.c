@@ -271,6 +271,7 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 	w->sp = sp;
 	w->ncpu = ncpu;
 	workload_set_mask(w, mask);
+	workload_forget_groups(w);  /* the last run's, should any be left */
 	w->nch = 0;
 	w->sync_pid = 0;
 	w->err[0] = 0;
