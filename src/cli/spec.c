@@ -52,7 +52,7 @@ static const struct wl_key wl_keys[] = {
 	{ "pattern", K(WL_WRITE) | K(WL_NET), KT_BOOLWORD, F(rewrite), 0, 0, pattern_words, "PATTERN",
 	  "seq (net: write) or rewrite: write, evict, then overwrite in place (default seq)" },
 	{ "mss", K(WL_NET), KT_INT, F(mss), 88, 32767, NULL, "BYTES",
-	  "TCP_MAXSEG of the loopback stream: the payload per segment (default 1448, Ethernet's)" },
+	  "TCP_MAXSEG of the loopback stream, 88 to 32767 (default 1448, Ethernet's payload; TCP options such as timestamps take a few bytes of each segment)" },
 	{ "align", K(WL_NET), KT_ALIGN, F(align), 1, MAX_BS, NULL, "BYTES|none",
 	  "the receiver gathers what arrives into writes of BYTES (default none: each recv is written as it came)" },
 	{ "unit", K(WL_WRITE) | K(WL_READ), KT_BOOLWORD, F(unit_char), 0, 0, unit_words, "UNIT", "block or char (default block)" },
