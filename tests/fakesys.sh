@@ -46,17 +46,17 @@ read -r -a fa <<<"$freqs"
 fmin=${fa[0]:-0} fmax=${fa[${#fa[@]}-1]:-0}
 fmid=${fa[$(( ${#fa[@]} / 2 ))]:-0}
 
-# The CPUs of the policy that starts at CPU first, space separated.
+# The CPUs of the policy that starts at CPU first, space separated, in
+# $list (no subshell: a tree is built without a process per file).
 members() {
-	local first=$1 c out=""
-	for ((c = first; c < first + per && c < cpus; c++)); do out+="${out:+ }$c"; done
-	echo "$out"
+	local first=$1 c
+	list=""
+	for ((c = first; c < first + per && c < cpus; c++)); do list+="${list:+ }$c"; done
 }
 
 # fill DIR CPUS: one policy directory's files.
 fill() {
 	local d=$1 list=$2 f
-	mkdir -p "$d"
 	echo "$list" >"$d/affected_cpus"
 	echo "$list" >"$d/related_cpus"
 	echo "$govs" >"$d/scaling_available_governors"
@@ -70,7 +70,6 @@ fill() {
 	echo "$fmid" >"$d/scaling_cur_freq"
 	echo "<unsupported>" >"$d/scaling_setspeed"
 	if [ "$stats" = 1 ]; then
-		mkdir -p "$d/stats"
 		: >"$d/stats/time_in_state"
 		for f in "${fa[@]}"; do echo "$f 0" >>"$d/stats/time_in_state"; done
 		echo 0 >"$d/stats/total_trans"
@@ -91,21 +90,27 @@ junkify() {
 }
 
 base=$root/devices/system/cpu
-mkdir -p "$base"
+# Every directory first, in one mkdir; then the files (shell builtins
+# only); then the links.
+dirs=("$base") pols=() lists=() links=()
 c=0
 while [ $c -lt "$cpus" ]; do
-	list=$(members $c)
+	members $c
 	if [ "$layout" = policy ]; then
-		fill "$base/cpufreq/policy$c" "$list"
-		for m in $list; do
-			mkdir -p "$base/cpu$m"
-			ln -sfn "../cpufreq/policy$c" "$base/cpu$m/cpufreq"
-		done
+		pols+=("$base/cpufreq/policy$c") lists+=("$list")
+		for m in $list; do dirs+=("$base/cpu$m") links+=("../cpufreq/policy$c" "$base/cpu$m/cpufreq"); done
 	else
-		for m in $list; do fill "$base/cpu$m/cpufreq" "$list"; done
+		for m in $list; do pols+=("$base/cpu$m/cpufreq") lists+=("$list"); done
 	fi
 	c=$((c + per))
 done
+for d in "${pols[@]}"; do
+	dirs+=("$d")
+	[ "$stats" = 1 ] && dirs+=("$d/stats")
+done
+mkdir -p "${dirs[@]}"
+for i in "${!pols[@]}"; do fill "${pols[i]}" "${lists[i]}"; done
+for ((i = 0; i < ${#links[@]}; i += 2)); do ln -sfn "${links[i]}" "${links[i + 1]}"; done
 n=$((cpus - 1))
 echo "0-$n" >"$base/online"
 echo "0-$n" >"$base/possible"

@@ -28,6 +28,13 @@ enum action_id {
 	ACT_SELECT,         /* arg.cpu: the process at this index of the newest sample */
 	ACT_NOTE,           /* arg.text: what a view key did, for the status line */
 	ACT_SEEK_BACK, ACT_SEEK_FWD, ACT_SEEK_START, ACT_SEEK_END,   /* replay */
+	/* More keys the dashboard handles itself: search, tree, the sort
+	 * menu, paging, zoom, the frequency line; and the menus that end in
+	 * an action (the signal menu, the affinity dialog). */
+	ACT_SEARCH, ACT_TREE, ACT_MENU_SORT, ACT_PAGE_UP, ACT_PAGE_DOWN, ACT_FIRST, ACT_LAST,
+	ACT_ZOOM, ACT_FREQ_LINE, ACT_MENU_SIGNAL, ACT_MENU_AFFINITY,
+	ACT_SIGNAL,         /* arg.sig to arg.pid (a process of the run) */
+	ACT_CAPTION,        /* arg.text: a lesson's caption (--at T:caption=TEXT) */
 };
 
 /* What applying an action asks of the screen.  Actions never call the
@@ -45,6 +52,8 @@ struct action {
 	int policy;
 	long khz;
 	int whole;
+	int sig;            /* ACT_SIGNAL: the signal number */
+	int pid;            /* ACT_SIGNAL, ACT_PIN_LIST: the process it is for (0: the selected) */
 	char text[128];
 };
 

@@ -73,12 +73,19 @@ struct app {
 	unsigned char *allowed;      /* CPUs placements use: --cpus, else online */
 	bool paused;
 	bool all_done;               /* every workload ended (dashboard waits for q) */
+	char status_seen[256];       /* the status text as it was last drawn ... */
+	double status_t;             /* ... and since when (it expires) */
+	bool keyed;                  /* a key came (the first-step hint is gone) */
+	/* each policy's governor and limits at the end of the run, kept when
+	 * they are restored before the summary (npol_end 0: not restored yet) */
+	struct policy_end { char governor[32]; long min_khz, max_khz; } *pol_end;
+	int npol_end;
 	bool finishing;              /* stopping everything at the end of the run */
 	bool in_tick;                /* events from inside a tick follow its sample */
 	double self_cpu_last;
 	double ended;                /* t of the end record */
 	double prep_sync, prep_drop; /* --drop-caches: seconds of the sync and the drop before t = 0, -1 none */
-	double membw;                /* memcpy bytes/s measured at start: no honest rate passes twice it */
+	double membw;                /* memcpy bytes/s of this boot (ceiling.h), 0 until known */
 	struct cgroup *cg;           /* the run's cgroup (its workloads' groups inside), or NULL */
 	struct {
 		pid_t *pids;         /* --attach PIDs */
@@ -121,6 +128,9 @@ struct app_result {
 	int nfreq[APP_RES_CPUS];
 	long khz[APP_RES_CPUS][APP_RES_FREQS];
 	double secs[APP_RES_CPUS][APP_RES_FREQS];
+	/* where each role ran at the end of the run, busy roles first:
+	 * "reader 0, writer 1, idle 0" (the CPUs each was allowed) */
+	char placed[200];
 };
 /* One whole run of run (dashboard or batch) from setup to summary; res
  * (may be NULL) gets its totals.  Returns the exit status (SPEC §5). */
@@ -137,6 +147,11 @@ const unsigned char *action_placer(void *app, int w, const char *slot);
 /* After a sample: re-apply the placement rules to every tracked task that
  * does not match. */
 void action_enforce_placement(struct app *a);
+/* F9 (signal.c): send act->sig to act->pid, a running process of the run;
+ * an event and a new phase.  At exit, attached processes it stopped are
+ * continued (called by attach_restore). */
+int action_signal(struct app *a, const struct action *act);
+void action_signal_release(struct app *a);
 /* Add an event now (t from the monotonic clock) and start a new phase. */
 void app_event(struct app *a, const char *action, const char *label, const char *detail_json);
 void app_event_at(struct app *a, double t, const char *action, const char *label,
@@ -158,9 +173,10 @@ void attach_restore(struct app *a);
 void attach_free(struct app *a);
 
 /* Outputs (record.c). */
-/* The first fields of a start record ({"type":"start",...,"interval":N),
- * left open for the caller's own fields. */
-void record_start_head(FILE *fp, int ncpu, double interval);
+/* The first fields of a start record ({"type":"start",...,"interval":N,
+ * "machine":{...}), left open for the caller's own fields.  The machine's
+ * disks are those under r's workload paths and dir (may be NULL). */
+void record_start_head(FILE *fp, int ncpu, double interval, const struct run *r, const char *dir);
 void record_start(struct app *a, FILE *fp);
 void record_sample(struct app *a, FILE *fp, const struct snapshot *s);
 void record_event(FILE *fp, const struct event *e);
@@ -170,6 +186,10 @@ void batch_line(struct app *a, FILE *fp, const struct snapshot *s);
 
 /* The summary and phase tables (summary.c). */
 void summary_print(struct app *a, FILE *fp);
+/* Put the governors and limits back now (before the summary), keeping
+ * what the run ended under, so the summary's cpufreq table shows what was
+ * restored and, where it differed, what the run ran under. */
+void summary_restore_policies(struct app *a);
 void summary_json(struct app *a, FILE *fp);   /* "summary":[...],"phases":[...] */
 
 /* `benchtop --restore`: undo what benchtops that are gone left, as the

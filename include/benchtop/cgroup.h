@@ -35,6 +35,9 @@ int cgroup_procs_fd(const struct cgroup *g);
  * 0 or -errno.  Async-signal-safe. */
 int cgroup_join(int procs_fd);
 
+/* Is pid (a zombie too, until it is reaped) a member of the group itself
+ * (/proc/PID/cgroup)? */
+bool cgroup_holds(const struct cgroup *g, pid_t pid);
 /* 1 while any process is in the group or its children, 0 when none is
  * (cgroup.events "populated"), -errno when it cannot be read. */
 int cgroup_populated(const struct cgroup *g);
@@ -48,6 +51,9 @@ int cgroup_signal(const struct cgroup *g, int sig);
  * (cgroup.kill; where the kernel has none, frozen and killed one by one
  * until it is empty).  0 or -errno. */
 int cgroup_kill(const struct cgroup *g);
+/* cgroup.kill alone, for a crash handler: async-signal-safe, no
+ * fallback for kernels without it.  0 or -errno. */
+int cgroup_kill_async(const struct cgroup *g);
 /* Remove the group (it must be empty and have no children); the handle is
  * freed whatever the outcome.  0 or -errno (EBUSY while populated). */
 int cgroup_remove(struct cgroup *g);

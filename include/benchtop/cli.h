@@ -13,14 +13,14 @@
 
 #define CLI_ERR_MAX 512
 
-enum wl_kind { WL_COPY, WL_WRITE, WL_READ, WL_SEEK, WL_CMD };
+enum wl_kind { WL_COPY, WL_WRITE, WL_READ, WL_SEEK, WL_CMD, WL_NET };
 enum copy_engine { ENG_RW, ENG_CFR, ENG_SENDFILE, ENG_SPLICE, ENG_MMAP, ENG_PIPE };
 enum sync_mode { SYNC_END, SYNC_NONE, SYNC_EACH };
 enum units_mode { UNITS_IEC, UNITS_SI, UNITS_BITS };
 enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON };
 enum placement { PLACE_NONE, PLACE_PACK, PLACE_FREE, PLACE_SPREAD };
 enum run_mode { MODE_RUN, MODE_ATTACH, MODE_REPLAY, MODE_REPORT, MODE_RESTORE,
-                MODE_HELP, MODE_VERSION };
+                MODE_HELP, MODE_VERSION, MODE_COMPARE };
 
 /* One -w workload (or the command after --). */
 struct wl_spec {
@@ -41,6 +41,9 @@ struct wl_spec {
 	uint64_t count;       /* seek: reads per seeker (0 = until stopped) */
 	int update;           /* read, seek: percent of the blocks read that are
 	                       * dirtied and written back in place (0..100) */
+	int mss;              /* net: TCP_MAXSEG of the loopback stream (default 1448) */
+	uint64_t align;       /* net: the receiver buffers to writes of this many
+	                       * bytes (0 = none: it writes what each recv returns) */
 	char **argv;          /* cmd: NULL-terminated argv; run= goes via sh -c */
 	bool is_default;      /* the default workload (SPEC §2): copy, engine
 	                       * pipe, procs 3, src and dst NULL (benchtop
@@ -51,7 +54,7 @@ struct wl_spec {
 
 /* One --at T:ACTION.  run->at is kept sorted by t (stable). */
 enum at_kind { AT_PIN, AT_PACK, AT_FREE, AT_SPREAD, AT_GOVERNOR, AT_MAXFREQ,
-               AT_MARKER, AT_PAUSE, AT_RESUME };
+               AT_MARKER, AT_PAUSE, AT_RESUME, AT_CAPTION };
 struct at_action {
 	double t;             /* seconds since start */
 	enum at_kind kind;
@@ -95,6 +98,8 @@ struct run {
 	char *sysfs;          /* default "/sys" */
 	char *metrics;        /* --metrics FILE, or NULL */
 	char *metrics_listen; /* --metrics-listen [ADDR:]PORT as typed, or NULL */
+	char **compare;       /* --compare FILE...: the recordings, in order */
+	size_t ncompare;
 };
 
 /* What an option table row says, for --help and the man page. */

@@ -82,6 +82,10 @@ size_t cpufreq_residency(const struct cpufreq *cf, int cpu, bool since_event,
                          const long **khz, const double **secs);
 /* Mean effective frequency of cpu in kHz over the same span, -1 unknown. */
 long cpufreq_mean_khz(const struct cpufreq *cf, int cpu, bool since_event);
+/* Residency counts from now, the run's start: the kernel's counters are
+ * read again as the baseline and what was added since cpufreq_open (the
+ * run's set-up) is dropped. */
+void cpufreq_start_clock(struct cpufreq *cf);
 /* Start a new residency phase (called at every event). */
 void cpufreq_mark(struct cpufreq *cf);
 /* Number of completed phases (cpufreq_mark calls). */

@@ -46,8 +46,10 @@ void engine_counters_free(struct engine_counters *c, int n);
 
 /* Roles of the processes of one instance.  A one-process copy is ROLE_MAIN
  * ("copier"); write is one ROLE_WRITER, read one ROLE_READER, seek `seekers`
- * ROLE_SEEKERs, copy engine=pipe READER + WRITER (+ CONTROL with procs=3). */
-enum engine_role { ROLE_MAIN, ROLE_READER, ROLE_WRITER, ROLE_CONTROL, ROLE_SEEKER };
+ * ROLE_SEEKERs, copy engine=pipe READER + WRITER (+ CONTROL with procs=3),
+ * net a RECEIVER (writes the file) and a SENDER (streams over loopback TCP). */
+enum engine_role { ROLE_MAIN, ROLE_READER, ROLE_WRITER, ROLE_CONTROL, ROLE_SEEKER, ROLE_RECEIVER,
+                   ROLE_SENDER };
 const char *engine_role_name(enum engine_role r);   /* "copier", "reader", ... */
 
 /* Files of one instance (one job), filled by engine_prepare. */
@@ -100,7 +102,8 @@ int engine_prepare(const struct wl_spec *w, const char *scratch, bool force,
 
 /* Run role r of job j of workload w in this (child) process; never returns.
  * pipefd is the job's pipe for engine=pipe (reader writes pipefd[1], writer
- * reads pipefd[0]; each closes the other end; control closes both), else
+ * reads pipefd[0]; each closes the other end; control closes both), for
+ * net pipefd[0] is the listening socket (engine_net_listen), else
  * ignored (may be NULL).  Every role asks for SIGKILL when its parent dies.
  * Exit 0 done, 1 failed with c->err and c->msg set.  The control process of
  * procs=3 sleeps on c->done and exits 0 when the writer finished or a
@@ -110,8 +113,11 @@ _Noreturn void engine_child(const struct wl_spec *w, const struct engine_plan *p
                             int j, int r, struct engine_counters *c, int pipefd[2]);
 
 /* After the instance ended: remove invented files (unless keep) and, if
- * failed, the partial destination. */
+ * failed, an invented partial destination; a dst the user named stays. */
 void engine_cleanup(const struct wl_spec *w, struct engine_plan *plan, bool failed, bool keep);
+/* The instance never ran: remove every file engine_prepare made, the
+ * (empty) dst the user named included. */
+void engine_unmake(struct engine_plan *plan);
 void engine_plan_free(struct engine_plan *plan);
 
 /* The default workload's source: a file of up to 1 GiB (smaller when free
@@ -124,6 +130,10 @@ int engine_source_size(const char *scratch, uint64_t want, uint64_t *size, char 
 /* In a child: fill the existing file path with size bytes of the source
  * pattern, counting into c; _exit(0), or _exit(1) with c->err/msg. */
 _Noreturn void engine_fill_child(const char *path, uint64_t size, struct engine_counters *c);
+
+/* net: a listening TCP socket on 127.0.0.1 (any port) with TCP_MAXSEG set
+ * to w's mss, for one job's sender and receiver.  The fd, or -errno. */
+int engine_net_listen(const struct wl_spec *w);
 
 /* Convenience for the parent: fork the nroles processes of job j (making
  * and closing the pipe for engine=pipe), calling hook(arg, role) in each

@@ -31,7 +31,18 @@ struct loop_wake {
 /* Called from loop_wait when fd is ready; revents as poll() gives them. */
 typedef void (*loop_fd_fn)(void *ctx, int fd, short revents);
 
+/* The signals that end a run as SIGTERM does (restored governors, no
+ * child left, the summary): INT, TERM, HUP, QUIT, USR1, USR2, PIPE and
+ * every other signal that ends a process by default and is not a fault
+ * (ALRM, VTALRM, PROF, XCPU, XFSZ, IO, PWR, STKFLT, the real-time ones).
+ * Up to max of them into sig; returns how many. */
+int loop_quit_signals(int *sig, int max);
+/* Most signals a caller's list can hold: loop_quit_signals plus a few. */
+#define LOOP_SIG_LIST 64
+
 /* A loop whose signalfd reads signals[0..nsig) (blocked from here on).
+ * A SIGPIPE or SIGXFSZ the kernel raised for benchtop's own write is not
+ * reported (the write's error says it); one sent by another process is.
  * NULL with errno set when the descriptors cannot be made. */
 struct loop *loop_new(const int *signals, int nsig);
 /* Closes its descriptors (not the terminal's, not added ones); NULL-safe. */

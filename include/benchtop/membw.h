@@ -4,7 +4,7 @@
 #ifndef BENCHTOP_MEMBW_H
 #define BENCHTOP_MEMBW_H
 
-/* Bytes per second memcpy moves between two 32 MiB buffers (larger than caches) (best of a
+/* Bytes per second memcpy moves between two 3 MiB buffers (best of a
  * few rounds); 0 when the buffers cannot be had. */
 double membw_measure(void);
 

@@ -38,6 +38,7 @@ struct cpu_sample {
 
 struct proc_sample {
 	pid_t pid;
+	pid_t ppid;                   /* its parent (the tree view), 0 unknown */
 	int workload;                 /* 1-based workload id, 0 = attached */
 	char role[MODEL_ROLE_LEN];    /* an engine's reader, writer, control, seeker, source;
 	                               * a command's process: reader, writer, pipe or idle
@@ -135,6 +136,11 @@ int history_add_event(struct history *h, const struct event *e);
 int history_note_event(struct history *h, const struct event *e);
 size_t history_nevents(const struct history *h);
 const struct event *history_event(const struct history *h, size_t i);
+
+/* Every workload ended at t (run seconds): the phase going on then ends
+ * there, however long the finished run stays on screen; t < 0: work goes
+ * on again (a restart), and phases follow the samples once more. */
+void history_work_ended(struct history *h, double t);
 
 /* Running phase accounting: between events.  A phase is [from, to). */
 struct phase {

@@ -15,6 +15,11 @@ unsigned long long proc_start_ticks(pid_t pid);
  * PIDS_IO_WRITE_BYTES); readable for a zombie before it is reaped.
  * 0 or -errno (-ESRCH when gone, -EACCES when not ours to read). */
 int proc_write_bytes(pid_t pid, uint64_t *bytes);
+/* Bytes pid caused to be read from storage (/proc/PID/io read_bytes,
+ * PIDS_IO_READ_BYTES): its threads' and those of the children it reaped,
+ * so getpid() around a child's life counts that child's reads.  0 or
+ * -errno as proc_write_bytes. */
+int proc_read_bytes(pid_t pid, uint64_t *bytes);
 /* Calls fn(ctx, tid) for every thread of pid (PIDS_SELECT_PID_THREADS),
  * the main thread included.  0, or -ESRCH when pid is gone. */
 int proc_each_thread(pid_t pid, void (*fn)(void *ctx, pid_t tid), void *ctx);

@@ -31,6 +31,7 @@ struct st_col {
 	int prec;            /* decimals in text and CSV */
 	bool share;          /* a 0..1 fraction printed as a percentage */
 	bool left;           /* words: left-aligned */
+	bool ratio;          /* a ratio: text prints it as "0.52x" */
 };
 
 struct st_row {

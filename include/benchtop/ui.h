@@ -61,11 +61,11 @@ int ui_fd(void);
  * be terminals.  False with msg saying so and pointing to -b (exit 2). */
 bool ui_terminal_usable(char *msg, size_t len);
 /* After poll() reported revents on ui_fd() and ui_key() was called: true
- * when the terminal has gone (hang-up, error, end of file or EIO: readable
- * with nothing to read, several times in a row).  got_key: ui_key gave
- * an action this time.  The caller ends the run as on SIGHUP and never
- * polls the descriptor again. */
-bool ui_terminal_lost(short revents, bool got_key);
+ * only when the terminal has gone (hang-up or error from poll, EIO, or an
+ * end of file).  got_input: ui_key read anything at all this time (a key
+ * that does nothing and a mouse report count).  The caller ends the run
+ * as on SIGHUP and never polls the descriptor again. */
+bool ui_terminal_lost(short revents, bool got_input);
 /* Read pending keys (never blocks); for each completed action fill *out
  * and return 1, return 0 when no key is left.  Prompts (p, m) and menus
  * (G, F) are handled inside: the action comes when the user confirms.
@@ -96,7 +96,8 @@ void ui_react(unsigned reactions, char *status, size_t len);
 /* Every key waiting on the terminal, until *quit: each action goes to
  * apply(ctx, act), the reactions it left in vs are done (ui_react), and
  * the view is gathered again with view(ctx, v) for the next key.  The one
- * key pass of live runs and replay.  Returns whether any key came. */
+ * key pass of live runs and replay.  Returns whether anything was read
+ * from the terminal (bound or not: what ui_terminal_lost wants). */
 struct view_state;
 bool ui_keys_drain(struct ui_view *v, struct view_state *vs, const bool *quit,
                    void (*apply)(void *ctx, const struct action *act),
@@ -114,10 +115,16 @@ struct ui_key_binding {
 	int alt;             /* a second key for the same row ('k' for KEY_UP), 0 none */
 	int last;            /* key..last is a range ('0'..'9'), 0 none */
 	bool replay_only;    /* only in --replay */
+	bool live_only;      /* only in a live run (a replay key takes it there) */
+	const char *bar_key; /* the key bar: the key as shown ("F10"), NULL not on it */
+	const char *bar;     /* ... and what it does, one word ("Quit") */
+	int bar_prio;        /* 0 always on the bar; higher numbers leave first */
 };
 extern const struct ui_key_binding ui_keys[];
 extern const size_t ui_nkeys;
-/* The row a key code dispatches to, NULL when none. */
+/* The row a key code dispatches to, NULL when none (the first row of
+ * the key; ui_key_find_for: the row that acts in a replay or a live run). */
 const struct ui_key_binding *ui_key_find(int key);
+const struct ui_key_binding *ui_key_find_for(int key, bool replay);
 
 #endif

@@ -39,6 +39,17 @@ static const struct proc_sample *selected_proc(struct app *a)
 	return p;
 }
 
+/* The live process pid of the newest sample (the affinity dialog's), else
+ * the selected one. */
+static const struct proc_sample *proc_of(struct app *a, pid_t pid)
+{
+	const struct snapshot *s = history_last(a->hist);
+	for (int i = 0; s && i < s->nproc; i++)
+		if (s->procs[i].pid == pid && s->procs[i].alive)
+			return &s->procs[i];
+	return selected_proc(a);
+}
+
 /* The slot a process plays in its workload: placement rules are on it. */
 static const char *slot_of(const struct proc_sample *p)
 {
@@ -119,6 +130,33 @@ const unsigned char *action_placer(void *app, int w, const char *slot)
 	return placement_want(a->pl, w, slot, -1);
 }
 
+/* A role that does little: it may share a CPU under spread. */
+static bool idle_role(const struct proc_sample *p)
+{
+	return !strcmp(p->role, "control") || !strcmp(p->role, "idle");
+}
+
+/* The status line under spread: which role went where ("reader 1,
+ * writer 0, control 0"), busy roles first. */
+static void spread_say(struct app *a, const char *what)
+{
+	const struct snapshot *s = a->snap;
+	char list[200] = "";
+	size_t k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < s->nproc && k + 40 < sizeof list; i++) {
+			const struct proc_sample *p = &s->procs[i];
+			if (!p->alive || idle_role(p) != (pass == 1))
+				continue;
+			int c = placement_spread_cpu(a->pl, p->workload, slot_of(p));
+			if (c >= 0)
+				k += (size_t)snprintf(list + k, sizeof list - k, "%s%s %s\xe2\x86\x92%d",
+				                      k ? ", " : "", p->role, p->comm, c);
+		}
+	snprintf(a->vs.status, sizeof a->vs.status, "%s: %s%s", what, list[0] ? list : "no process yet",
+	         " (busy roles on CPUs of their own first; idle ones share)");
+}
+
 /* After each sample: every running process where the rules on its role
  * say (processes that start later get theirs before they run). */
 void action_enforce_placement(struct app *a)
@@ -130,8 +168,13 @@ void action_enforce_placement(struct app *a)
 	const struct snapshot *s = a->snap;
 	placement_live_begin(a->pl);
 	for (int i = 0; i < s->nproc; i++)
-		if (s->procs[i].alive)
+		if (s->procs[i].alive) {
 			placement_live(a->pl, s->procs[i].workload, slot_of(&s->procs[i]));
+			placement_idle(a->pl, s->procs[i].workload, slot_of(&s->procs[i]), idle_role(&s->procs[i]));
+		}
+	/* under spread, roles found busy since get CPUs of their own */
+	if (placement_rebalance(a->pl) > 0)
+		spread_say(a, "spread again, as the roles showed what they do");
 	for (int i = 0; i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
 		if (!p->alive)
@@ -333,7 +376,7 @@ static int act_pin_list(struct app *a, const struct action *act)
 			return -EINVAL;
 		}
 	int rc = 0;
-	const struct proc_sample *p = selected_proc(a);
+	const struct proc_sample *p = act->pid ? proc_of(a, act->pid) : selected_proc(a);
 	if (act->whole == 0) {
 		if (!p) {
 			snprintf(a->vs.status, sizeof a->vs.status, "no process to pin");
@@ -376,7 +419,17 @@ static int pack_cpu(struct app *a)
 	return cpu < a->ncpu ? cpu : 0;
 }
 
-/* Spread: the busiest processes get CPUs of their own first. */
+/* Which of two processes spread places first: busy roles before idle
+ * ones, then the busier. */
+static bool spread_before(const struct proc_sample *p, const struct proc_sample *q)
+{
+	if (idle_role(p) != idle_role(q))
+		return !idle_role(p);
+	return p->cpu_pct > q->cpu_pct;
+}
+
+/* Spread: busy roles get CPUs of their own first, the busiest first;
+ * idle roles share. */
 static void spread_now(struct app *a)
 {
 	placement_spread(a->pl);
@@ -386,7 +439,7 @@ static void spread_now(struct app *a)
 		if (s->procs[i].alive)
 			order[n++] = i;
 	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && s->procs[order[j]].cpu_pct > s->procs[order[j - 1]].cpu_pct; j--) {
+		for (int j = i; j > 0 && spread_before(&s->procs[order[j]], &s->procs[order[j - 1]]); j--) {
 			int t = order[j];
 			order[j] = order[j - 1];
 			order[j - 1] = t;
@@ -420,8 +473,7 @@ static int act_placement(struct app *a, enum action_id id)
 	} else {
 		spread_now(a);
 		snprintf(after, sizeof after, "round robin");
-		snprintf(a->vs.status, sizeof a->vs.status,
-		         "spread: every process on the least used CPU of its own, also those that start later");
+		spread_say(a, "spread");
 	}
 	free(m);
 	placement_event(a, "placement", name, name, after, before, 0, "",
@@ -491,13 +543,15 @@ static int act_pause(struct app *a, bool pause)
 	/* a paused process is in the journal until it runs again, so that
 	 * --restore resumes it after a killed benchtop */
 	for (size_t i = 0; i < a->attach.n; i++) {
-		if (!pause && attach_found_stopped(a, a->attach.pids[i]))
-			continue;  /* it was stopped when benchtop found it */
-		if (pause)
-			journal_note_paused(a->attach.pids[i]);
-		kill(a->attach.pids[i], pause ? SIGSTOP : SIGCONT);
+		pid_t pid = a->attach.pids[i];
+		/* one stopped when benchtop found it stays stopped: not benchtop's to resume */
+		bool found_stopped = attach_found_stopped(a, pid);
+		if (pause && !found_stopped)
+			journal_note_paused(pid);
+		if (pause || !found_stopped)
+			kill(pid, pause ? SIGSTOP : SIGCONT);
 		if (!pause)
-			journal_note_resumed(a->attach.pids[i]);
+			journal_note_resumed(pid);
 	}
 	a->paused = pause;
 	app_event(a, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}");
@@ -551,6 +605,7 @@ static int act_restart_stop(struct app *a, bool restart)
 	a->all_done = false;
 	snprintf(label, sizeof label, "w%d restart", i);
 	app_event(a, "marker", label, detail);
+	history_work_ended(a->hist, -1);
 	snprintf(a->vs.status, sizeof a->vs.status, "workload %d restarted", i);
 	return 0;
 }
@@ -567,6 +622,19 @@ static void act_interval(struct app *a, bool longer)
 		i--;
 	app_set_interval(a, steps[i]);
 	snprintf(a->vs.status, sizeof a->vs.status, "sample interval %.2f s", steps[i]);
+}
+
+/* A lesson's caption: an event (a marker, a new phase) whose detail
+ * holds the whole text; the graph shows it as a banner until the next. */
+static int act_caption(struct app *a, const struct action *act)
+{
+	char detail[MODEL_DETAIL_LEN];
+	int k = snprintf(detail, sizeof detail, "{\"text\":");
+	k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
+	snprintf(detail + k, sizeof detail - k, "}");
+	app_event(a, "caption", act->text, detail);
+	snprintf(a->vs.status, sizeof a->vs.status, "%s", act->text);
+	return 0;
 }
 
 static int act_view(struct app *a, const struct action *act)
@@ -604,6 +672,10 @@ int action_apply(struct app *a, const struct action *act)
 		snprintf(a->vs.status, sizeof a->vs.status, "marker: %s", act->text);
 		return 0;
 	}
+	case ACT_CAPTION:
+		return act_caption(a, act);
+	case ACT_SIGNAL:
+		return action_signal(a, act);
 	case ACT_PAUSE:
 		return act_pause(a, !a->paused);
 	case ACT_RESUME:

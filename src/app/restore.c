@@ -53,10 +53,14 @@ static void undo_policies(struct undo *u, const struct journal *j)
 				continue;
 			rc = cpufreq_restore_policy(j->roots[r], p->dir, p->governor, p->min_khz, p->max_khz,
 			                            msg, sizeof(msg));
-			if (rc < 0)
+			if (rc < 0) {
 				said(u, rc, msg);
-			else
+			} else {
+				char path[PATH_MAX + JOURNAL_DIR_LEN];
+				journal_policy_path(j, i, path, sizeof(path));
+				journal_release_claim(path, j->pid);
 				done++;
+			}
 		}
 		if (done)
 			fprintf(u->rep, "benchtop: restored %d cpufreq polic%s under %s\n", done,
@@ -106,8 +110,9 @@ static int restore_one(int dfd, const char *name, const char *path, const char *
 		close(fd);
 		return -1;
 	}
-	if (root && !has_root(&j, root)) {
-		rc = 0; /* another tree's: --restore without --sysfs takes it */
+	if (root && j.nroots && !has_root(&j, root)) {
+		rc = 0; /* another tree's: --restore without --sysfs takes it (one that
+		         * changed no policy belongs to every tree) */
 	} else if (!journal_claim(fd, &j)) {
 		fprintf(rep, "benchtop: leaving %s: benchtop %d is still running and will undo it itself\n",
 		        path, (int)j.pid);

@@ -175,6 +175,14 @@ static int o_attach(struct run *r, const char *v, char *err, size_t errlen)
 	}
 }
 
+static int o_compare(struct run *r, const char *v, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	r->compare = xrealloc(r->compare, (r->ncompare + 1) * sizeof *r->compare);
+	r->compare[r->ncompare++] = xstrdup(v);
+	return 0;
+}
+
 static int o_sweep(struct run *r, const char *v, char *err, size_t errlen)
 {
 	const char *colon = strchr(v, ':');
@@ -301,7 +309,7 @@ enum opt_id {
 	O_RECORD, O_REPLAY, O_REPORT, O_ATTACH, O_CPUS, O_PLACEMENT, O_GOVERNOR, O_DROP_CACHES,
 	O_SWEEP, O_MATRIX, O_CELL, O_PRESET, O_UNITS, O_THEME, O_NO_COLOR, O_SYSFS, O_KEEP,
 	O_FORCE, O_RESTORE, O_HELP, O_VERSION, O_METRICS, O_METRICS_LISTEN, O_LEAVE_PLACEMENT,
-	O_NO_MOUSE,
+	O_NO_MOUSE, O_COMPARE,
 };
 
 const struct cli_option cli_options[] = {
@@ -310,12 +318,13 @@ const struct cli_option cli_options[] = {
 	{ 't', "duration", "SEC", "stop everything after SEC", O_DURATION, false, o_duration },
 	{ 0, "loop", NULL, "loop until quit: engines start each pass again in the same processes, commands re-run", O_LOOP, false, o_loop },
 	{ 0, "no-sync", NULL, "no sync(2) after a command workload, flush not counted", O_NO_SYNC, false, o_no_sync },
-	{ 0, "at", "T:ACTION", "at time T: pin=LIST pack free spread governor=NAME maxfreq=KHZ marker=TEXT pause resume (repeatable)", O_AT, true, o_at },
+	{ 0, "at", "T:ACTION", "at time T: pin=LIST pack free spread governor=NAME maxfreq=KHZ marker=TEXT caption=TEXT pause resume (repeatable)", O_AT, true, o_at },
 	{ 'b', "batch", NULL, "no screen: one line per interval to stdout, then the summary", O_BATCH, false, o_batch },
 	{ 0, "format", "FMT", "batch output: text, csv or json (JSON Lines)", O_FORMAT, false, o_format },
 	{ 'o', "record", "FILE", "record samples and events to FILE (JSON Lines); with --report: the output", O_RECORD, false, o_record },
 	{ 0, "replay", "FILE", "show a recording in the dashboard", O_REPLAY, false, o_replay },
 	{ 0, "report", "FILE", "render a recording to the -o file (.svg or .html)", O_REPORT, false, o_report },
+	{ 0, "compare", "FILE...", "compile recordings (from any machines) into one table per kind of result, with each machine's facts and ratios to the first row; --format csv|json, -o OUT.html", O_COMPARE, true, o_compare },
 	{ 0, "attach", "PID,...", "monitor and steer running processes and their descendants", O_ATTACH, true, o_attach },
 	{ 0, "leave-placement", NULL, "with --attach: at exit keep benchtop's placement (default: put back each process's affinity)", O_LEAVE_PLACEMENT, false, o_leave_placement },
 	{ 0, "cpus", "LIST", "initial affinity of all workloads, e.g. 0 or 0,2-3", O_CPUS, false, o_cpus },
@@ -457,6 +466,17 @@ static int matrix_tail(struct parse_state *ps, struct run *r)
 	return 0;
 }
 
+/* The files after --compare's first ("--compare a.jsonl b.jsonl c.jsonl"). */
+static int compare_tail(struct parse_state *ps, struct run *r)
+{
+	while (ps->i + 1 < ps->argc && ps->argv[ps->i + 1][0] != '-') {
+		if (o_compare(r, ps->argv[ps->i + 1], ps->err, ps->errlen))
+			return -1;
+		ps->i++;
+	}
+	return 0;
+}
+
 static int apply(struct parse_state *ps, struct run *r, const struct cli_option *o, const char *val)
 {
 	size_t idx = (size_t)(o - cli_options);
@@ -466,6 +486,8 @@ static int apply(struct parse_state *ps, struct run *r, const struct cli_option 
 	ps->seen[idx] = true;
 	if (o->apply(r, val, ps->err, ps->errlen))
 		return -1;
+	if (o->id == O_COMPARE)
+		return compare_tail(ps, r);
 	return o->id == O_MATRIX && !val ? matrix_tail(ps, r) : 0;
 }
 
@@ -562,8 +584,8 @@ static int parse_words(struct parse_state *ps, struct run *r)
 /* Which of the exclusive modes were asked for, in a fixed order. */
 static int pick_mode(struct run *r, char *err, size_t errlen)
 {
-	const char *names[4];
-	enum run_mode modes[4];
+	const char *names[5];
+	enum run_mode modes[5];
 	int n = 0;
 	if (r->mode == MODE_RESTORE)
 		names[n] = "--restore", modes[n++] = MODE_RESTORE;
@@ -573,6 +595,8 @@ static int pick_mode(struct run *r, char *err, size_t errlen)
 		names[n] = "--replay", modes[n++] = MODE_REPLAY;
 	if (r->nattach)
 		names[n] = "--attach", modes[n++] = MODE_ATTACH;
+	if (r->ncompare)
+		names[n] = "--compare", modes[n++] = MODE_COMPARE;
 	if (n > 1)
 		return fail(err, errlen, "%s and %s cannot be combined: choose one", names[0], names[1]);
 	r->mode = n ? modes[0] : MODE_RUN;
@@ -636,6 +660,9 @@ static int check_run(struct run *r, char *err, size_t errlen)
 	if (r->leave_placement && r->mode != MODE_ATTACH)
 		return fail(err, errlen, "--leave-placement keeps the placement of attached processes: "
 		            "use it with --attach (workloads benchtop starts end with the run)");
+	if (r->mode == MODE_COMPARE && r->record && !ends_with(r->record, ".html") && !ends_with(r->record, ".htm"))
+		return fail(err, errlen, "bad compare output \"%s\": use a name ending in .html (the tables print "
+		            "to standard output without -o)", r->record);
 	if (r->mode == MODE_REPORT) {
 		if (!r->record)
 			return fail(err, errlen, "--report \"%s\" needs an output: -o OUT.svg or -o OUT.html", r->report);
@@ -701,6 +728,9 @@ void cli_free(struct run *r)
 	for (size_t i = 0; i < r->nat; i++)
 		free(r->at[i].arg);
 	free(r->at);
+	for (size_t i = 0; i < r->ncompare; i++)
+		free(r->compare[i]);
+	free(r->compare);
 	free(r->attach);
 	char **strs[] = { &r->record, &r->replay, &r->report, &r->cpus, &r->governor, &r->sweep,
 	                  &r->matrix_placement, &r->matrix_governor, &r->cell, &r->preset,
@@ -735,6 +765,7 @@ void cli_print_help(void *out)
 	      "       benchtop --attach PID[,PID...] [OPTIONS]\n"
 	      "       benchtop --replay FILE [OPTIONS]\n"
 	      "       benchtop --report FILE -o OUT.svg|OUT.html\n"
+	      "       benchtop --compare FILE... [--format csv|json] [-o OUT.html]\n"
 	      "       benchtop --restore\n\n"
 	      "Runs copy and write workloads, plots their throughput live next to CPU\n"
 	      "placement and frequency, and lets you re-pin processes and switch\n"

@@ -15,12 +15,13 @@
 
 /* ---- workload specs ---------------------------------------------------- */
 
-enum key_type { KT_STR, KT_SIZE, KT_INT, KT_U64, KT_ENUM, KT_BOOLWORD, KT_DIRECT, KT_RUN };
+enum key_type { KT_STR, KT_SIZE, KT_INT, KT_U64, KT_ENUM, KT_BOOLWORD, KT_DIRECT, KT_RUN, KT_ALIGN };
 
 #define K(k) (1u << (k))
 static const char *const engine_words[] = { "rw", "cfr", "sendfile", "splice", "mmap", "pipe", NULL };
 static const char *const sync_words[] = { "end", "none", "each", NULL };
-static const char *const pattern_words[] = { "seq", "rewrite", NULL };
+/* "write" is seq in the words of the net workload */
+static const char *const pattern_words[] = { "seq", "rewrite", "write", NULL };
 static const char *const unit_words[] = { "block", "char", NULL };
 
 struct wl_key {
@@ -38,16 +39,21 @@ struct wl_key {
 static const struct wl_key wl_keys[] = {
 	{ "src", K(WL_COPY), KT_STR, F(src), 0, 0, NULL, "FILE", "file to copy (required)" },
 	{ "dst", K(WL_COPY), KT_STR, F(dst), 0, 0, NULL, "FILE", "destination (default: a new file in the scratch directory)" },
-	{ "path", K(WL_WRITE) | K(WL_READ) | K(WL_SEEK), KT_STR, F(path), 0, 0, NULL, "PATH",
-	  "file (read, seek: required) or, for write, file or directory (default: scratch directory)" },
+	{ "path", K(WL_WRITE) | K(WL_READ) | K(WL_SEEK) | K(WL_NET), KT_STR, F(path), 0, 0, NULL, "PATH",
+	  "file (read, seek: required) or, for write and net, file or directory (default: scratch directory)" },
 	{ "bs", K(WL_COPY) | K(WL_WRITE) | K(WL_READ) | K(WL_SEEK), KT_SIZE, F(bs), 1, MAX_BS, NULL, "SIZE", "bytes per call (default 128k)" },
-	{ "size", K(WL_WRITE), KT_SIZE, F(size), 1, UINT64_MAX, NULL, "SIZE", "bytes to write (default: the engine's)" },
+	{ "size", K(WL_WRITE) | K(WL_NET), KT_SIZE, F(size), 1, UINT64_MAX, NULL, "SIZE", "bytes to write (default: the engine's)" },
 	{ "engine", K(WL_COPY), KT_ENUM, F(engine), 0, 0, engine_words, "ENGINE", "rw, cfr, sendfile, splice, mmap or pipe (default rw)" },
 	{ "procs", K(WL_COPY), KT_INT, F(procs), 2, 3, NULL, "N", "engine=pipe: 2 or 3 processes (default 3)" },
-	{ "sync", K(WL_COPY) | K(WL_WRITE), KT_ENUM, F(sync), 0, 0, sync_words, "MODE", "end, none or each (default end)" },
+	{ "sync", K(WL_COPY) | K(WL_WRITE) | K(WL_NET), KT_ENUM, F(sync), 0, 0, sync_words, "MODE", "end, none or each (default end)" },
 	{ "direct", K(WL_COPY) | K(WL_WRITE), KT_DIRECT, F(direct), 0, 0, NULL, "BOOL", "O_DIRECT (direct alone means yes)" },
-	{ "jobs", K(WL_COPY) | K(WL_WRITE) | K(WL_READ), KT_INT, F(jobs), 1, MAX_JOBS, NULL, "N", "copies at once, each on its own file (default 1)" },
-	{ "pattern", K(WL_WRITE), KT_BOOLWORD, F(rewrite), 0, 0, pattern_words, "PATTERN", "seq or rewrite (default seq)" },
+	{ "jobs", K(WL_COPY) | K(WL_WRITE) | K(WL_READ) | K(WL_NET), KT_INT, F(jobs), 1, MAX_JOBS, NULL, "N", "copies at once, each on its own file (default 1)" },
+	{ "pattern", K(WL_WRITE) | K(WL_NET), KT_BOOLWORD, F(rewrite), 0, 0, pattern_words, "PATTERN",
+	  "seq (net: write) or rewrite: write, evict, then overwrite in place (default seq)" },
+	{ "mss", K(WL_NET), KT_INT, F(mss), 88, 32767, NULL, "BYTES",
+	  "TCP_MAXSEG of the loopback stream: the payload per segment (default 1448, Ethernet's)" },
+	{ "align", K(WL_NET), KT_ALIGN, F(align), 1, MAX_BS, NULL, "BYTES|none",
+	  "the receiver gathers what arrives into writes of BYTES (default none: each recv is written as it came)" },
 	{ "unit", K(WL_WRITE) | K(WL_READ), KT_BOOLWORD, F(unit_char), 0, 0, unit_words, "UNIT", "block or char (default block)" },
 	{ "seekers", K(WL_SEEK), KT_INT, F(seekers), 1, 64, NULL, "N", "seeking processes (default 3)" },
 	{ "count", K(WL_SEEK), KT_U64, F(count), 0, UINT64_MAX, NULL, "N", "reads per seeker (default 0: until stopped)" },
@@ -61,7 +67,7 @@ _Static_assert(NKEYS <= 32, "spec_item's seen mask holds 32 keys");
 
 static const struct { const char *name; enum wl_kind kind; const char *required; } wl_kinds[] = {
 	{ "copy", WL_COPY, "src" }, { "write", WL_WRITE, NULL }, { "read", WL_READ, "path" },
-	{ "seek", WL_SEEK, "path" }, { "cmd", WL_CMD, "run" },
+	{ "seek", WL_SEEK, "path" }, { "cmd", WL_CMD, "run" }, { "net", WL_NET, NULL },
 };
 #define NKINDS (sizeof wl_kinds / sizeof wl_kinds[0])
 
@@ -127,6 +133,15 @@ static int set_key(struct wl_spec *w, const struct wl_key *k, const char *val, c
 		return set_cmd_argv(w, val);
 	case KT_DIRECT:
 		return set_direct((bool *)field, val, err, errlen);
+	case KT_ALIGN:
+		if (!strcmp(val, "none")) {
+			*(uint64_t *)field = 0;
+			return 0;
+		}
+		if (cli_parse_size(val, &u, k->name, err, errlen) || u < k->lo || u > k->hi)
+			return fail(err, errlen, "bad align \"%s\": use none or a size from 1 byte to 1GiB, e.g. align=8k", val);
+		*(uint64_t *)field = u;
+		return 0;
 	case KT_SIZE:
 		if (cli_parse_size(val, &u, k->name, err, errlen))
 			return -1;
@@ -170,6 +185,7 @@ void cli_spec_defaults(struct wl_spec *w, enum wl_kind kind, const char *text)
 	w->sync = SYNC_END;
 	w->jobs = 1;
 	w->seekers = 3;
+	w->mss = 1448;
 }
 
 static const struct wl_key *find_key(const char *name, size_t n)
@@ -249,7 +265,7 @@ static int parse_spec(const char *text, struct wl_spec *w, char *err, size_t err
 		if (strlen(wl_kinds[i].name) == n && strncmp(wl_kinds[i].name, text, n) == 0)
 			break;
 	if (i == NKINDS)
-		return fail(err, errlen, "unknown workload kind \"%.*s\" in \"%s\": use copy, write, read, seek or cmd",
+		return fail(err, errlen, "unknown workload kind \"%.*s\" in \"%s\": use copy, write, read, seek, cmd or net",
 		            (int)n, text, text);
 	cli_spec_defaults(w, wl_kinds[i].kind, text);
 	if (text[n] == ':' && text[n + 1] == 0)
@@ -281,7 +297,7 @@ int cli_parse_workload(const char *text, struct wl_spec *w, char *err, size_t er
 {
 	memset(w, 0, sizeof *w);
 	if (!text || !*text)
-		return fail(err, errlen, "empty workload: use KIND[:key=value,...] with KIND copy, write, read, seek or cmd");
+		return fail(err, errlen, "empty workload: use KIND[:key=value,...] with KIND copy, write, read, seek, cmd or net");
 	if (parse_spec(text, w, err, errlen)) {
 		cli_free_workload(w);
 		return -1;
@@ -297,9 +313,9 @@ static const struct { const char *name; enum at_kind kind; enum at_arg arg; cons
 	{ "free", AT_FREE, AA_NONE, NULL }, { "spread", AT_SPREAD, AA_NONE, NULL },
 	{ "governor", AT_GOVERNOR, AA_NAME, "NAME" }, { "maxfreq", AT_MAXFREQ, AA_KHZ, "KHZ" },
 	{ "marker", AT_MARKER, AA_TEXT, "TEXT" }, { "pause", AT_PAUSE, AA_NONE, NULL },
-	{ "resume", AT_RESUME, AA_NONE, NULL },
+	{ "resume", AT_RESUME, AA_NONE, NULL }, { "caption", AT_CAPTION, AA_TEXT, "TEXT" },
 };
-#define AT_HINT "use pin=LIST, pack, free, spread, governor=NAME, maxfreq=KHZ, marker=TEXT, pause or resume"
+#define AT_HINT "use pin=LIST, pack, free, spread, governor=NAME, maxfreq=KHZ, marker=TEXT, caption=TEXT, pause or resume"
 
 static int at_arg(struct at_action *a, enum at_arg kind, const char *v, char *err, size_t errlen)
 {

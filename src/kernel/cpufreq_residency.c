@@ -157,6 +157,18 @@ void cpufreq_mark(struct cpufreq *cf)
 		cf->since_mark = cf->phases[--cf->nphases];
 }
 
+void cpufreq_start_clock(struct cpufreq *cf)
+{
+	for (int i = 0; i < cf->npol; i++) {
+		cf->pol[i].tis_valid = false;
+		if (cf->pol[i].has_stats)
+			cpufreq_accrue_tis(cf, i); /* a new baseline, nothing added */
+	}
+	for (int c = 0; c < cf->ncpu; c++)
+		cf->since_start[c].n = cf->since_mark[c].n = 0;
+	cf->pending_dt = 0;
+}
+
 void cpufreq_residency_free(struct cpufreq *cf)
 {
 	for (size_t i = 0; i < cf->nphases; i++)

@@ -20,7 +20,8 @@
 #define CGROUP2_MAGIC 0x63677270
 #define MAX_DEPTH 32
 
-/* pgrp (field 5) and start time (field 22) of pid; false when gone. */
+/* pgrp (field 5) and start time (field 22) of pid; false when gone or a
+ * zombie (it has ended; only its parent's wait is missing). */
 static bool proc_stat(pid_t pid, pid_t *pgrp, unsigned long long *start)
 {
 	char path[64], buf[1024], *p;
@@ -34,7 +35,7 @@ static bool proc_stat(pid_t pid, pid_t *pgrp, unsigned long long *start)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	if (!(p = strrchr(buf, ')')))
+	if (!(p = strrchr(buf, ')')) || p[1] != ' ' || p[2] == 'Z')
 		return false;
 	for (f = 2; f < 22 && p; f++) {
 		p = strchr(p + 1, ' ');
@@ -70,6 +71,58 @@ static int group_members(pid_t pgid, unsigned long long leader_start, unsigned l
 	return ours ? n : -1;
 }
 
+/* What was ended, for the message: "1234 sleep, 1240 sh and 3 more". */
+struct named {
+	char text[320];
+	int n;
+};
+
+static void name_proc(struct named *nm, pid_t pid)
+{
+	char path[64], comm[32] = "?";
+	size_t k = strlen(nm->text);
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		ssize_t r = read(fd, comm, sizeof(comm) - 1);
+		comm[r > 0 ? r : 0] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		for (char *c = comm; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';   /* a process's name is its own: never raw in a message */
+		close(fd);
+	}
+	if (nm->n++ < 6 && k + 48 < sizeof(nm->text))
+		snprintf(nm->text + k, sizeof(nm->text) - k, "%s%d %s", k ? ", " : "", (int)pid, comm);
+}
+
+static void named_end(struct named *nm)
+{
+	size_t k = strlen(nm->text);
+
+	if (nm->n > 6)
+		snprintf(nm->text + k, sizeof(nm->text) - k, " and %d more", nm->n - 6);
+}
+
+/* Name every member of process group pgid into nm. */
+static void group_names(pid_t pgid, struct named *nm)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10), pg = 0;
+		unsigned long long st = 0;
+		if (pid > 0 && proc_stat(pid, &pg, &st) && pg == pgid)
+			name_proc(nm, pid);
+	}
+	closedir(d);
+	named_end(nm);
+}
+
 static void nap(void)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
@@ -89,42 +142,111 @@ int leftover_kill_pgid(pid_t pgid, unsigned long long leader_start,
 		msg[0] = '\0';
 		return 0;
 	}
+	struct named nm = { "", 0 };
+	group_names(pgid, &nm);
 	if (kill(-pgid, SIGKILL) < 0) {
 		int e = errno;
-		snprintf(msg, len, "cannot end process group %d (%d processes): %s", (int)pgid, n, strerror(e));
+		snprintf(msg, len, "cannot end process group %d (%d processes: %s): %s", (int)pgid, n,
+		         nm.text, strerror(e));
 		return e == ESRCH ? 0 : -e;
 	}
-	for (int i = 0; i < 100 && group_members(pgid, 0, 0) > 0; i++)
+	int left = 0;
+	for (int i = 0; i < 100 && (left = group_members(pgid, 0, 0)) > 0; i++)
 		nap();
-	snprintf(msg, len, "ended %d process%s of process group %d", n, n == 1 ? "" : "es", (int)pgid);
+	if (left > 0) {
+		snprintf(msg, len, "process group %d (%s) did not end: %d process%s left", (int)pgid, nm.text,
+		         left, left == 1 ? "" : "es");
+		return -EBUSY;
+	}
+	snprintf(msg, len, "ended %d process%s of process group %d (%s)", n, n == 1 ? "" : "es", (int)pgid,
+	         nm.text);
 	return n;
 }
 
-/* Count (and with sig, signal) the processes listed in cgroup.procs. */
-static int cgroup_procs(int dfd, int sig)
+/* Each process listed in the group at dfd and in every group below it:
+ * counted, named into nm (when not NULL), and sent sig (when not 0). */
+static int tree_procs(int dfd, int sig, struct named *nm, int depth)
 {
 	int fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC), n = 0;
 	FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
 	long pid;
 
-	if (!fp) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
+	if (fp) {
+		while (fscanf(fp, "%ld", &pid) == 1) {
+			if (pid <= 1)
+				continue;
+			if (nm)
+				name_proc(nm, (pid_t)pid);
+			if (sig)
+				kill((pid_t)pid, sig);
+			n++;
+		}
+		fclose(fp);
+	} else if (fd >= 0) {
+		close(fd);
 	}
-	while (fscanf(fp, "%ld", &pid) == 1) {
-		if (pid > 1 && sig)
-			kill((pid_t)pid, sig);
-		n += pid > 1;
+	int dup_fd = depth < MAX_DEPTH ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *de;
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return n;
 	}
-	fclose(fp);
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			n += tree_procs(sub, sig, nm, depth + 1);
+			close(sub);
+		}
+	}
+	closedir(d);
 	return n;
+}
+
+/* Remove every group below the one at dfd, leaves first: 0, or -errno of
+ * the first that stays, its path (relative to dfd's) in bad. */
+static int remove_below(int dfd, const char *at, char *bad, size_t len, int *removed, int depth)
+{
+	int dup_fd = depth < MAX_DEPTH ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, rc = 0;
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return depth < MAX_DEPTH ? -errno : -ELOOP;
+	}
+	while ((de = readdir(d))) {
+		char here[PATH_MAX];
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(here, sizeof(here), "%s/%s", at, de->d_name);
+		int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int r = sub < 0 ? -errno : remove_below(sub, here, bad, len, removed, depth + 1);
+		if (sub >= 0)
+			close(sub);
+		if (r == 0 && unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) != 0) {
+			r = -errno;
+			snprintf(bad, len, "%s", here);
+		} else if (r == 0) {
+			(*removed)++;
+		}
+		if (r && !rc)
+			rc = r;
+	}
+	closedir(d);
+	return rc;
 }
 
 int leftover_kill_cgroup(const char *path, char *msg, size_t len)
 {
 	struct statfs sf;
-	int dfd, n, fd;
+	struct named nm = { "", 0 };
+	int dfd, n, fd, left = 0, below = 0, rc;
+	char bad[PATH_MAX] = "";
 
 	msg[0] = '\0';
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -139,20 +261,39 @@ int leftover_kill_cgroup(const char *path, char *msg, size_t len)
 		snprintf(msg, len, "%s is not a cgroup: left alone", path);
 		return -EINVAL;
 	}
-	n = cgroup_procs(dfd, 0);
+	n = tree_procs(dfd, 0, &nm, 0);
+	named_end(&nm);
+	/* cgroup.kill ends the group and every group below it at once */
 	fd = openat(dfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, "1", 1) != 1)
-		cgroup_procs(dfd, SIGKILL); /* kernels before 5.14 */
+		tree_procs(dfd, SIGKILL, NULL, 0); /* kernels before 5.14 */
 	if (fd >= 0)
 		close(fd);
-	for (int i = 0; i < 100 && cgroup_procs(dfd, i % 10 == 9 ? SIGKILL : 0) > 0; i++)
+	for (int i = 0; i < 100 && (left = tree_procs(dfd, i % 10 == 9 ? SIGKILL : 0, NULL, 0)) > 0; i++)
 		nap();
+	rc = remove_below(dfd, path, bad, sizeof(bad), &below, 0);
 	close(dfd);
-	bool gone = rmdir(path) == 0;
-	if (n || gone)
-		snprintf(msg, len, "ended %d process%s in cgroup %s%s", n, n == 1 ? "" : "es", path,
-		         gone ? " and removed it" : "");
-	return n + gone;
+	if (rc == 0 && rmdir(path) != 0) {
+		rc = -errno;
+		snprintf(bad, sizeof(bad), "%s", path);
+	}
+	char ended[400] = "";
+	if (n)
+		snprintf(ended, sizeof(ended), "ended %d process%s (%s) in cgroup %s", n, n == 1 ? "" : "es",
+		         nm.text, path);
+	if (rc) {
+		snprintf(msg, len, "%s%scannot remove cgroup %s: %s%s", ended, n ? "; " : "", bad,
+		         strerror(-rc), left ? " (processes are still in it)" : "");
+		return rc;
+	}
+	char groups[64] = "";
+	if (below)
+		snprintf(groups, sizeof(groups), " with the %d group%s below it", below, below == 1 ? "" : "s");
+	if (n)
+		snprintf(msg, len, "%s and removed it%s", ended, groups);
+	else
+		snprintf(msg, len, "removed cgroup %s%s (no process was left in it)", path, groups);
+	return n + 1;
 }
 
 int leftover_resume(pid_t pid, unsigned long long starttime, char *msg, size_t len)
@@ -212,8 +353,13 @@ int leftover_remove(const char *path, char *msg, size_t len)
 		snprintf(msg, len, "%s is not a name benchtop makes: left alone", path);
 		return -EINVAL;
 	}
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		rc = -errno;
+		snprintf(msg, len, "cannot remove scratch %s: %s", path, strerror(-rc));
+		return rc;
+	}
 	if (S_ISDIR(st.st_mode)) {
 		int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		rc = dfd < 0 ? -errno : empty_dir(dfd, 0);

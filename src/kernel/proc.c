@@ -7,16 +7,17 @@
 #include <libproc2/pids.h>
 #include <stddef.h>
 
-enum { ITEM_START, ITEM_WBYTES, ITEM_TID };
+enum { ITEM_START, ITEM_WBYTES, ITEM_TID, ITEM_RBYTES, ITEM_N };
 
 static enum pids_item start_items[] = { PIDS_TICS_BEGAN };
 static enum pids_item io_items[] = { PIDS_IO_WRITE_BYTES };
 static enum pids_item tid_items[] = { PIDS_ID_TID };
+static enum pids_item rio_items[] = { PIDS_IO_READ_BYTES };
 
 static struct pids_info *ctx_for(int which)
 {
-	static struct pids_info *info[3];
-	static enum pids_item *items[3] = { start_items, io_items, tid_items };
+	static struct pids_info *info[ITEM_N];
+	static enum pids_item *items[ITEM_N] = { start_items, io_items, tid_items, rio_items };
 
 	if (!info[which] && procps_pids_new(&info[which], items[which], 1) < 0)
 		info[which] = NULL;
@@ -52,6 +53,19 @@ int proc_write_bytes(pid_t pid, uint64_t *bytes)
 
 	errno = 0;
 	r = one(ITEM_WBYTES, pid, &f);
+	if (!r)
+		return errno == EACCES ? -EACCES : -ESRCH;
+	*bytes = r[0].result.ul_int;
+	return 0;
+}
+
+int proc_read_bytes(pid_t pid, uint64_t *bytes)
+{
+	struct pids_fetch *f = NULL;
+	struct pids_result *r;
+
+	errno = 0;
+	r = one(ITEM_RBYTES, pid, &f);
 	if (!r)
 		return errno == EACCES ? -EACCES : -ESRCH;
 	*bytes = r[0].result.ul_int;

@@ -155,8 +155,10 @@ static int src_procs(struct sampler *sp, double dt)
 		if (sp->procs[i].gone)
 			sfiles_forget(sp->files, &sp->procs[i]);
 	sfiles_settle(sp->files, sp->procs, sp->n, sp->wl, sp->nwl);
-	for (int w = 0; w <= sp->nwl; w++)
+	for (int w = 0; w <= sp->nwl; w++) {
+		sreap_settle(sp, w);
 		root_reconcile(sp, w);
+	}
 	wl_sums(sp);
 	/* Over the time since the _prev values were read: on the first read
 	 * that is since the workload was first tracked (its processes from
@@ -302,6 +304,8 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	p->measure_io = measure_io;
 	p->infer = measure_io;
 	p->root = true;
+	/* an attached process reaped children before benchtop looked */
+	p->past = role && strcmp(role, "attached") == 0;
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	snprintf(p->slot, sizeof p->slot, "%s", slot ? slot : "");
 	sp->wl[workload].measure_io |= measure_io;
@@ -333,8 +337,6 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 static void root_reconcile(struct sampler *sp, int wl)
 {
 	struct swl *w = &sp->wl[wl];
-	w->rbytes += w->pend_rbytes;
-	w->pend_rbytes = 0;
 	if (!w->rec_pending)
 		return;
 	w->rec_pending = false;
@@ -361,34 +363,15 @@ static void root_reconcile(struct sampler *sp, int wl)
 	w->root_out0 = w->rec_out;
 }
 
-/* The root's zombie rchar holds every read of the tree: beyond what the
- * processes tracked at the last tick had read then (and children already
- * handed to a parent), what readers of regular files read after their
- * last scan, at most what their files had left. */
-static void root_reads(struct sampler *sp, struct sproc *root, uint64_t rchar, uint64_t wb)
+int sampler_owner(const struct sampler *sp, pid_t pid)
 {
-	uint64_t seen = 0, cap = 0;
-
-	for (int i = 0; i < sp->n; i++) {
-		struct sproc *c = &sp->procs[i];
-		if (c->wl != root->wl || !c->io_known)
-			continue;
-		seen += c->rchar + c->pend_seen;
-		cap += c->pend_cap + (c->reads_files ? c->rd_left : 0);
-		c->pend_seen = c->pend_cap = c->rd_left = 0;
-	}
-	/* a tree never seen reading or writing any file (it started and
-	 * ended between two ticks) that wrote no file (write_bytes within
-	 * the page its own output may have dirtied) is taken at its rchar */
-	struct swl *w = &sp->wl[root->wl];
-	if (!cap && !w->wbytes && !w->rbytes && wb <= 4096)
-		cap = UINT64_MAX;
-	if (rchar > seen)
-		w->pend_rbytes += rchar - seen < cap ? rchar - seen : cap;
-	root->rchar = rchar;
+	for (int i = 0; i < sp->n; i++)
+		if (sp->procs[i].pid == pid)
+			return sp->procs[i].wl;
+	return -1;
 }
 
-uint64_t sampler_note_exit(struct sampler *sp, pid_t pid)
+uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl)
 {
 	struct sproc *p = sprocs_find(sp, pid);
 	unsigned id = (unsigned)pid;
@@ -399,9 +382,14 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid)
 	struct pids_result *h = f->stacks[0]->head;
 	uint64_t rchar = h[PI_RCHAR].result.ul_int, wb = h[PI_WBYTES].result.ul_int;
 	uint64_t wchar = h[PI_WCHAR].result.ul_int;
-	if (!p || !p->measure_io || p->exit_noted || !p->root)
+	if (p)
+		wl = p->wl;
+	if (wl < 0 || wl > sp->nwl || (p && p->exit_noted))
 		return wb;
-	root_reads(sp, p, rchar, wb);
+	/* what it read: the part its tree's processes were not seen reading */
+	sreap_zombie(sp, p, wl, pid, rchar);
+	if (!p || !p->measure_io)
+		return wb;
 	p->exit_noted = true;
 	if (p->root) {
 		/* every run that ended since the last tick adds up */
@@ -474,7 +462,7 @@ static void fill_proc(struct proc_sample *o, const struct sproc *p, double hz)
 	double age = p->start > 0 ? boot_seconds() - p->start : -1;
 	*o = (struct proc_sample){
 		.age = age,
-		.pid = p->pid, .workload = p->wl, .cpu = p->cpu, .state = p->state,
+		.pid = p->pid, .ppid = p->ppid, .workload = p->wl, .cpu = p->cpu, .state = p->state,
 		.nthreads = p->nthreads, .cpu_pct = p->cpu_pct, .wait_pct = p->wait_pct,
 		.utime = (double)p->utk / hz, .stime = (double)p->stk / hz,
 		.read_bps = p->read_bps, .write_bps = p->write_bps, .bytes = p->bytes,
@@ -541,9 +529,10 @@ static void fill_wls(struct sampler *sp, struct snapshot *s)
 		o->stime = w->st;
 		if (!w->measure_io)
 			continue;  /* engine workloads: the caller has exact counters */
-		/* the bytes that reached regular files; a command that wrote
-		 * none is measured by what it read from them */
-		o->counted = w->wbytes > 0 ? 'w' : w->rbytes > 0 ? 'r' : 0;
+		/* rated by what it mostly moved: the bytes that reached
+		 * regular files, or what it read from them when that is more
+		 * than twice as much (md5sum big > sums) */
+		o->counted = w->rbytes > 2 * w->wbytes ? 'r' : w->wbytes > 0 ? 'w' : 0;
 		o->bytes = o->counted == 'r' ? w->rbytes : w->wbytes;
 		o->wbytes = w->wbytes;
 		o->rbytes = w->rbytes;

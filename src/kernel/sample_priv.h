@@ -27,6 +27,7 @@ struct sthr {
 	int fd_schedstat, fd_sched, fd_children;
 	uint64_t run_ns, wait_ns, migr;
 	uint64_t drun;     /* run time in the last interval, ns */
+	uint64_t rchar_own;/* its own rchar at the last look (task io; sample_reap.c) */
 	int cpu;
 	bool seen;
 };
@@ -70,7 +71,14 @@ struct sproc {
 	uint64_t rd_dpos;                  /* read positions it moved, all its life */
 	uint64_t rd_left;                  /* unread bytes of its read files at the last scan */
 	bool reads_files;                  /* its reads are its regular files' (rchar agrees) */
-	uint64_t pend_seen, pend_cap;      /* children gone between two reads (see sample_proc.c) */
+	bool piped;                        /* a scan found it holding a pipe or socket to read */
+	uint64_t kr;                       /* rchar of what it reaped: whole minus its threads' own */
+	bool kr_known;                     /* kr was read at least once */
+	bool past;                         /* attached: what it reaped before is not this run's */
+	uint64_t own, own_base;            /* its threads' own rchar summed; at its first read
+	                                    * (0 but for attached processes) */
+	uint64_t frd_cum;                  /* read positions it moved, all its life */
+	uint64_t extra;                    /* own reads no position showed, counted */
 	uint64_t migr_dead;                /* migrations of threads that exited */
 	uint64_t migrations;
 	uint64_t bytes;                    /* destination bytes this process contributed */
@@ -99,6 +107,12 @@ struct swl {
 	                                    * command's output goes) when its root was
 	                                    * added, and at its exit */
 	uint64_t pend_rbytes;              /* reads recovered between ticks, counted at the next */
+	/* reads through processes that ended (sample_reap.c), this tick */
+	uint64_t reap_rchar;               /* growth of the reapers' kr, and reaped zombies' */
+	uint64_t reap_seen;                /* whole rchar last seen of tracked processes that ended */
+	uint64_t reap_cap;                 /* what those reading only files had left unread */
+	bool reap_ambig;                   /* one of them read other than its files */
+	int reap_wait;                     /* ticks waited for a reaper to show a child */
 };
 
 #define SELECT_CHUNK 64       /* libproc2 refuses long pid lists */
@@ -202,6 +216,22 @@ void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t si
 /* File times against a tree's start (20 ms slack for coarse file clocks). */
 bool sample_time_after(const struct statx_timestamp *t, const struct timespec *since);
 bool sample_born_after(int dirfd, const char *name, const struct timespec *since);
+
+/* reads through processes that ended (sample_reap.c). */
+/* p's whole rchar was just read: read its threads' own, credit kr's growth. */
+void sreap_read(struct sampler *sp, struct sproc *p);
+/* After p's files were scanned: its own reads that no position showed
+ * (files opened and closed between two looks), when it reads only files. */
+void sreap_own(struct sampler *sp, struct sproc *p);
+/* Thread t of p ended (its own count joined p's whole). */
+void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t);
+/* Tracked p ended and was reaped by a process of its tree. */
+void sreap_gone(struct sampler *sp, struct sproc *p);
+/* Zombie pid of workload wl (p: its tracked entry, or NULL when never
+ * seen), about to be reaped by benchtop, has whole rchar `rchar`. */
+void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64_t rchar);
+/* End of a tick: the workload's new reads through ended processes. */
+void sreap_settle(struct sampler *sp, int wl);
 
 /* directories written into (sample_dir.c). */
 struct sdirs;

@@ -3,8 +3,8 @@
  * processes that ran their children (tracked as they appear), their stat
  * and io through libproc2 (in chunks of pids), their threads, migrations
  * and allowed CPUs, and a scan of their open files when their I/O moved;
- * reads of processes that ended between two ticks are recovered from their
- * parent's rchar.  The tracked set itself (find, add, drop) lives here. */
+ * what processes that ended read is settled in sample_reap.c.  The
+ * tracked set itself (find, add, drop) lives here. */
 #include "benchtop/sample.h"
 #include "benchtop/ptree.h"
 #include "sample_priv.h"
@@ -108,6 +108,7 @@ static void proc_poll(struct sampler *sp, struct sproc *p, double dt)
 		struct sthr *t = &p->thr[i];
 		if (thr_poll(sp, p, t, &dwait) < 0) {
 			p->migr_dead += t->migr;
+			sreap_thread_gone(sp, p, t);
 			thr_close(sp, t);
 			if (t->tid == p->pid)
 				p->gone = true;  /* the leader's files vanish only at reap */
@@ -176,47 +177,9 @@ static void proc_children(struct sampler *sp, int i)
 	}
 }
 
-/* ---- reads recovered after the fact --------------------------------- */
-
-/* A process whose reads all came from its regular files (reads_files)
- * and that ended between two ticks read on past its last scan.  The
- * kernel adds a reaped child's I/O to its parent's, so the parent's next
- * rchar shows it: what the parent's rchar moved beyond the child's last
- * seen rchar, at most what the child had left unread in its files. */
-static void proc_children_gone(struct sampler *sp, struct sproc *p, uint64_t rchar)
-{
-	if (!p->pend_cap)
-		return;
-	uint64_t d = p->io_known && rchar > p->rchar ? rchar - p->rchar : 0;
-	if (p->io_known && d < p->pend_seen)
-		return;  /* not reaped yet */
-	uint64_t rem = d - (p->io_known ? p->pend_seen : d);
-	if (rem > p->pend_cap)
-		rem = p->pend_cap;
-	sp->wl[p->wl].rbytes += rem;
-	p->pend_seen = p->pend_cap = 0;
-}
-
-/* p is gone: hand what it may have read since its last scan to its parent. */
-static void proc_gone_reads(struct sampler *sp, struct sproc *p)
-{
-	struct sproc *parent = NULL;
-
-	if (!p->reads_files || !p->rd_left || p->exit_noted)
-		return;
-	for (int i = 0; i < sp->n && !parent; i++)
-		if (sp->procs[i].pid == p->ppid && !sp->procs[i].gone)
-			parent = &sp->procs[i];
-	if (!parent || parent->wl != p->wl)
-		return;
-	parent->pend_seen += p->rchar;
-	parent->pend_cap += p->rd_left;
-	p->rd_left = 0;
-}
-
 /* ---- libproc2: stat and io of the processes that ran ---------------- */
 
-static void proc_apply(struct sampler *sp, struct sproc *p, struct pids_result *h, double dt)
+static void proc_apply(struct sproc *p, struct pids_result *h, double dt)
 {
 	uint64_t rchar = h[PI_RCHAR].result.ul_int, wchar = h[PI_WCHAR].result.ul_int;
 
@@ -235,7 +198,6 @@ static void proc_apply(struct sampler *sp, struct sproc *p, struct pids_result *
 	if (!p->io_known)
 		p->rchar0 = rchar;
 	p->io_known = true;
-	proc_children_gone(sp, p, rchar);
 	p->rchar = rchar;
 	p->wchar = wchar;
 	p->rbytes = h[PI_RBYTES].result.ul_int;
@@ -255,7 +217,7 @@ static void select_chunk(struct sampler *sp, int n, double dt)
 		for (int j = 0; j < got && !found; j++) {
 			struct pids_result *h = f->stacks[j]->head;
 			if ((unsigned)h[PI_PID].result.s_int == sp->sel[i]) {
-				proc_apply(sp, p, h, dt);
+				proc_apply(p, h, dt);
 				found = true;
 			}
 		}
@@ -366,10 +328,16 @@ void sprocs_read(struct sampler *sp, double dt)
 		if (sp->procs[i].ran && !sp->procs[i].gone)
 			proc_children(sp, i);
 	}
-	for (int i = 0; i < sp->n; i++)
-		if (sp->procs[i].gone && sp->procs[i].measure_io)
-			proc_gone_reads(sp, &sp->procs[i]);
 	select_ran(sp, dt);
+	/* what ended processes read (sample_reap.c): the last look at
+	 * those that ended, the reapers' counts */
+	for (int i = 0; i < sp->n; i++) {
+		struct sproc *p = &sp->procs[i];
+		if (p->gone)
+			sreap_gone(sp, p);
+		else if (p->ran && p->io_moved)
+			sreap_read(sp, p);
+	}
 	for (int i = 0; i < sp->n; i++) {
 		struct sproc *p = &sp->procs[i];
 		if (p->gone)
@@ -385,5 +353,6 @@ void sprocs_read(struct sampler *sp, double dt)
 		p->frd = p->fwr = 0;
 		if (p->ran && p->measure_io && (p->io_moved || p->fresh || sfiles_holds_write(p)))
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
+		sreap_own(sp, p);
 	}
 }

@@ -118,6 +118,7 @@ struct history {
 	struct phase *ph;
 	size_t nph, phcap;
 	uint64_t carry;        /* bytes counted at an event, ahead of the next snapshot */
+	double work_end;       /* when the last workload ended, < 0 while work goes on */
 };
 
 struct history *history_new(size_t cap)
@@ -134,6 +135,7 @@ struct history *history_new(size_t cap)
 	}
 	h->phcap = 1;
 	h->nph = 1;
+	h->work_end = -1;
 	strcpy(h->ph[0].label, "start");
 	return h;
 }
@@ -158,6 +160,20 @@ static uint64_t wl_bytes_total(const struct snapshot *s)
 	return b;
 }
 
+/* The previous snapshot's bytes as the new one counts them: a command
+ * whose bytes turned from written to read (or back) is measured on its
+ * new side in both, so a phase adds what that side moved. */
+static uint64_t wl_bytes_before(const struct snapshot *prev, const struct snapshot *s)
+{
+	uint64_t b = 0;
+	for (int i = 0; i < prev->nwl; i++) {
+		const struct wl_sample *o = &prev->wls[i];
+		char side = i < s->nwl ? s->wls[i].counted : 0;
+		b += side && side != o->counted ? (side == 'r' ? o->rbytes : o->wbytes) : o->bytes;
+	}
+	return b;
+}
+
 static double wl_cpu_total(const struct snapshot *s)
 {
 	double c = 0;
@@ -174,7 +190,7 @@ static void phase_account(struct history *h, const struct snapshot *s)
 	const struct snapshot *prev = history_last(h);
 	/* The first snapshot counts from zero: what moved before it belongs
 	 * to the first phase too. */
-	uint64_t b0 = prev ? wl_bytes_total(prev) : 0, b1 = wl_bytes_total(s);
+	uint64_t b0 = prev ? wl_bytes_before(prev, s) : 0, b1 = wl_bytes_total(s);
 	b0 += h->carry; /* already counted in the phase an event closed */
 	h->carry = 0;
 	if (b1 > b0)
@@ -195,7 +211,7 @@ static void phase_account(struct history *h, const struct snapshot *s)
 			p->khz_time += s->dt;
 		}
 	}
-	p->to = s->t;
+	p->to = h->work_end >= p->from && h->work_end < s->t ? h->work_end : s->t;
 }
 
 int history_push(struct history *h, const struct snapshot *s)
@@ -259,7 +275,8 @@ int history_add_event(struct history *h, const struct event *e)
 		h->ph = q;
 		h->phcap = n;
 	}
-	h->ph[h->nph - 1].to = e->t;
+	struct phase *last = &h->ph[h->nph - 1];
+	last->to = h->work_end >= last->from && h->work_end < e->t ? h->work_end : e->t;
 	struct phase *p = &h->ph[h->nph++];
 	memset(p, 0, sizeof *p);
 	p->from = p->to = e->t;
@@ -275,6 +292,14 @@ void history_close_phase_bytes(struct history *h, uint64_t bytes_now)
 		return;
 	h->ph[h->nph - 1].bytes += bytes_now - b0;
 	h->carry += bytes_now - b0;
+}
+
+void history_work_ended(struct history *h, double t)
+{
+	h->work_end = t;
+	struct phase *p = &h->ph[h->nph - 1];
+	if (t >= p->from && t < p->to)
+		p->to = t;
 }
 
 size_t history_nevents(const struct history *h) { return h->nev; }

@@ -56,8 +56,13 @@ static void fmt_workloads(const struct ui_view *v, bool brief, char *buf, size_t
 		const char *name = v->wl_names && v->wl_names[i] ? v->wl_names[i] : "?";
 		int nl = brief ? (int)strcspn(name, " ") : (int)strlen(name);
 		n += (size_t)snprintf(buf + n, len - n, "%s%.*s", i ? ", " : "", nl, name);
-		if (passes && n + 1 < len)
+		/* a running workload is in its next pass; a finished one says
+		 * how many it did, when more than one */
+		bool ended = s && i < s->nwl && (s->wls[i].state == WLS_DONE || s->wls[i].state == WLS_FAILED);
+		if (passes && !ended && n + 1 < len)
 			n += (size_t)snprintf(buf + n, len - n, " (pass %llu)", passes + 1);
+		else if (passes > 1 && ended && n + 1 < len)
+			n += (size_t)snprintf(buf + n, len - n, " (%llu passes)", passes);
 	}
 	if (v->nwl == 0)
 		snprintf(buf, len, "(no workload)");
@@ -149,23 +154,17 @@ void ui_header_draw(const struct ui_view *v, struct rect r)
 	ui_text(r.y, r.x + (r.w > rw ? r.w - rw : 0), r.w, ROLE_HEADER, right);
 }
 
+/* The status line (over the key bar): the prompt or menu in progress,
+ * else the last message, cut at whole words when long. */
 void ui_status_draw(const struct ui_view *v, struct rect r)
 {
 	const char *prompt = ui_key_prompt();
-	const char *hint = "F1/? help  q quit";
-	int hw = (int)strlen(hint);
 	if (prompt) {
 		ui_text(r.y, r.x, r.w, ROLE_KEY, prompt);
 		return;
 	}
 	const char *st = v->status ? v->status : "";
-	/* a long message (why a key could not act) takes the hint's place */
-	if (ui_strwidth(st) > r.w - hw - 1) {
-		char fit[512];
-		ui_fit_words(st, r.w, fit, sizeof fit);
-		ui_text(r.y, r.x, r.w, ROLE_STATUS, fit[0] ? fit : st);
-		return;
-	}
-	ui_text(r.y, r.x, r.w - hw - 1, ROLE_STATUS, st);
-	ui_text(r.y, r.x + r.w - hw, hw, ROLE_DIM, hint);
+	char fit[512];
+	ui_fit_words(st, r.w, fit, sizeof fit);
+	ui_text(r.y, r.x, r.w, ROLE_STATUS, fit[0] ? fit : st);
 }

@@ -5,6 +5,7 @@
  * order. */
 #include "uipriv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,12 +90,50 @@ static const char *const sort_heads[SORT_COUNT] = {
 	"", "%CPU", "WRITE", "READ", "BYTES", "MIG", "WAIT%", "HOG", "PID",
 };
 static enum sort_key sort_by;
+static bool sort_invert;       /* smallest first */
 static double sort_elapsed;
 
 const char *ui_procs_next_sort(void)
 {
 	sort_by = (sort_by + 1) % SORT_COUNT;
+	sort_invert = false;
 	return sort_names[sort_by];
+}
+
+int ui_procs_nsorts(void)
+{
+	return SORT_COUNT;
+}
+
+const char *ui_procs_sort_name(int i)
+{
+	return i >= 0 && i < SORT_COUNT ? sort_names[i] : "";
+}
+
+int ui_procs_sort_index(void)
+{
+	return (int)sort_by;
+}
+
+bool ui_procs_sort_inverted(void)
+{
+	return sort_invert;
+}
+
+void ui_procs_set_sort(int i, bool invert)
+{
+	sort_by = i >= 0 && i < SORT_COUNT ? (enum sort_key)i : SORT_NONE;
+	sort_invert = sort_by != SORT_NONE && invert;
+}
+
+const char *ui_procs_sort_by_head(const char *head)
+{
+	for (int i = 1; head && i < SORT_COUNT; i++)
+		if (!strcmp(sort_heads[i], head)) {
+			ui_procs_set_sort(i, sort_by == (enum sort_key)i && !sort_invert);
+			return sort_names[i];
+		}
+	return NULL;
 }
 
 const char *ui_procs_sort_head(void)
@@ -130,8 +169,99 @@ static int by_value(const void *a, const void *b)
 	const struct proc_sample *q = *(const struct proc_sample *const *)b;
 	double x = sort_value(p), y = sort_value(q);
 	if (x != y)
-		return x > y ? -1 : 1;
+		return (x > y) != sort_invert ? -1 : 1;
 	return p < q ? -1 : p > q;
+}
+
+/* ---- the tree ---- */
+
+static bool tree_on;
+#define TREE_PREFIX 48
+static struct { pid_t pid; char prefix[TREE_PREFIX]; } tree_rows[MAX_GONE * 4];
+static int tree_n;
+
+bool ui_procs_toggle_tree(void)
+{
+	return tree_on = !tree_on;
+}
+
+bool ui_procs_tree(void)
+{
+	return tree_on;
+}
+
+const char *ui_procs_tree_prefix(const struct proc_sample *p)
+{
+	if (!tree_on || !p->alive)
+		return "";
+	for (int i = 0; i < tree_n; i++)
+		if (tree_rows[i].pid == p->pid)
+			return tree_rows[i].prefix;
+	return "";
+}
+
+static int index_in(const struct proc_sample **v, int n, pid_t pid)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i]->pid == pid)
+			return i;
+	return -1;
+}
+
+/* Depth-first from i: its children in the current order, each line's
+ * prefix built from its ancestors' ("│  " where one has more siblings
+ * to come, "   " where not) and its own "├─ " or "└─ ". */
+static void tree_walk(const struct proc_sample **in, int n, int i, const char *lead, bool last,
+                      bool root, const struct proc_sample **out, int *k, unsigned char *done)
+{
+	if (done[i] || *k >= n)
+		return;
+	done[i] = 1;
+	out[*k] = in[i];
+	if (tree_n < (int)(sizeof(tree_rows) / sizeof(tree_rows[0]))) {
+		tree_rows[tree_n].pid = in[i]->pid;
+		snprintf(tree_rows[tree_n].prefix, TREE_PREFIX, "%s%s", lead,
+		         root ? "" : last ? (ui_utf8 ? "\u2514\u2500 " : "`- ") : (ui_utf8 ? "\u251c\u2500 " : "|- "));
+		tree_n++;
+	}
+	(*k)++;
+	char sub[TREE_PREFIX];
+	snprintf(sub, sizeof(sub), "%s%s", lead, root ? "" : last ? "   " : (ui_utf8 ? "\u2502  " : "|  "));
+	int kids[64], nk = 0;
+	for (int j = 0; j < n && nk < 64; j++)
+		if (j != i && !done[j] && in[j]->ppid == in[i]->pid)
+			kids[nk++] = j;
+	for (int c = 0; c < nk; c++)
+		tree_walk(in, n, kids[c], sub, c == nk - 1, false, out, k, done);
+}
+
+/* The n live rows in tree order: roots (no listed parent) in the
+ * current order, each followed by its descendants. */
+static void tree_order(const struct proc_sample **rows, int n)
+{
+	static const struct proc_sample **in;
+	static unsigned char *done;
+	static int cap;
+	tree_n = 0;
+	if (n > cap) {
+		const struct proc_sample **ni = realloc(in, (size_t)n * sizeof(*ni));
+		unsigned char *nd = ni ? realloc(done, (size_t)n) : NULL;
+		if (ni)
+			in = ni;
+		if (!nd)
+			return;
+		done = nd;
+		cap = n;
+	}
+	memcpy(in, rows, (size_t)n * sizeof(*in));
+	memset(done, 0, (size_t)n);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (index_in(in, n, in[i]->ppid) < 0)
+			tree_walk(in, n, i, "", true, true, rows, &k, done);
+	for (int i = 0; i < n; i++)   /* a cycle of parents: listed as is */
+		if (!done[i])
+			tree_walk(in, n, i, "", true, true, rows, &k, done);
 }
 
 /* ---- the list ---- */
@@ -166,6 +296,8 @@ int ui_procs_list(const struct ui_view *v, const struct proc_sample **out, int m
 		sort_elapsed = v->elapsed;
 		qsort(out, (size_t)n, sizeof(*out), by_value);
 	}
+	if (tree_on)
+		tree_order(out, n);
 	for (int i = gone.n; i-- > 0 && n < max;)   /* newest ended first */
 		if (workload_ended(s, gone.p[i].workload) && shown_by_filter(&gone.p[i]))
 			out[n++] = &gone.p[i];
@@ -174,7 +306,7 @@ int ui_procs_list(const struct ui_view *v, const struct proc_sample **out, int m
 
 bool ui_procs_ordered(void)
 {
-	return sort_by != SORT_NONE || ui_proc_filter()[0];
+	return sort_by != SORT_NONE || ui_proc_filter()[0] || tree_on;
 }
 
 /* The snapshot index of a listed row, -1 for an ended process. */
@@ -183,14 +315,9 @@ static int index_of(const struct snapshot *s, const struct proc_sample *p)
 	return s && p >= s->procs && p < s->procs + s->nproc ? (int)(p - s->procs) : -1;
 }
 
-int ui_procs_step(const struct ui_view *v, int d, struct action *out)
+/* The rows as shown, in a buffer kept between calls; their count. */
+static int shown_rows(const struct ui_view *v, const struct proc_sample ***out)
 {
-	memset(out, 0, sizeof(*out));
-	out->policy = -1;
-	if (!ui_procs_ordered()) {
-		out->id = d < 0 ? ACT_SEL_UP : ACT_SEL_DOWN;
-		return 1;
-	}
 	static const struct proc_sample **rows;
 	static int cap;
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
@@ -201,20 +328,81 @@ int ui_procs_step(const struct ui_view *v, int d, struct action *out)
 			return 0;
 		rows = r, cap = want;
 	}
-	int n = ui_procs_list(v, rows, cap), at = -1, live = 0;
+	*out = rows;
+	return ui_procs_list(v, rows, cap);
+}
+
+/* The shown position of the selection among the live rows (-1 none);
+ * *live: how many live rows there are. */
+static int selected_at(const struct ui_view *v, const struct proc_sample **rows, int n, int *live)
+{
+	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
+	int at = -1;
+	*live = 0;
 	for (int i = 0; i < n; i++) {
 		int k = index_of(s, rows[i]);
-		live += k >= 0;
+		*live += k >= 0;
 		if (k >= 0 && k == v->selected)
 			at = i;
 	}
+	return at;
+}
+
+static int select_row(const struct ui_view *v, const struct proc_sample *p, struct action *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->policy = -1;
+	out->id = ACT_SELECT;
+	out->cpu = index_of(history_last(v->hist), p);
+	return 1;
+}
+
+int ui_procs_step(const struct ui_view *v, int d, struct action *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->policy = -1;
+	if (!ui_procs_ordered() && (d == 1 || d == -1)) {
+		out->id = d < 0 ? ACT_SEL_UP : ACT_SEL_DOWN;
+		return 1;
+	}
+	const struct proc_sample **rows;
+	int n = shown_rows(v, &rows), live;
+	int at = selected_at(v, rows, n, &live);
 	if (live == 0)
 		return 0;
 	at = at < 0 ? 0 : at + d;
 	at = at < 0 ? 0 : at >= live ? live - 1 : at;
-	out->id = ACT_SELECT;
-	out->cpu = index_of(s, rows[at]);
-	return 1;
+	return select_row(v, rows[at], out);
+}
+
+static int page_rows = 10;
+
+int ui_procs_page(void)
+{
+	return page_rows > 1 ? page_rows : 1;
+}
+
+static bool holds(const struct proc_sample *p, const char *text)
+{
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)p->pid);
+	return strcasestr(p->comm, text) || strcasestr(p->role, text) || strstr(pid, text);
+}
+
+int ui_procs_find(const struct ui_view *v, const char *text, bool next, struct action *out)
+{
+	const struct proc_sample **rows;
+	int n = shown_rows(v, &rows), live;
+	int at = selected_at(v, rows, n, &live);
+	if (live == 0)
+		return 0;
+	int from = at < 0 ? 0 : next ? at + 1 : at;
+	for (int k = 0; k < live; k++) {
+		int i = (from + k) % live;
+		if (holds(rows[i], text))
+			return select_row(v, rows[i], out);
+	}
+	return 0;
 }
 
 /* ---- the mouse ---- */
@@ -226,6 +414,7 @@ void ui_procs_where(struct rect r, int first)
 {
 	procs_rect = r;
 	procs_first = first;
+	page_rows = r.h - 2;
 }
 
 int ui_mouse_key(const struct ui_view *v, struct action *out)
@@ -239,6 +428,19 @@ int ui_mouse_key(const struct ui_view *v, struct action *out)
 		return ui_procs_step(v, 1, out);
 	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
 		return 0;
+	if (ev.y == procs_rect.y + 1 && ev.x >= procs_rect.x && ev.x < procs_rect.x + procs_rect.w) {
+		const char *head = ui_procs_head_at(ev.x - procs_rect.x), *name = ui_procs_sort_by_head(head);
+		memset(out, 0, sizeof(*out));
+		out->policy = -1;
+		out->id = ACT_NOTE;
+		if (name)
+			snprintf(out->text, sizeof(out->text), "processes sorted by %s%s (click again: the other way)",
+			         name, ui_procs_sort_inverted() ? ", inverted" : "");
+		else
+			snprintf(out->text, sizeof(out->text), "%s does not sort (F6: the columns that do)",
+			         head ? head : "that column");
+		return 1;
+	}
 	int row = ev.y - (procs_rect.y + 2);
 	if (row < 0 || row >= procs_rect.h - 2 || ev.x < procs_rect.x ||
 	    ev.x >= procs_rect.x + procs_rect.w)

@@ -147,7 +147,10 @@ static int c_bytes(const struct cell_ctx *c, char *b, size_t l)
 	return (int)strlen(b);
 }
 static int c_mig(const struct cell_ctx *c, char *b, size_t l) { (void)l; return put_u64(b, c->p->migrations); }
-static int c_comm(const struct cell_ctx *c, char *b, size_t l) { return snprintf(b, l, "%s", c->p->comm); }
+static int c_comm(const struct cell_ctx *c, char *b, size_t l)
+{
+	return snprintf(b, l, "%s%s", ui_procs_tree_prefix(c->p), c->p->comm);
+}
 
 static const struct column {
 	const char *head;
@@ -167,30 +170,49 @@ static const struct column {
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-struct table { bool show[NCOLS]; bool compact; };
+/* rate_w: READ and WRITE in full ("9.99 Gbit/s" is one wider than
+ * "9.99 MiB/s"); comm_w: COMMAND, the last, gives up room first. */
+struct table { bool show[NCOLS]; bool compact; int rate_w, comm_w; };
+
+static int colw(const struct table *t, size_t i)
+{
+	if (t->compact)
+		return cols[i].cwidth;
+	if (cols[i].fn == c_read || cols[i].fn == c_write)
+		return t->rate_w;
+	return cols[i].fn == c_comm ? t->comm_w : cols[i].width;
+}
 
 static int need(const struct table *t)
 {
 	int n = 0;
 	for (size_t i = 0; i < NCOLS; i++)
-		n += t->show[i] ? (t->compact ? cols[i].cwidth : cols[i].width) + 1 : 0;
+		n += t->show[i] ? colw(t, i) + 1 : 0;
 	return n;
 }
 
 /* Everything in full if it fits; else compact, dropping the least
  * important columns until the row fits. */
-static void choose(int width, struct table *t)
+static void choose(int width, enum units_mode u, struct table *t)
 {
 	for (size_t i = 0; i < NCOLS; i++)
 		t->show[i] = true;
 	t->compact = false;
+	t->rate_w = u == UNITS_BITS ? 11 : 10;
+	t->comm_w = 15;
+	while (need(t) > width && t->comm_w > 9)
+		t->comm_w--;
 	if (need(t) <= width)
 		return;
 	t->compact = true;
+	/* the tree view keeps COMMAND (its glyphs are there) */
 	for (int prio = 3; prio > 0 && need(t) > width; prio--)
 		for (size_t i = 0; i < NCOLS; i++)
-			if (cols[i].prio == prio)
+			if (cols[i].prio == prio && !(cols[i].fn == c_comm && ui_procs_tree()))
 				t->show[i] = false;
+	for (size_t i = NCOLS; need(t) > width && i-- > 0;)
+		if (cols[i].prio > 0 && cols[i].fn != c_comm)
+			t->show[i] = false;
 }
 
 /* One row assembled in memory (cells padded or cut to their width) and
@@ -203,7 +225,7 @@ static void row(const struct table *t, int y, int x, int w, enum theme_role role
 	for (size_t i = 0; i < NCOLS; i++) {
 		if (!t->show[i])
 			continue;
-		int cw = t->compact ? cols[i].cwidth : cols[i].width, len;
+		int cw = colw(t, i), len;
 		if (n + cw + 1 > (int)sizeof(line) - 1)
 			break;
 		if (c) {
@@ -250,22 +272,40 @@ static const char *unit_note(enum units_mode m)
 
 #define MAX_ROWS 512
 
-/* The heading row: the sort column (o) in the key colour. */
+/* Where the last heading put each column (for a click on it). */
+struct drawn_head { int x, w; const char *head; };
+static struct drawn_head drawn_heads[NCOLS];
+static size_t ndrawn;
+
+const char *ui_procs_head_at(int x)
+{
+	for (size_t i = 0; i < ndrawn; i++)
+		if (x >= drawn_heads[i].x && x <= drawn_heads[i].x + drawn_heads[i].w)
+			return drawn_heads[i].head;
+	return NULL;
+}
+
+/* The heading row: the sort column (o, F6, a click) in the key colour
+ * with an arrow: down when largest first, up when inverted (PID: the
+ * other way round, as it sorts smallest first). */
 static void heading(const struct table *t, int y, int x, int w)
 {
 	row(t, y, x, w, ROLE_TITLE, NULL);
 	const char *h = ui_procs_sort_head();
-	if (!h[0])
-		return;
 	int cx = x;
+	ndrawn = 0;
 	for (size_t i = 0; i < NCOLS; i++) {
 		if (!t->show[i])
 			continue;
-		int cw = t->compact ? cols[i].cwidth : cols[i].width;
-		if (!strcmp(cols[i].head, h)) {
+		int cw = colw(t, i);
+		drawn_heads[ndrawn++] = (struct drawn_head){ cx - x, cw, cols[i].head };
+		if (h[0] && !strcmp(cols[i].head, h)) {
 			int hw = (int)strlen(h), at = cols[i].right ? cx + cw - hw : cx;
+			bool up = ui_procs_sort_inverted() != !strcmp(h, "PID");
+			if (cols[i].right && at > cx - 1 + 1)
+				at--;
 			ui_text(y, at, hw, ROLE_KEY, h);
-			return;
+			ui_wch(y, at + hw, up ? L'\u25b2' : L'\u25bc', up ? '^' : 'v', ui_attr(ROLE_KEY));
 		}
 		cx += cw + 1;
 	}
@@ -275,7 +315,7 @@ void ui_procs_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	struct table t;
-	choose(r.w, &t);
+	choose(r.w, v->units, &t);
 	static const struct proc_sample *list[MAX_ROWS];
 	int n = ui_procs_list(v, list, MAX_ROWS), live = 0;
 	for (int i = 0; i < n; i++)

@@ -5,6 +5,8 @@
  * draw.c's. */
 #include "uipriv.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 #include <wchar.h>
 #include "benchtop/view.h"
@@ -37,10 +40,27 @@ static bool want_mono(bool no_color)
 	return no_color || (nc && *nc);
 }
 
+/* Keys stay keys: Ctrl-\ must not end benchtop by SIGQUIT past its
+ * clean-up (the quit character is switched off; Ctrl-C still quits as q
+ * does, through SIGINT), and Ctrl-S must not stop the terminal's output,
+ * which would stop the loop's writes and with them every tick (output
+ * flow control off).  endwin gives the terminal its own settings back. */
+static void keys_not_signals(void)
+{
+	struct termios t;
+	if (term_fd < 0 || tcgetattr(term_fd, &t) != 0)
+		return;
+	t.c_cc[VQUIT] = _POSIX_VDISABLE;
+	t.c_iflag &= ~(tcflag_t)IXON;
+	if (tcsetattr(term_fd, TCSANOW, &t) == 0)
+		def_prog_mode();  /* curses' own later mode changes keep it */
+}
+
 static void setup_curses(bool no_color)
 {
 	noecho();
 	cbreak();
+	keys_not_signals();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	curs_set(0);
@@ -143,27 +163,37 @@ bool ui_terminal_usable(char *msg, size_t len)
 	return false;
 }
 
-/* Readable with nothing to read happens once in a while (a key that only
- * half arrived); a terminal at its end or hung up says so every time. */
-#define EMPTY_READS_LOST 3
-
-bool ui_terminal_lost(short revents, bool got_key)
+/* The terminal has gone only when it says so: a hang-up or an error from
+ * poll, EIO, or an end of file.  Readable after ui_key read nothing at
+ * all (not even a key that does nothing) is asked once more with a read
+ * that cannot block: 0 bytes is the end of file, EIO a hung-up terminal,
+ * EAGAIN a wake-up with nothing to read, and a byte goes back to curses. */
+bool ui_terminal_lost(short revents, bool got_input)
 {
-	static int empty;
 	if (revents & (POLLHUP | POLLERR | POLLNVAL))
 		return true;
-	if (got_key || !(revents & POLLIN)) {
-		empty = 0;
+	if (got_input || !(revents & POLLIN))
 		return false;
-	}
 	int n = 0;
 	if (ioctl(term_fd, FIONREAD, &n) < 0)
-		return true; /* a hung-up terminal answers EIO */
-	if (n > 0) {
-		empty = 0;
+		return errno != EINTR;   /* a hung-up terminal answers EIO */
+	if (n > 0)
+		return false;
+	int fl = fcntl(term_fd, F_GETFL);
+	if (fl < 0)
+		return errno == EBADF || errno == EIO;
+	if (!(fl & O_NONBLOCK) && fcntl(term_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return errno == EIO;
+	unsigned char c;
+	ssize_t got = read(term_fd, &c, 1);
+	int e = errno;
+	if (!(fl & O_NONBLOCK))
+		fcntl(term_fd, F_SETFL, fl);
+	if (got == 1) {
+		ungetch(c);
 		return false;
 	}
-	return ++empty >= EMPTY_READS_LOST;
+	return got == 0 || e == EIO || e == EBADF;
 }
 
 void ui_resize(void)
@@ -208,10 +238,8 @@ bool ui_keys_drain(struct ui_view *v, struct view_state *vs, const bool *quit,
                    void (*view)(void *ctx, struct ui_view *v), void *ctx)
 {
 	struct action act;
-	bool got = false;
 	view(ctx, v);
 	while (!*quit && ui_key(v, &act) == 1) {
-		got = true;
 		apply(ctx, &act);
 		if (vs->react) {
 			ui_react(vs->react, vs->status, sizeof vs->status);
@@ -219,7 +247,7 @@ bool ui_keys_drain(struct ui_view *v, struct view_state *vs, const bool *quit,
 		}
 		view(ctx, v);
 	}
-	return got;
+	return ui_input_seen();
 }
 
 bool ui_help_shown(void)
@@ -229,7 +257,26 @@ bool ui_help_shown(void)
 
 /* ---- layout and the draw pass ---- */
 
-struct layout { struct rect header, graph, cpus, res, place, procs, status; };
+struct layout { struct rect header, graph, freq, cpus, res, place, procs, status, keybar; };
+
+static bool zoomed;
+
+bool ui_toggle_zoom(void)
+{
+	ui_cache_invalidate();
+	return zoomed = !zoomed;
+}
+
+/* The frequency line's rows, from the bottom of the graph's. */
+static void split_freq(struct layout *l)
+{
+	l->freq = (struct rect){ 0, 0, 0, 0 };
+	if (!ui_freqline_on() || l->graph.h < 12)
+		return;
+	int fh = l->graph.h >= 30 ? 6 : 4;
+	l->graph.h -= fh;
+	l->freq = (struct rect){ l->graph.y + l->graph.h, l->graph.x, fh, l->graph.w };
+}
 
 static int clampi(int v, int lo, int hi)
 {
@@ -243,7 +290,16 @@ static int clampi(int v, int lo, int hi)
 static void layout(const struct ui_view *v, struct layout *l)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
-	int H = LINES, W = COLS, avail = H - 2;
+	int H = LINES, W = COLS, avail = H - 3;
+	l->status = (struct rect){ H - 2, 0, 1, W };
+	l->keybar = (struct rect){ H - 1, 0, 1, W };
+	l->header = (struct rect){ 0, 0, 1, W };
+	if (zoomed) {   /* the graph on every row but the header, status and key bar */
+		l->graph = (struct rect){ 1, 0, avail, W };
+		split_freq(l);
+		l->cpus = l->res = l->place = l->procs = (struct rect){ 0, 0, 0, 0 };
+		return;
+	}
 	/* before the first sample, the online CPUs: the same rows as after */
 	int ncpu = s ? s->ncpu : v->ncpus_online > 0 ? v->ncpus_online : 1;
 	int cpuh = 1 + clampi(ncpu, 1, avail / 4);
@@ -256,8 +312,8 @@ static void layout(const struct ui_view *v, struct layout *l)
 	int y = 1, half = W / 2;
 	if (W - half < 74 && W - 74 >= 46)
 		half = W - 74;
-	l->header = (struct rect){ 0, 0, 1, W };
 	l->graph = (struct rect){ y, 0, graphh, W };
+	split_freq(l);
 	y += graphh;
 	l->cpus = (struct rect){ y, 0, cpuh, half };
 	l->res = (struct rect){ y, half, cpuh, W - half };
@@ -265,7 +321,6 @@ static void layout(const struct ui_view *v, struct layout *l)
 	l->place = (struct rect){ y, 0, placeh, W };
 	y += placeh;
 	l->procs = (struct rect){ y, 0, procsh, W };
-	l->status = (struct rect){ H - 1, 0, 1, W };
 }
 
 bool ui_too_small(void)
@@ -315,11 +370,17 @@ void ui_draw(const struct ui_view *v)
 		layout(v, &l);
 		ui_header_draw(v, l.header);
 		ui_graph_draw(v, l.graph);
-		ui_cpus_draw(v, l.cpus);
-		ui_residency_draw(v, l.res);
-		ui_placement_draw(v, l.place);
-		ui_procs_draw(v, l.procs);
+		ui_caption_draw(v, l.graph);
+		if (l.freq.h)
+			ui_freqline_draw(v, l.freq);
+		if (!zoomed) {
+			ui_cpus_draw(v, l.cpus);
+			ui_residency_draw(v, l.res);
+			ui_placement_draw(v, l.place);
+			ui_procs_draw(v, l.procs);
+		}
 		ui_status_draw(v, l.status);
+		ui_keybar_draw(v, l.keybar);
 		ui_menu_draw(v, (struct rect){ 0, 0, LINES, COLS });
 	}
 	wnoutrefresh(stdscr);

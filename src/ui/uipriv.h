@@ -93,6 +93,28 @@ const char *ui_proc_filter(void);
  * heading ("" when in tracking order). */
 const char *ui_procs_next_sort(void);
 const char *ui_procs_sort_head(void);
+/* The sort menu: the sort keys by index (0 is the tracking order), the
+ * one in force, and picking one (invert: smallest first). */
+int ui_procs_nsorts(void);
+const char *ui_procs_sort_name(int i);
+int ui_procs_sort_index(void);
+bool ui_procs_sort_inverted(void);
+void ui_procs_set_sort(int i, bool invert);
+/* A click on a heading: sort by that column (again: inverted); NULL
+ * when the column does not sort, else its name. */
+const char *ui_procs_sort_by_head(const char *head);
+/* The heading under column x of the last drawn table, NULL none. */
+const char *ui_procs_head_at(int x);
+/* F5: processes under their parents; returns the new setting.  The
+ * tree prefix ("├─ ") of a listed process, "" in a flat list. */
+bool ui_procs_toggle_tree(void);
+bool ui_procs_tree(void);
+const char *ui_procs_tree_prefix(const struct proc_sample *p);
+/* The rows a page of the process list holds (PgUp/PgDn). */
+int ui_procs_page(void);
+/* Search: the next shown process whose name, role or PID holds text,
+ * from the selection (next: after it); 1 and ACT_SELECT in *out. */
+int ui_procs_find(const struct ui_view *v, const char *text, bool next, struct action *out);
 /* A filter or a sort is in force (Up/Down then follow the shown order). */
 bool ui_procs_ordered(void);
 /* Up/Down (d = -1/+1) in the shown order: *out is ACT_SEL_UP/DOWN, or
@@ -104,8 +126,63 @@ void ui_procs_where(struct rect r, int first);
  * selection; 1 and *out when that makes an action. */
 int ui_mouse_key(const struct ui_view *v, struct action *out);
 
-/* The G/F menu when one is open (keys.c). */
+/* ---- keys.c and menus.c: the prompt or menu in progress ---- */
+
+#define KEY_ESC 27
+#define KEY_TAB '\t'
+#define UI_MENU_MAX 64   /* rows of a menu; CPUs of the affinity dialog */
+
+enum ui_mode { M_NONE, M_PIN, M_PIN_WHOLE, M_MARKER, M_FILTER, M_SEARCH,
+               M_GOV, M_FREQ, M_SORT, M_SIGNAL, M_AFFINITY };
+struct ui_keystate {
+	enum ui_mode mode;
+	char text[128];
+	size_t len;
+	int sel;         /* menu row */
+	int scope;       /* G/F: -1 all CPUs, else that CPU; affinity: 1 whole workload */
+	bool invert;     /* sort menu: smallest first */
+	pid_t pid;       /* signal and affinity: the process the menu is for */
+	char who[64];    /* ... as the title names it */
+	unsigned char cpus[UI_MENU_MAX];   /* affinity: the boxes */
+	int ncpus;
+	char line[256];  /* what the status line shows */
+};
+extern struct ui_keystate ui_ks;
+void ui_close_prompt(void);
+void ui_open_mode(enum ui_mode m);
+/* *out cleared to action id (policy -1). */
+void ui_fill(struct action *out, enum action_id id);
+
+/* One entry of the key bar: the key as shown and one word. */
+struct ui_bar_item { const char *key, *label; };
+/* The open prompt's or menu's keys (NULL-ended), NULL when none is open. */
+const struct ui_bar_item *ui_key_bar(void);
+const struct ui_bar_item *ui_menu_bar(void);
+/* The key bar: the table's steering keys, or the open prompt's. */
+void ui_keybar_draw(const struct ui_view *v, struct rect r);
+
+/* menus.c: G, F, F6, F9 and a.  Open one for action id: 1 and *out when
+ * there is nothing to choose from (the app then says why), else 0. */
+int ui_menu_open(const struct ui_view *v, enum action_id id, struct action *out);
+bool ui_menu_shown(void);
+int ui_menu_key(const struct ui_view *v, int key, struct action *out);
+const char *ui_menu_prompt(void);
 void ui_menu_draw(const struct ui_view *v, struct rect r);
+/* The CPUs the menus offer (online, else the snapshot's). */
+int ui_ncpus_of(const struct ui_view *v);
+/* The selected process of the newest snapshot, NULL when none. */
+const struct proc_sample *ui_selected_proc(const struct ui_view *v);
+
 bool ui_help_shown(void);
+/* z: the graph on the whole screen; returns the new setting. */
+bool ui_toggle_zoom(void);
+/* v: the frequency line under the graph; returns what the status says. */
+const char *ui_freqline_toggle(const struct ui_view *v);
+bool ui_freqline_on(void);
+void ui_freqline_draw(const struct ui_view *v, struct rect r);
+/* The newest caption as a banner across the graph's rectangle g. */
+void ui_caption_draw(const struct ui_view *v, struct rect g);
+/* Whether ui_key read anything from the terminal since the last call. */
+bool ui_input_seen(void);
 
 #endif

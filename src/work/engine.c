@@ -32,6 +32,7 @@ const char *engine_role_name(enum engine_role r)
 	static const char *const names[] = {
 		[ROLE_MAIN] = "copier", [ROLE_READER] = "reader", [ROLE_WRITER] = "writer",
 		[ROLE_CONTROL] = "control", [ROLE_SEEKER] = "seeker",
+		[ROLE_RECEIVER] = "receiver", [ROLE_SENDER] = "sender",
 	};
 
 	return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
@@ -54,6 +55,10 @@ static int plan_roles(const struct wl_spec *w, struct engine_plan *p, char *msg,
 		break;
 	case WL_WRITE:
 		p->roles[p->nroles++] = ROLE_WRITER;
+		break;
+	case WL_NET:
+		p->roles[p->nroles++] = ROLE_RECEIVER;
+		p->roles[p->nroles++] = ROLE_SENDER;
 		break;
 	case WL_READ:
 		p->roles[p->nroles++] = ROLE_READER;
@@ -388,6 +393,7 @@ static int plan_job(const struct wl_spec *w, const char *scratch, bool force, st
 		d->bytes = s->bytes;
 		break;
 	case WL_WRITE:
+	case WL_NET:
 		rc = plan_dst(d, w->path, "path", scratch, j, f->jobs, force, msg, len);
 		d->bytes = w->size ? w->size : DEFAULT_SIZE;
 		break;
@@ -563,7 +569,7 @@ static int probe_direct(const char *path, char *msg, size_t len)
 
 static int make_files(const struct wl_spec *w, struct files *f, bool force, char *msg, size_t len)
 {
-	const char *prefix = w->kind == WL_WRITE ? "write" : "dst";
+	const char *prefix = w->kind == WL_WRITE ? "write" : w->kind == WL_NET ? "net" : "dst";
 	int rc = 0;
 
 	for (int j = 0; j < f->jobs && rc == 0; j++) {
@@ -637,8 +643,8 @@ static int plan_files(const struct wl_spec *w, const char *scratch, bool force,
 {
 	int rc = 0;
 
-	f->need_src = w->kind != WL_WRITE;
-	f->need_dst = w->kind == WL_COPY || w->kind == WL_WRITE;
+	f->need_src = w->kind != WL_WRITE && w->kind != WL_NET;
+	f->need_dst = w->kind == WL_COPY || w->kind == WL_WRITE || w->kind == WL_NET;
 	f->src = xcalloc((size_t)f->jobs, sizeof *f->src);
 	f->dst = xcalloc((size_t)f->jobs, sizeof *f->dst);
 	if (!f->src || !f->dst)
@@ -716,9 +722,20 @@ void engine_cleanup(const struct wl_spec *w, struct engine_plan *plan, bool fail
 
 		if (jb->src && jb->src_invented && !keep)
 			unlink(jb->src);
-		/* A failed run's output is partial: it goes, even a kept one. */
-		if (jb->dst && (failed || (jb->dst_invented && !keep)))
+		/* A failed run's output is partial: an invented one goes, even a
+		 * kept one; a dst the user named is theirs and stays. */
+		if (jb->dst && jb->dst_invented && (failed || !keep))
 			unlink(jb->dst);
+	}
+}
+
+void engine_unmake(struct engine_plan *plan)
+{
+	for (int j = 0; plan->job && j < plan->jobs; j++) {
+		if (plan->job[j].src && plan->job[j].src_invented)
+			unlink(plan->job[j].src);
+		if (plan->job[j].dst)
+			unlink(plan->job[j].dst);
 	}
 }
 

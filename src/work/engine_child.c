@@ -122,6 +122,9 @@ _Noreturn void engine_child(const struct wl_spec *w, const struct engine_plan *p
 	case WL_SEEK:
 		rc = eng_seek(&x);
 		break;
+	case WL_NET:
+		rc = eng_net(&x, plan->roles[r]);
+		break;
 	default:
 		rc = eng_fail(c, EINVAL, "running", w->text ? w->text : "a command workload");
 	}
@@ -146,6 +149,8 @@ int engine_spawn(const struct wl_spec *w, const struct engine_plan *plan, int j,
 	memset(c, 0, sizeof *c);
 	if (w->kind == WL_COPY && w->engine == ENG_PIPE && pipe2(p, O_CLOEXEC) != 0)
 		return -errno;
+	if (w->kind == WL_NET && (p[0] = engine_net_listen(w)) < 0)
+		return p[0];
 	for (r = 0; r < plan->nroles; r++) {
 		pids[r] = fork();
 		if (pids[r] < 0) {
@@ -158,10 +163,10 @@ int engine_spawn(const struct wl_spec *w, const struct engine_plan *plan, int j,
 			engine_child(w, plan, j, r, c, p);
 		}
 	}
-	if (p[0] >= 0) {
+	if (p[0] >= 0)
 		close(p[0]);
+	if (p[1] >= 0)
 		close(p[1]);
-	}
 	if (e)
 		kill_all(pids, r);
 	return -e;

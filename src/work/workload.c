@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,6 +65,11 @@ static void make_name(struct workload *w)
 		break;
 	case WL_SEEK:
 		k = snprintf(p, n, "seek seekers=%d", s->seekers);
+		break;
+	case WL_NET:
+		k = snprintf(p, n, "net mss=%d%s", s->mss, s->rewrite ? " pattern=rewrite" : "");
+		if (s->align && k < (int)n)
+			k += snprintf(p + k, n - k, " align=%llu", (unsigned long long)s->align);
 		break;
 	}
 	if (k < (int)n && s->bs != 128 * 1024 && !s->unit_char)
@@ -163,6 +169,25 @@ static int plan_source(struct workload *w, char *msg, size_t len)
 	return w->src_ctr ? 0 : -ENOMEM;
 }
 
+/* An invented file after the cleanup: out of the journal once it is gone;
+ * one that could not be removed (a file system shut down after EIO, or
+ * gone read-only) is said and stays in the journal for --restore. */
+static void forget_file(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0 && errno == ENOENT) {
+		journal_forget_scratch(path);
+		return;
+	}
+	int e = unlink(path) == 0 ? 0 : errno;
+	if (e == 0 || e == ENOENT) {
+		journal_forget_scratch(path);
+		return;
+	}
+	fprintf(stderr, "benchtop: cannot remove scratch file %s: %s; it stays in the journal%s%s "
+	        "for benchtop --restore\n", path, strerror(e), journal_path()[0] ? " " : "", journal_path());
+}
+
 /* The files benchtop invented for the workload (outside the scratch
  * directory too, in a directory the user named) are in the journal while
  * they exist, unless --keep keeps them. */
@@ -173,7 +198,7 @@ static void note_files(struct workload *w, bool note)
 		const char *f[2] = { jb->src_invented ? jb->src : NULL, jb->dst_invented ? jb->dst : NULL };
 		for (int k = 0; k < 2; k++)
 			if (f[k] && f[k][0] == '/')
-				note ? journal_note_scratch(f[k]) : journal_forget_scratch(f[k]);
+				note ? journal_note_scratch(f[k]) : forget_file(f[k]);
 	}
 }
 
@@ -282,6 +307,9 @@ static void finish_run(struct workload *w, double now)
 	}
 	if (w->state == WLS_RUNNING || w->state == WLS_PAUSED)
 		w->state = WLS_DONE;
+	/* every process of the run is reaped: its groups leave the journal
+	 * (a restart, --loop or r, makes new ones) */
+	workload_forget_groups(w);
 	if (w->prepared)
 		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, true);
 }
@@ -435,8 +463,10 @@ void workload_cleanup(struct workload *w)
 	/* a workload that never ran (the run was refused after its files
 	 * were made) leaves none of them, not even the result file */
 	if (w->prepared) {
-		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED || w->runs == 0,
-		               w->run->keep && w->runs > 0);
+		if (w->runs == 0)
+			engine_unmake(&w->plan);
+		else
+			engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, w->run->keep);
 		note_files(w, false);
 	}
 	if (w->src_made && !w->run->keep)

@@ -57,6 +57,8 @@ struct workload {
 	uint64_t bytes_done_runs, rbytes_done_runs, calls_done_runs; /* of finished runs */
 	uint64_t passes_done_runs;                  /* passes of finished runs */
 	uint64_t bytes_seen;                        /* the latest total shown */
+	uint64_t rbytes_seen, wbytes_seen;          /* read and written, never going back */
+	bool rw_seen;                               /* they were read at least once */
 	uint64_t rbytes_last, bytes_last, calls_last;
 	char counted;                               /* commands: 'w' written, 'r' read */
 	double t_read;                              /* CLOCK_MONOTONIC of the last poll */

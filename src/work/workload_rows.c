@@ -109,6 +109,27 @@ static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 	ws->calls = total_calls;
 }
 
+/* Both directions of what it moved, never going back: a command's
+ * regular-file reads and writes, an engine's source and destination. */
+static void workload_note_rw(struct workload *w, const struct wl_sample *ws)
+{
+	uint64_t r = ws->rbytes, wr = ws->wbytes;
+	if (w->src_ctr && !w->src_ready)
+		return;  /* preparing the source is not the run */
+	if (w->ctr) {
+		bool reads = w->spec->kind == WL_READ || w->spec->kind == WL_SEEK;
+		r = reads ? ws->bytes : w->rbytes_last;
+		wr = reads ? 0 : ws->bytes;
+	} else if (w->spec->kind != WL_CMD) {
+		return;
+	}
+	if (r > w->rbytes_seen)
+		w->rbytes_seen = r;
+	if (wr > w->wbytes_seen)
+		w->wbytes_seen = wr;
+	w->rw_seen = true;
+}
+
 /* The CPU of every process its tree ever had, from its cgroup. */
 static bool cgroup_cpu_now(const struct workload *w, double *user, double *sys)
 {
@@ -152,6 +173,7 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 	}
 	if (!w->ctr && !w->src_ctr)
 		w->both |= ws->wbytes > 0 && ws->rbytes > 0;
+	workload_note_rw(w, ws);
 	if (ws->bytes < w->bytes_seen)
 		ws->bytes = w->bytes_seen; /* totals never go backwards */
 	w->bytes_seen = ws->bytes;
@@ -217,16 +239,17 @@ void workload_totals(const struct workload *w, struct workload_totals *t)
 {
 	memset(t, 0, sizeof *t);
 	/* Once every process is reaped, wait4's figures are the whole tree's
-	 * (descendants reaped inside it included, orphans added as benchtop
-	 * reaped them), exact to the microsecond; the samples' clock-tick
-	 * figures round each process up to a tick and only stand in while
-	 * processes still run.  A cgroup's cpu.stat counts every process of
-	 * the tree, escaped ones too, and wins where there is one. */
+	 * (descendants reaped inside it included, orphans added as benchtop,
+	 * their subreaper, reaped them), exact to the microsecond and split
+	 * into user and system as wait4 splits them.  While processes still
+	 * run, a cgroup's cpu.stat counts every process of the tree (its
+	 * split is the scheduler's tick sampling, not wait4's), else the
+	 * samples' clock-tick figures, which round each process up to a tick. */
 	bool reaped = !workload_running(w) && w->ru_user + w->ru_sys > 0;
 	t->user = reaped || w->ru_user > w->seen_user ? w->ru_user : w->seen_user;
 	t->sys = reaped || w->ru_sys > w->seen_sys ? w->ru_sys : w->seen_sys;
 	double u = w->cg_user, y = w->cg_sys;
-	if (w->cg && (cgroup_cpu_now(w, &u, &y) || u + y > 0)) {
+	if (!reaped && w->cg && (cgroup_cpu_now(w, &u, &y) || u + y > 0)) {
 		t->user = u;
 		t->sys = y;
 	}
@@ -237,6 +260,9 @@ void workload_totals(const struct workload *w, struct workload_totals *t)
 	t->runs = w->runs;
 	t->counted = w->spec->kind != WL_CMD ? NULL : w->counted == 'r' ? "read" :
 	             w->counted == 'w' && w->both ? "written" : NULL;
+	t->read_bytes = w->rbytes_seen;
+	t->write_bytes = w->wbytes_seen;
+	t->rw_known = w->rw_seen;
 }
 
 int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],

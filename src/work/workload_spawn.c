@@ -186,6 +186,10 @@ static int spawn_engine(struct workload *w, char *msg, size_t len)
 			snprintf(msg, len, "cannot make a pipe for %s: %s", w->name, strerror(errno));
 			return -errno;
 		}
+		if (w->spec->kind == WL_NET && (pfd[0] = engine_net_listen(w->spec)) < 0) {
+			snprintf(msg, len, "cannot listen on 127.0.0.1 for %s: %s", w->name, strerror(-pfd[0]));
+			return pfd[0];
+		}
 		for (int r = 0; r < w->plan.nroles; r++) {
 			char slot[32];
 			engine_slot(w, j, r, slot, sizeof slot);
@@ -206,10 +210,10 @@ static int spawn_engine(struct workload *w, char *msg, size_t len)
 			add_child(w, pid, j, r);
 			sampler_add_slot(w->sp, pid, w->id, engine_role_name(w->plan.roles[r]), slot, false);
 		}
-		if (pfd[0] >= 0) {
+		if (pfd[0] >= 0)
 			close(pfd[0]);
+		if (pfd[1] >= 0)
 			close(pfd[1]);
-		}
 	}
 	return 0;
 }
@@ -267,6 +271,7 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 	w->sp = sp;
 	w->ncpu = ncpu;
 	workload_set_mask(w, mask);
+	workload_forget_groups(w);  /* the last run's, should any be left */
 	w->nch = 0;
 	w->sync_pid = 0;
 	w->err[0] = 0;

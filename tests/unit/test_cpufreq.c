@@ -1,5 +1,5 @@
-/* test_cpufreq.c - cpufreq against fake sysfs trees built by
- * tests/fakesys.sh (and by hand for the odd cases). */
+/* test_cpufreq.c - cpufreq against fake sysfs trees shaped as
+ * tests/fakesys.sh makes them (fakesys.h; by hand for the odd cases). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,32 +17,21 @@
 
 #include "benchtop/cpufreq.h"
 #include "benchtop/journal.h"
+#include "fakesys.h"
 #include "benchtop/app.h"
 #include "benchtop/model.h"
 
 static char base[128];
 static int ntree;
 
-/* tests/fakesys.sh, found next to this file's directory (cwd is the repo root). */
-static const char *fakesys(void)
-{
-	static char path[PATH_MAX];
-	const char *src = __FILE__, *slash = strstr(src, "unit/test_cpufreq.c");
-
-	snprintf(path, sizeof(path), "%.*sfakesys.sh", slash ? (int)(slash - src) : 0, src);
-	if (access(path, X_OK) != 0)
-		snprintf(path, sizeof(path), "tests/fakesys.sh");
-	return path;
-}
-
-/* Build a tree with fakesys.sh ARGS; returns its root (static, per call). */
+/* Build a tree with tests/fakesys.sh's ARGS (in process, fakesys.h);
+ * returns its root (malloc'd, per call). */
 static char *tree(const char *args)
 {
-	char cmd[PATH_MAX * 2 + 256], *root = malloc(PATH_MAX);
+	char *root = malloc(PATH_MAX);
 
 	snprintf(root, PATH_MAX, "%s/t%d", base, ntree++);
-	snprintf(cmd, sizeof(cmd), "%s %s %s", fakesys(), root, args);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fakesys_build(root, args), 0);
 	return root;
 }
 

@@ -148,7 +148,31 @@ static void test_htop_keys(void **state)
 	assert_int_equal(ui_key_feed(&v, KEY_END, &a), 1);
 	assert_int_equal(a.id, ACT_SEEK_END);
 	v.replay = false;
-	assert_int_equal(ui_key_feed(&v, KEY_HOME, &a), 0);
+	/* a replay key in a live run is a key that does nothing: it says so */
+	assert_int_equal(ui_key_feed(&v, KEY_LEFT, &a), 1);
+	assert_int_equal(a.id, ACT_NOTE);
+	assert_non_null(strstr(a.text, "does nothing here: F1"));
+}
+
+/* A key bound to nothing names itself and F1 in the status line (an
+ * action, never silence, never the end of the run). */
+static void test_unbound_keys_hint(void **state)
+{
+	(void)state;
+	struct ui_view v = view();
+	struct action a;
+	static const struct { int key; const char *name; } k[] = {
+		{ 'y', "y " }, { '\n', "Enter " }, { 27, "Esc " }, { KEY_F(12), "F12 " },
+	};
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		for (int n = 0; n < 3; n++) {
+			assert_int_equal(ui_key_feed(&v, k[i].key, &a), 1);
+			assert_int_equal(a.id, ACT_NOTE);
+		}
+		assert_true(strncmp(a.text, k[i].name, strlen(k[i].name)) == 0);
+		assert_non_null(strstr(a.text, "F1 for the keys"));
+		assert_null(ui_key_prompt());
+	}
 }
 
 static void test_menus(void **state)
@@ -195,7 +219,8 @@ static void test_replay_keys(void **state)
 	(void)state;
 	struct ui_view v = view();
 	struct action a;
-	assert_int_equal(ui_key_feed(&v, '>', &a), 0);
+	assert_int_equal(ui_key_feed(&v, '>', &a), 1);
+	assert_int_equal(a.id, ACT_NOTE);
 	v.replay = true;
 	assert_int_equal(ui_key_feed(&v, '>', &a), 1);
 	assert_int_equal(a.id, ACT_REPLAY_FASTER);
@@ -340,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_menus),
 		cmocka_unit_test(test_htop_keys),
 		cmocka_unit_test(test_replay_keys),
+		cmocka_unit_test(test_unbound_keys_hint),
 		cmocka_unit_test(test_man_page_lists_every_key),
 		cmocka_unit_test(test_man_check_can_fail),
 	};

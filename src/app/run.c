@@ -29,7 +29,7 @@
 #include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
-#include "benchtop/membw.h"
+#include "benchtop/ceiling.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
 #include "benchtop/ptree.h"
@@ -40,6 +40,10 @@
 #include "benchtop/workload.h"
 #include "benchtop/xalloc.h"
 
+
+#define STATUS_SECONDS 6
+#define ALL_DONE_TEXT "all workloads have ended: r restarts the selected one, q quits and prints the summary"
+#define FIRST_STEP_TEXT "try: \xe2\x86\x91\xe2\x86\x93 select a process, 0-9 pin it to a CPU, s spread"
 
 double app_mono(void)
 {
@@ -116,19 +120,44 @@ static struct workload *owner_of(struct app *a, pid_t pid)
 	return NULL;
 }
 
-/* A descendant whose parent died was handed to benchtop (its subreaper):
- * its CPU time still belongs to the workload whose tree it was in. */
-static void adopt_orphan(struct app *a, pid_t pid, const struct rusage *ru)
+/* The workload a process benchtop is about to reap belongs to: one it
+ * started, one the sampler tracks (an orphan handed to benchtop, its
+ * subreaper), or one its cgroup holds (an orphan that lived and ended
+ * between two samples); NULL when none. */
+static struct workload *reaped_owner(struct app *a, pid_t pid)
 {
-	pid_t pids[1024];
-	for (int w = 1; w <= a->nwl; w++) {
-		int n = sampler_pids(a->sp, w, pids, 1024);
-		for (int i = 0; i < n; i++)
-			if (pids[i] == pid) {
-				workload_add_rusage(a->wl[w - 1], ru);
-				return;
-			}
+	struct workload *w = owner_of(a, pid);
+	if (w)
+		return w;
+	int id = sampler_owner(a->sp, pid);
+	if (id > 0 && id <= a->nwl)
+		return a->wl[id - 1];
+	for (int i = 0; i < a->nwl; i++) {
+		const struct cgroup *g = workload_cgroup(a->wl[i]);
+		if (g && cgroup_holds(g, pid))
+			return a->wl[i];
 	}
+	return NULL;
+}
+
+/* Reap pid, a zombie of benchtop's: what its zombie's io says its tree
+ * read settles a command's bytes, its CPU (wait4's) goes to its workload. */
+static bool reap_one(struct app *a, pid_t pid, int flags)
+{
+	double t_exit = app_now(a);  /* before the look at its zombie */
+	struct workload *w = reaped_owner(a, pid);
+	bool root = w && workload_owns(w, pid);
+	if (w && !strcmp(workload_kind(w), "cmd"))
+		sampler_note_exit(a->sp, pid, workload_id(w));
+	int st;
+	struct rusage ru;
+	if (wait4(pid, &st, flags, &ru) <= 0)
+		return false;
+	if (root)
+		workload_reap(w, pid, st, &ru, t_exit);
+	else if (w)
+		workload_add_rusage(w, &ru);
+	return true;
 }
 
 static void reap_children(struct app *a)
@@ -137,21 +166,8 @@ static void reap_children(struct app *a)
 		siginfo_t si = { 0 };
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			break;
-		pid_t pid = si.si_pid;
-		double t_exit = app_now(a);  /* before the look at its zombie */
-		struct workload *w = owner_of(a, pid);
-		/* the zombie's io (libproc2, in the sampler) settles what a
-		 * command read after the sampler last looked */
-		if (w && !strcmp(workload_kind(w), "cmd"))
-			sampler_note_exit(a->sp, pid);
-		int st;
-		struct rusage ru;
-		if (wait4(pid, &st, WNOHANG, &ru) <= 0)
+		if (!reap_one(a, si.si_pid, WNOHANG))
 			break;
-		if (w)
-			workload_reap(w, pid, st, &ru, t_exit);
-		else
-			adopt_orphan(a, pid, &ru);
 	}
 	/* the last process of a tree may have been an orphan, or someone
 	 * else's child */
@@ -203,11 +219,14 @@ static void stop_all(struct app *a)
 	for (;;) {
 		int left = a->cg ? (cgroup_kill(a->cg), cgroup_populated(a->cg) == 1)
 		                 : ptree_signal_descendants(getpid(), SIGKILL) > 0;
-		int st;
-		struct rusage ru;
+		siginfo_t si;
 		pid_t p;
-		while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0)
-			adopt_orphan(a, p, &ru);
+		for (;;) {
+			si.si_pid = 0;
+			p = waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT);
+			if (p < 0 || si.si_pid == 0 || !reap_one(a, si.si_pid, WNOHANG))
+				break;
+		}
 		if ((!left && p < 0) || app_mono() >= deadline)
 			break;  /* none left (ECHILD), or the deadline passed */
 		/* children left: wait for the next to end; none but the group
@@ -368,8 +387,6 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 			if (a->dashboard)
 				ui_resize();
 			break;
-		case SIGPIPE:
-			break;
 		default:
 			a->quit = true;
 			a->quit_signal = w->sig[i];
@@ -387,7 +404,7 @@ static void run_due_at(struct app *a)
 			[AT_PIN] = ACT_PIN_LIST, [AT_PACK] = ACT_PACK, [AT_FREE] = ACT_FREE,
 			[AT_SPREAD] = ACT_SPREAD, [AT_GOVERNOR] = ACT_GOV_SET,
 			[AT_MAXFREQ] = ACT_MAXFREQ, [AT_MARKER] = ACT_MARKER,
-			[AT_PAUSE] = ACT_PAUSE, [AT_RESUME] = ACT_RESUME,
+			[AT_PAUSE] = ACT_PAUSE, [AT_RESUME] = ACT_RESUME, [AT_CAPTION] = ACT_CAPTION,
 		};
 		act.id = map[at->kind];
 		act.whole = 2; /* every workload */
@@ -442,20 +459,49 @@ static bool finished(struct app *a)
 		    workload_state(a->wl[i]) == WLS_DONE)
 			return false;
 	}
-	/* In the dashboard the finished run stays on screen to be read (and
-	 * restarted with r) until q; batch mode ends here. */
+	/* The work is over: the last phase ends with it, however long the
+	 * run stays on screen.  In the dashboard the finished run stays on
+	 * screen to be read (and restarted with r) until q; batch mode ends
+	 * here. */
+	if (!a->all_done && a->nwl > 0) {
+		double end = 0;
+		for (int i = 0; i < a->nwl; i++)
+			end = fmax(end, workload_ended_at(a->wl[i]));
+		if (end > 0)
+			history_work_ended(a->hist, end);
+	}
 	if (a->dashboard) {
 		if (!a->all_done)
-			snprintf(a->vs.status, sizeof a->vs.status,
-			         "all workloads have ended: r restarts the selected one, q quits and prints the summary");
+			snprintf(a->vs.status, sizeof a->vs.status, "%s", ALL_DONE_TEXT);
 		a->all_done = true;
 		return false;
 	}
 	return true;
 }
 
+/* The status line says what the last key or action did for a few
+ * seconds, then clears; what stays true (the run has ended) stays.
+ * Before the first key it suggests the first step. */
+static void status_age(struct app *a)
+{
+	char *st = a->vs.status;
+	double now = app_mono();
+	if (strcmp(st, a->status_seen)) {
+		snprintf(a->status_seen, sizeof a->status_seen, "%s", st);
+		a->status_t = now;
+	} else if (st[0] && now - a->status_t > STATUS_SECONDS &&
+	           !(a->all_done && !strcmp(st, ALL_DONE_TEXT)) && strcmp(st, FIRST_STEP_TEXT)) {
+		st[0] = a->status_seen[0] = 0;
+	}
+	if (!st[0] && !a->keyed && !a->all_done && a->nwl > 0)
+		snprintf(st, sizeof a->vs.status, "%s", FIRST_STEP_TEXT);
+	else if (a->keyed && !strcmp(st, FIRST_STEP_TEXT))
+		st[0] = 0;
+}
+
 static void draw(struct app *a)
 {
+	status_age(a);
 	struct ui_view v;
 	app_view_of(a, &v);
 	ui_draw(&v);
@@ -471,11 +517,13 @@ static void key_view(void *ctx, struct ui_view *v)
 	app_view_of(ctx, v);
 }
 
-/* Returns whether any key came. */
+/* Returns whether anything was read from the terminal. */
 static bool handle_keys(struct app *a)
 {
 	struct ui_view v;
-	return ui_keys_drain(&v, &a->vs, &a->quit, key_apply, key_view, a);
+	bool any = ui_keys_drain(&v, &a->vs, &a->quit, key_apply, key_view, a);
+	a->keyed |= any;
+	return any;
 }
 
 /* The terminal went away (hang-up, end of file, EIO) without a SIGHUP
@@ -536,6 +584,9 @@ static void finish(struct app *a)
 	a->snap->dt = app_mono() - a->last_tick;
 	tick(a);
 	a->ended = app_now(a);
+	/* The ceiling is measured after the last sample, when no phase runs. */
+	if (!(a->membw > 0))
+		a->membw = ceiling_measure();
 	if (a->rec && !a->rec_borrowed)
 		record_end(a, a->rec);
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
@@ -588,6 +639,29 @@ static void fill_residency(struct app *a, struct app_result *res)
 }
 
 /* Totals of each workload, for an experiment's table. */
+/* The roles of the last sample with live processes and the CPUs each
+ * was allowed, busy roles first ("reader 0, writer 1, idle 0"). */
+static void placed_text(const struct app *a, char *buf, size_t len)
+{
+	const struct snapshot *s = NULL;
+	for (size_t i = history_len(a->hist); i-- > 0 && !s;) {
+		const struct snapshot *h = history_at(a->hist, i);
+		for (int k = 0; k < h->nproc && !s; k++)
+			if (h->procs[k].alive && h->procs[k].workload > 0)
+				s = h;
+	}
+	size_t n = 0;
+	buf[0] = 0;
+	for (int pass = 0; s && pass < 2; pass++)
+		for (int k = 0; k < s->nproc && n + 32 < len; k++) {
+			const struct proc_sample *p = &s->procs[k];
+			bool idle = !strcmp(p->role, "control") || !strcmp(p->role, "idle");
+			if (!p->alive || p->workload <= 0 || idle != (pass == 1))
+				continue;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", p->role, p->allowed);
+		}
+}
+
 static void fill_result(struct app *a, struct app_result *res)
 {
 	memset(res, 0, sizeof *res);
@@ -600,6 +674,7 @@ static void fill_result(struct app *a, struct app_result *res)
 		res->nphase[i] = workload_phase_rows(a->wl[i], res->phase[i], names);
 	}
 	fill_residency(a, res);
+	placed_text(a, res->placed, sizeof res->placed);
 }
 
 /* Set up everything that can refuse before anything runs: the machine,
@@ -669,7 +744,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	 * lines stay in the C locale ("1.5", never "1,5"). */
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
-	a->membw = membw_measure();
+	a->membw = ceiling_cached();  /* measured after the run when not cached */
 	rc = app_prepare(a, msg, msglen);
 	if (rc) {
 		if (a->dashboard)
@@ -686,6 +761,8 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	}
 	a->t0 = a->last_tick = app_mono();
 	a->self_cpu_last = cpu_self();
+	if (a->cf)
+		cpufreq_start_clock(a->cf);  /* residency counts from t = 0, as phases do */
 	if (m) {
 		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */
 		free(m);
@@ -778,6 +855,7 @@ int app_run(struct run *run, struct app_result *res)
 		 * can still be read (a log of standard error). */
 		FILE *sum = a->term_lost || a->out_lost ||
 		            (run->batch && run->format != FMT_TEXT) ? stderr : stdout;
+		summary_restore_policies(a);
 		summary_print(a, sum);
 		if (sum == stdout && !a->out_lost && (fflush(stdout) != 0 || ferror(stdout))) {
 			fprintf(stderr, "benchtop: standard output: %s: the summary is lost\n", strerror(errno));

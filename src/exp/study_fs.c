@@ -166,21 +166,17 @@ int study_bonnie(struct exp *e, struct st_table *t)
 	return status;
 }
 
-/* ---- aligntest --------------------------------------------------------- */
+/* ---- aligntest (and netwrite's table, in the same layout) ----------------- */
 
-struct acols {
-	int bs, copies, size, wsec, rsec, wrate, rrate, factor, disk, test;
-};
-
-static void align_table(struct exp *e, struct st_table *t, struct acols *k, uint64_t size)
+void align_table(struct exp *e, struct st_table *t, struct acols *k, const char *study, const char *what,
+                 bool source)
 {
-	char sz[32], title[400];
-	study_size_text(size, sz, sizeof sz);
-	snprintf(title, sizeof title, "aligntest: write a %s file, then rewrite it in place, in %s%s%s; one copy and "
-	         "five at once", sz, e->dir, e->disk[0] ? " on " : "", e->disk);
-	st_init(t, "aligntest", title);
-	char r[40];
-	k->bs = st_col(t, NULL, "bs", 0);
+	char title[400], r[40];
+	snprintf(title, sizeof title, "%s: %s, in %s%s%s; one copy and five at once", study, what, e->dir,
+	         e->disk[0] ? " on " : "", e->disk);
+	st_init(t, study, title);
+	k->source = source ? st_col(t, NULL, "source", 0) : -1;
+	k->bs = source ? -1 : st_col(t, NULL, "bs", 0);
 	k->copies = st_col(t, NULL, "copies", 0);
 	k->size = st_col(t, NULL, "MiB each", 0);
 	k->wsec = st_col(t, NULL, "write s", 2);
@@ -193,30 +189,36 @@ static void align_table(struct exp *e, struct st_table *t, struct acols *k, uint
 	k->disk = st_col(t, NULL, "from disk", 0);
 	k->test = st_col(t, NULL, "test", 0);
 	t->col[k->disk].share = t->col[k->test].left = true;
+	if (source)
+		t->col[k->source].left = true;
 	snprintf(t->chart.kind, sizeof t->chart.kind, "bars");
 	t->chart.x = k->test, t->chart.y[0] = k->factor, t->chart.ny = 1;
 }
 
-static int align_case(struct exp *e, struct st_table *t, const struct acols *k, uint64_t size, int bs, int jobs)
+int align_row(struct exp *e, struct st_table *t, const struct acols *k, const struct align_case *c,
+              double *per_call)
 {
 	struct wl_spec w;
-	struct run c;
-	char name[80];
-	if (study_workload(&w, "write:path=%s,pattern=rewrite,bs=%d,size=%llu,jobs=%d", e->scratch, bs,
-	                   (unsigned long long)size, jobs))
+	struct run r;
+	char name[96];
+	*per_call = NAN;
+	if (study_workload(&w, "%s", c->spec))
 		return 2;
-	exp_child_run(e, &w, &c);
-	snprintf(name, sizeof name, "aligntest bs=%d copies=%d", bs, jobs);
-	struct step_res *s = exp_step(e, &c, name, NULL);
+	exp_child_run(e, &w, &r);
+	snprintf(name, sizeof name, "%s %s copies=%d", t->study, c->label, c->jobs);
+	struct step_res *s = exp_step(e, &r, name, NULL);
 	struct st_row *row = st_row(t);
 	cli_free_workload(&w);
 	if (!row)
 		return 1;
 	const struct workload_totals *wr = &s->res.phase[0][0], *rw = &s->res.phase[0][1];
-	st_num(row, k->bs, bs);
-	st_num(row, k->copies, jobs);
-	st_num(row, k->size, (double)size / MIB);
-	st_word(row, k->test, "bs=%d x%d", bs, jobs);
+	if (k->source >= 0)
+		st_word(row, k->source, "%s", c->label);
+	else
+		st_num(row, k->bs, c->bs);
+	st_num(row, k->copies, c->jobs);
+	st_num(row, k->size, (double)c->size / MIB);
+	st_word(row, k->test, "%s x%d", c->label, c->jobs);
 	if (s->status || s->res.nphase[0] != 2) {
 		snprintf(row->note, sizeof row->note, "failed (exit %d)", s->status);
 		return s->status > 1 ? s->status : 0;
@@ -226,9 +228,11 @@ static int align_case(struct exp *e, struct st_table *t, const struct acols *k, 
 	st_num(row, k->wrate, units_rate_value(e->r->units, wr->elapsed > 0 ? (double)wr->bytes / wr->elapsed : NAN));
 	st_num(row, k->rrate, units_rate_value(e->r->units, rw->elapsed > 0 ? (double)rw->bytes / rw->elapsed : NAN));
 	st_num(row, k->factor, wr->elapsed > 0 ? rw->elapsed / wr->elapsed : NAN);
-	/* what the rewrite made the disk read, per byte rewritten (the write
-	 * reads nothing): a read-modify-write shows here */
-	st_num(row, k->disk, s->disk_known && rw->bytes ? (double)s->disk_read / (double)rw->bytes : NAN);
+	/* what the test read from the disk per byte rewritten (the first
+	 * write reads nothing): a read-modify-write shows here */
+	exp_disk_cell(row, k->disk, exp_from_disk(e, s, rw->bytes));
+	row->cell[k->disk].cached = false;
+	*per_call = wr->calls ? (double)wr->bytes / (double)wr->calls : NAN;
 	return 0;
 }
 
@@ -236,18 +240,27 @@ int study_aligntest(struct exp *e, struct st_table *t)
 {
 	uint64_t size;
 	struct acols k;
+	char sz[32], what[160], spec[PATH_MAX + 128], label[32];
 	static const int bss[] = { 8192, 5000 }, jobs[] = { 1, 5 };
+	double per;
 	int status = study_size(e, "aligntest", 128 * MIB, &size);
 	if (status || (status = exp_scratch(e)))
 		return status;
-	align_table(e, t, &k, size);
+	study_size_text(size, sz, sizeof sz);
+	snprintf(what, sizeof what, "write a %s file, then rewrite it in place", sz);
+	align_table(e, t, &k, "aligntest", what, false);
 	for (int j = 0; j < 2 && !status && !e->stop; j++)
-		for (int b = 0; b < 2 && !status && !e->stop; b++)
-			status = align_case(e, t, &k, size, bss[b], jobs[j]);
+		for (int b = 0; b < 2 && !status && !e->stop; b++) {
+			snprintf(spec, sizeof spec, "write:path=%s,pattern=rewrite,bs=%d,size=%llu,jobs=%d", e->scratch,
+			         bss[b], (unsigned long long)size, jobs[j]);
+			snprintf(label, sizeof label, "bs=%d", bss[b]);
+			struct align_case c = { label, spec, bss[b], jobs[j], size };
+			status = align_row(e, t, &k, &c, &per);
+		}
 	st_note(t, "factor = rewrite s / write s; both include the flush (fdatasync, then fsync at the end); before "
 	        "the rewrite each file is flushed and evicted from the cache (fdatasync + posix_fadvise DONTNEED), "
 	        "so with a bs that is not a multiple of the page size every rewrite reads its page first");
-	st_note(t, "from disk: bytes the disk read during the run per byte rewritten");
+	st_note(t, "from disk: bytes the test read from the disk per byte rewritten");
 	return status;
 }
 

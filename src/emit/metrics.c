@@ -388,7 +388,7 @@ static void disk(struct expo *e, const struct metrics_view *v)
 static void events(struct expo *e, const struct history *h)
 {
 	static const char *const known[] = { "pin", "placement", "governor", "maxfreq", "marker",
-	                                     "pause", "resume", "workload_end" };
+	                                     "pause", "resume", "workload_end", "signal", "caption" };
 	enum { NKNOWN = sizeof known / sizeof *known, NOTHER = 16 };
 	const char *name[NKNOWN + NOTHER];
 	double count[NKNOWN + NOTHER] = { 0 };

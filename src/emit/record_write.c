@@ -8,10 +8,34 @@
 #include <unistd.h>
 
 #include "benchtop/cpufreq.h"
+#include "benchtop/machine.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
 
-void record_start_head(FILE *fp, int ncpu, double interval)
+/* The paths under test: every workload's files, the directory benchtop
+ * works in, and for commands the directory they run in. */
+static void record_machine(FILE *fp, const struct run *r, const char *dir)
+{
+	const char *paths[3 * 16 + 2];
+	char cwd[4096];
+	size_t n = 0;
+	bool cmd = false;
+	for (size_t i = 0; r && i < r->nwl && n + 3 < sizeof paths / sizeof *paths - 2; i++) {
+		const struct wl_spec *w = &r->wl[i];
+		paths[n++] = w->path;
+		paths[n++] = w->src;
+		paths[n++] = w->dst;
+		cmd |= w->kind == WL_CMD;
+	}
+	if (dir && *dir)
+		paths[n++] = dir;
+	if ((cmd || n == 0) && getcwd(cwd, sizeof cwd))
+		paths[n++] = cwd;
+	fputc(',', fp);
+	machine_json(fp, r ? r->sysfs : NULL, paths, n);
+}
+
+void record_start_head(FILE *fp, int ncpu, double interval, const struct run *r, const char *dir)
 {
 	char host[256] = "", when[64];
 	gethostname(host, sizeof host - 1);
@@ -24,11 +48,12 @@ void record_start_head(FILE *fp, int ncpu, double interval)
 	json_member_string(fp, "host", host);
 	fprintf(fp, ",\"ncpu\":%d,\"interval\":", ncpu);
 	json_number(fp, interval);
+	record_machine(fp, r, dir);
 }
 
 void record_start(struct app *a, FILE *fp)
 {
-	record_start_head(fp, a->ncpu, a->interval);
+	record_start_head(fp, a->ncpu, a->interval, a->run, a->scratch_made ? a->scratch : NULL);
 	json_member_string(fp, "cpufreq", a->cf ? cpufreq_residency_kind(a->cf) : "none");
 	fprintf(fp, ",\"freq_source\":");
 	enum freq_source fs = a->cf ? cpufreq_source(a->cf) : FREQ_NONE;
@@ -172,6 +197,8 @@ void record_end(struct app *a, FILE *fp)
 {
 	fprintf(fp, "{\"type\":\"end\",\"t\":");
 	json_number(fp, a->ended);
+	fprintf(fp, ",\"memcpy_bps\":");
+	json_number(fp, a->membw > 0 ? a->membw : NAN);
 	fputc(',', fp);
 	summary_json(a, fp);
 	fprintf(fp, "}\n");

@@ -704,14 +704,20 @@ int report_format_of(const char *name, enum report_format *f)
 
 /* ---- writing the file ---------------------------------------------------- */
 
-/* The page is written into a new file beside OUT and put at OUT only when
- * complete (outfile.h); a failure leaves OUT as it was. */
-static int write_report(const struct recording *rec, const struct run *r, enum report_format f,
+/* A page is written into a new file beside OUT and put at OUT only when
+ * complete (outfile.h); a failure leaves OUT as it was.  fn writes the
+ * page; msg (when given) says what went wrong. */
+static int publish_page(const char *out, bool force, void (*fn)(FILE *fp, void *arg), void *arg,
                         char *msg, size_t len)
 {
+	char buf[256];
+	if (!msg) {
+		msg = buf;
+		len = sizeof buf;
+	}
 	struct outfile o;
-	unsigned fl = r->force ? OUTFILE_FORCE : 0;
-	int rc = outfile_open(&o, "-o", r->record, fl, msg, len);
+	unsigned fl = force ? OUTFILE_FORCE : 0;
+	int rc = outfile_open(&o, "-o", out, fl, msg, len);
 	if (rc)
 		return rc;
 	FILE *fp = fdopen(o.fd, "w");
@@ -721,7 +727,7 @@ static int write_report(const struct recording *rec, const struct run *r, enum r
 		return rc;
 	}
 	o.fd = -1;
-	report_write(rec, f, r->units, r->report, fp);
+	fn(fp, arg);
 	errno = 0;
 	if (fflush(fp) || ferror(fp))
 		rc = errno ? -errno : -EIO;
@@ -730,13 +736,37 @@ static int write_report(const struct recording *rec, const struct run *r, enum r
 	if (!rc)
 		rc = outfile_publish(&o, fl);
 	if (rc) {
-		snprintf(msg, len, "-o %s: %s%s", r->record, strerror(-rc),
+		snprintf(msg, len, "-o %s: %s%s", out, strerror(-rc),
 		         rc == -EEXIST ? " (choose a new file, or add --force to replace it)" : "");
 		outfile_discard(&o);
 	} else {
 		outfile_close(&o);
 	}
 	return rc;
+}
+
+int report_publish(const char *out, bool force, void (*fn)(FILE *fp, void *arg), void *arg)
+{
+	return publish_page(out, force, fn, arg, NULL, 0);
+}
+
+struct report_page {
+	const struct recording *rec;
+	const struct run *r;
+	enum report_format f;
+};
+
+static void write_page(FILE *fp, void *arg)
+{
+	const struct report_page *p = arg;
+	report_write(p->rec, p->f, p->r->units, p->r->report, fp);
+}
+
+static int write_report(const struct recording *rec, const struct run *r, enum report_format f,
+                        char *msg, size_t len)
+{
+	struct report_page p = { rec, r, f };
+	return publish_page(r->record, r->force, write_page, &p, msg, len);
 }
 
 int report_main(const struct run *r)

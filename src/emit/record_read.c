@@ -481,12 +481,12 @@ static void print_policies(const struct json *end, FILE *fp)
 		tables_no_policies(fp, "no cpufreq policies recorded");
 		return;
 	}
-	tables_policy_head(fp);
+	tables_policy_head(fp, false);
 	for (size_t i = 0; i < json_len(pol); i++) {
 		const struct json *p = json_at(pol, i);
 		struct policy_row r = { inum(p, "policy", (int)i), json_str(json_get(p, "cpus"), "-"),
 		                        json_str(json_get(p, "driver"), ""), json_str(json_get(p, "governor"), ""),
-		                        lnum(p, "min", 0), lnum(p, "max", 0) };
+		                        lnum(p, "min", 0), lnum(p, "max", 0), NULL, 0, 0 };
 		tables_policy_row(fp, &r);
 	}
 }

@@ -183,7 +183,7 @@ static int study_copytools(struct exp *e, struct st_table *t)
 static const char *const demo_places[] = { "pack", "free", "spread" };
 
 struct rcols {
-	int rate, ncpu, freq, place, gov, hog, disk, res;
+	int rate, ncpu, freq, place, gov, hog, disk, res, roles;
 };
 
 /* The governors of the study that this machine has: powersave, ondemand
@@ -238,8 +238,9 @@ static void demo_table(struct exp *e, struct st_table *t, struct rcols *k, uint6
 	k->hog = st_col(t, NULL, "hog", 0);
 	k->disk = st_col(t, NULL, "from disk", 0);
 	k->res = freq ? st_col(t, NULL, "residency per CPU", 0) : -1;
+	k->roles = st_col(t, NULL, "roles on CPUs", 0);
 	t->col[k->hog].share = t->col[k->disk].share = true;
-	t->col[k->place].left = t->col[k->gov].left = true;
+	t->col[k->place].left = t->col[k->gov].left = t->col[k->roles].left = true;
 	if (freq)
 		t->col[k->freq].left = t->col[k->res].left = true;
 	snprintf(t->chart.kind, sizeof t->chart.kind, "heatmap");
@@ -311,6 +312,8 @@ static int demo_cell(struct exp *e, struct st_table *t, const struct rcols *k, c
 		st_num(row, k->rate, units_rate_value(e->r->units, exp_rate(s, size)));
 		st_num(row, k->ncpu, nc);
 		st_word(row, k->place, "%s", demo_places[p]);
+		/* where each role went (spread: busy roles on CPUs of their own) */
+		st_word(row, k->roles, "%s", s->res.placed[0] ? s->res.placed : "-");
 		st_word(row, k->gov, "%s", gov ? gov : "as-is");
 		st_num(row, k->hog, exp_hog(s));
 		exp_disk_cell(row, k->disk, exp_from_disk(e, s, size));
@@ -383,7 +386,7 @@ static const struct {
 	int (*run)(struct exp *e, struct st_table *t);
 } studies[] = {
 	{ "copytools", study_copytools }, { "rsync-demo", study_rsync_demo }, { "bonnie", study_bonnie },
-	{ "aligntest", study_aligntest }, { "blocksize", study_blocksize },
+	{ "aligntest", study_aligntest }, { "blocksize", study_blocksize }, { "netwrite", study_netwrite },
 };
 
 bool study_known(const char *study)

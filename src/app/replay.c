@@ -266,11 +266,12 @@ int replay_main(const struct run *r)
 		return rc == -EINVAL ? 2 : 3;
 	}
 	struct player p = { .run = r, .rec = rec, .speed = 1, .vs = { .units = r->units } };
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
+	int sigs[LOOP_SIG_LIST] = { SIGWINCH };
+	int nsig = 1 + loop_quit_signals(sigs + 1, LOOP_SIG_LIST - 1);
 	p.duration = recording_duration(rec);
 	p.hist = history_new(REPLAY_HISTORY);
 	int status = 0;
-	if (!p.hist || !(p.loop = loop_new(sigs, (int)(sizeof sigs / sizeof sigs[0])))) {
+	if (!p.hist || !(p.loop = loop_new(sigs, nsig))) {
 		fprintf(stderr, "benchtop: cannot set up the replay: %s\n", strerror(p.hist ? errno : ENOMEM));
 		status = 3;
 	} else if ((r->metrics || r->metrics_listen) &&

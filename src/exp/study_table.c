@@ -100,6 +100,8 @@ static void cell_text(const struct st_col *c, const struct st_cell *x, char *buf
 		snprintf(buf, len, "-");
 	else if (c->share)
 		snprintf(buf, len, "%.0f%%", x->v * 100);
+	else if (c->ratio)
+		snprintf(buf, len, "%.*fx", c->prec, x->v);
 	else
 		snprintf(buf, len, "%.*f", c->prec, x->v);
 }

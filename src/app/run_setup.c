@@ -30,7 +30,8 @@
 
 /* ---- a crash ---------------------------------------------------------
  * A bug must not leave the terminal in curses mode nor workloads running:
- * give the screen back, kill the workloads' process groups, then let the
+ * give the screen back, kill the workloads' cgroup (every process of
+ * their trees) and process groups, then let the
  * previous handler (the default, or a sanitizer's report) take over.
  * Governors stay in the journal for `benchtop --restore`. */
 
@@ -44,6 +45,9 @@ static void crash_handler(int sig)
 	if (a) {
 		if (a->dashboard)
 			ui_close();
+		/* the whole tree, wherever it went (setsid, double fork) */
+		if (a->cg)
+			cgroup_kill_async(a->cg);
 		for (int i = 0; i < a->nwl; i++) {
 			pid_t pids[64];
 			int n = workload_pids(a->wl[i], pids, 64);
@@ -59,7 +63,7 @@ static void crash_handler(int sig)
 
 void app_catch_crashes(struct app *a)
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP };
 	struct sigaction sa = { .sa_handler = crash_handler };
 	sigemptyset(&sa.sa_mask);
 	crash_app = a;
@@ -100,12 +104,19 @@ static void remove_scratch(struct app *a)
 	}
 	/* Only benchtop's own files are in it; anything else (a file a
 	 * user dropped there) makes rmdir fail, and it stays. */
-	if (rmdir(a->scratch) < 0 && errno == ENOTEMPTY) {
-		char cmd[4200];
-		snprintf(cmd, sizeof cmd, "%s", a->scratch);
+	int e = rmdir(a->scratch) < 0 ? errno : 0;
+	if ((e && e != ENOENT && e != ENOTEMPTY) || journal_scratch_below(a->scratch)) {
+		/* a file of benchtop's could not go (a file system shut down
+		 * after EIO): the directory stays for --restore with it */
+		fprintf(stderr, "benchtop: cannot remove scratch directory %s: %s; it stays in the journal "
+		        "for benchtop --restore\n", a->scratch, strerror(e ? e : EBUSY));
+		a->scratch_made = false;
+		return;
+	}
+	if (e == ENOTEMPTY) {
 		/* Engines remove their own files; a leftover here is a bug
 		 * worth seeing rather than silently deleting. */
-		fprintf(stderr, "benchtop: scratch directory %s is not empty; left in place\n", cmd);
+		fprintf(stderr, "benchtop: scratch directory %s is not empty; left in place\n", a->scratch);
 	}
 	/* gone, or left in place with what is not benchtop's: --restore
 	 * must not remove it either way */
@@ -391,8 +402,9 @@ int app_setup(struct app *a, char *msg, size_t len)
 		return -ENOMEM;
 	a->cf = cpufreq_open(r->sysfs, a->ncpu);
 	fill_governors(a);
-	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGPIPE };
-	a->loop = loop_new(sigs, (int)(sizeof sigs / sizeof sigs[0]));
+	int sigs[LOOP_SIG_LIST] = { SIGCHLD, SIGWINCH };
+	int nsig = 2 + loop_quit_signals(sigs + 2, LOOP_SIG_LIST - 2);
+	a->loop = loop_new(sigs, nsig);
 	if (!a->loop) {
 		int e = errno;
 		snprintf(msg, len, "cannot set up the event loop: %s", strerror(e));
@@ -436,6 +448,8 @@ void app_teardown(struct app *a)
 	placement_free(a->pl);
 	free(a->plog.v);
 	attach_free(a);
+	free(a->pol_end);
+	a->pol_end = NULL;
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);
 	free(a->online);

@@ -27,7 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kcmp.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "benchtop/sample.h"
@@ -53,7 +56,11 @@ struct sfile {
 	uint64_t counted;       /* max(pgrowth, size growth) already credited */
 	pid_t credit;           /* who gets this tick's growth */
 	uint64_t best_dpos;
-	uint64_t tick_pos[TICK_POS];  /* read positions counted this tick */
+	struct {                /* read positions counted this tick, and where */
+		uint64_t pos;
+		pid_t pid;
+		int fd;
+	} tick_pos[TICK_POS];
 	int ntick_pos;
 };
 
@@ -66,6 +73,8 @@ struct sfiles {
 	dev_t own_dev[3];       /* benchtop's own standard files: never the workload's */
 	ino_t own_ino[3];
 	dev_t proc_dev, sys_dev;
+	dev_t stdin_dev;        /* benchtop's own standard input */
+	ino_t stdin_ino;
 };
 
 struct sfiles *sfiles_new(void)
@@ -82,6 +91,11 @@ struct sfiles *sfiles_new(void)
 		f->proc_dev = ps.st_dev;
 	if (f && stat("/sys/kernel", &ps) == 0)
 		f->sys_dev = ps.st_dev;
+	struct stat in;
+	if (f && fstat(STDIN_FILENO, &in) == 0) {
+		f->stdin_dev = in.st_dev;
+		f->stdin_ino = in.st_ino;
+	}
 	for (int i = 0; f && i < 3; i++) {
 		struct stat st;
 		if (fstat(i, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -243,8 +257,17 @@ void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t si
 		s->credit = credit;
 }
 
+/* Do two processes' descriptors share one open file description (a
+ * shell's and its child's, inherited)?  kcmp says; where it cannot (no
+ * permission, no kcmp), one position shown twice counts as shared. */
+static bool same_description(pid_t p1, int fd1, pid_t p2, int fd2)
+{
+	long r = syscall(SYS_kcmp, p1, p2, KCMP_FILE, fd1, fd2);
+	return r != 1 && r != 2;
+}
+
 /* A position that moved from prev to pos on one holder's description. */
-static void sfile_pos(struct sfile *s, pid_t pid, uint64_t prev, uint64_t pos)
+static void sfile_pos(struct sfile *s, pid_t pid, int fd, uint64_t prev, uint64_t pos)
 {
 	uint64_t dpos;
 
@@ -259,12 +282,18 @@ static void sfile_pos(struct sfile *s, pid_t pid, uint64_t prev, uint64_t pos)
 		if (pos > s->pos_hi)
 			s->pos_hi = pos;
 	} else {
+		/* parallel readers of one file each count; holders of one
+		 * description count it once */
 		dpos = pos >= prev ? pos - prev : pos;
 		for (int i = 0; i < s->ntick_pos && dpos; i++)
-			if (s->tick_pos[i] == pos)
+			if (s->tick_pos[i].pos == pos &&
+			    same_description(s->tick_pos[i].pid, s->tick_pos[i].fd, pid, fd))
 				dpos = 0;
-		if (dpos && s->ntick_pos < TICK_POS)
-			s->tick_pos[s->ntick_pos++] = pos;
+		if (dpos && s->ntick_pos < TICK_POS) {
+			s->tick_pos[s->ntick_pos].pos = pos;
+			s->tick_pos[s->ntick_pos].pid = pid;
+			s->tick_pos[s->ntick_pos++].fd = fd;
+		}
 	}
 	if (!dpos)
 		return;
@@ -362,6 +391,17 @@ static struct sofile *sofile_find(struct sproc *p, int fd, const struct stat *st
 	return NULL;
 }
 
+/* A descriptor whose reads are not a file's: a pipe, a socket, a device
+ * (/dev/null and benchtop's own standard input, the user's, aside). */
+static bool reads_other(const struct sfiles *f, const struct stat *st)
+{
+	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3))
+		return false;
+	if (st->st_ino == f->stdin_ino && st->st_dev == f->stdin_dev)
+		return false;
+	return S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || S_ISCHR(st->st_mode);
+}
+
 /* One fd entry of /proc/PID/fd; returns 1 for a regular file written,
  * 2 for one read. */
 static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
@@ -373,8 +413,16 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 	char *end;
 	long fd = strtol(name, &end, 10);
 
-	if (*end || fstatat(fddir, name, &st, 0) != 0 || !S_ISREG(st.st_mode))
+	if (*end || fstatat(fddir, name, &st, 0) != 0)
 		return 0;
+	if (!S_ISREG(st.st_mode)) {
+		/* a pipe or socket it may read from: its reads are not all files' */
+		if (!p->piped && reads_other(f, &st) &&
+		    sysfile_read_at(infodir, name, buf, SAMPLE_BUF) == 0 &&
+		    sample_parse_fdinfo(buf, &pos, &flags) == 0 && (flags & O_ACCMODE) != O_WRONLY)
+			p->piped = true;
+		return 0;
+	}
 	for (int i = 0; i < 3; i++)
 		if (f->own_ino[i] && st.st_ino == f->own_ino[i] && st.st_dev == f->own_dev[i])
 			return 0;
@@ -403,7 +451,7 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 	}
 	struct sfile *s = sfile_find(f, p->wl, st.st_dev, st.st_ino, write);
 	if (s) {
-		sfile_pos(s, p->pid, prev, pos);
+		sfile_pos(s, p->pid, (int)fd, prev, pos);
 		if (write)
 			sfile_size(s, (uint64_t)st.st_size, (uint64_t)st.st_blocks * 512);
 		else if (pos >= prev)

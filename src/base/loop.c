@@ -32,6 +32,29 @@ struct loop {
 	int npending;
 };
 
+int loop_quit_signals(int *sig, int max)
+{
+	static const int fixed[] = {
+		SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGVTALRM,
+		SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT,
+	};
+	int n = 0;
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed && n < max; i++)
+		sig[n++] = fixed[i];
+	for (int s = SIGRTMIN; s <= SIGRTMAX && n < max; s++)
+		sig[n++] = s;
+	return n;
+}
+
+/* What the kernel raised for benchtop's own write to a closed pipe or past
+ * its file size limit: the write failed with EPIPE or EFBIG, which its
+ * caller reports. */
+static bool own_write_signal(const struct signalfd_siginfo *si)
+{
+	return (si->ssi_signo == SIGPIPE || si->ssi_signo == SIGXFSZ) &&
+	       si->ssi_code == SI_USER && si->ssi_pid == (uint32_t)getpid();
+}
+
 struct loop *loop_new(const int *signals, int nsig)
 {
 	struct loop *l = xcalloc(1, sizeof *l);
@@ -172,7 +195,8 @@ int loop_wait(struct loop *l, int timeout_ms, struct loop_wake *w)
 	if (pfd[1].revents) {
 		struct signalfd_siginfo si;
 		while (read(l->sfd, &si, sizeof si) == (ssize_t)sizeof si)
-			note_signal(w->sig, &w->nsig, (int)si.ssi_signo);
+			if (!own_write_signal(&si))
+				note_signal(w->sig, &w->nsig, (int)si.ssi_signo);
 	}
 	w->term = pfd[2].revents;
 	for (int i = 0; i < nfds; i++)
@@ -191,7 +215,7 @@ bool loop_wait_signal(struct loop *l, int signo, double deadline)
 		while (read(l->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
 			if ((int)si.ssi_signo == signo)
 				got = true;
-			else
+			else if (!own_write_signal(&si))
 				note_signal(l->pending, &l->npending, (int)si.ssi_signo);
 		}
 		if (got)

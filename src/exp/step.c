@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/loop.h"
 #include "benchtop/affinity.h"
 #include "benchtop/clock.h"
 #include "benchtop/cpufreq.h"
@@ -23,6 +24,7 @@
 #include "benchtop/json.h"
 #include "benchtop/num.h"
 #include "benchtop/pagecache.h"
+#include "benchtop/proc.h"
 #include "benchtop/units.h"
 #include "benchtop/journal.h"
 #include "benchtop/xalloc.h"
@@ -66,7 +68,7 @@ static void start_record(struct exp *e, FILE *fp)
 {
 	const struct run *r = e->r;
 	struct cpufreq *cf = cpufreq_open(r->sysfs, e->ncpu);
-	record_start_head(fp, e->ncpu, r->interval);
+	record_start_head(fp, e->ncpu, r->interval, r, e->dir);
 	fprintf(fp, ",\"cpufreq\":");
 	json_string(fp, cf ? cpufreq_residency_kind(cf) : "none");
 	if (cf)
@@ -199,17 +201,19 @@ struct step_msg {
 	struct app_result res;
 };
 
+/* SIGCHLD and the signals that end a run (loop_quit_signals). */
 static void stop_signals(sigset_t *set)
 {
+	int sig[LOOP_SIG_LIST];
+	int n = loop_quit_signals(sig, LOOP_SIG_LIST);
 	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
+	for (int i = 0; i < n; i++)
+		sigaddset(set, sig[i]);
 	sigaddset(set, SIGCHLD);
 }
 
-/* Waits for the step's process; SIGINT, SIGTERM and SIGHUP are passed on
- * to it (it stops its workloads and restores governors) and end the
+/* Waits for the step's process; a signal that ends a run is passed on to
+ * it (it stops its workloads and restores governors) and ends the
  * experiment after it.  The pipe is drained meanwhile, so a result larger
  * than the pipe's buffer never blocks the child. */
 static int wait_step(struct exp *e, pid_t pid, int fd, struct step_msg *msg, size_t *got)
@@ -227,7 +231,8 @@ static int wait_step(struct exp *e, pid_t pid, int fd, struct step_msg *msg, siz
 		if (waitpid(pid, &ws, WNOHANG) != 0)
 			break;
 		int sig = sigtimedwait(&set, &si, &tick);
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+		if (sig > 0 && sig != SIGCHLD && !((sig == SIGPIPE || sig == SIGXFSZ) &&
+		                                   si.si_code == SI_USER && si.si_pid == getpid())) {
 			e->stop = sig;
 			kill(pid, sig);
 		}
@@ -332,14 +337,16 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 	snprintf(s->name, sizeof s->name, "%s", name);
 	if (isatty(2) && !e->json)
 		fprintf(stderr, "benchtop: %s: step %zu: %s\n", e->kind, e->nsteps, name);
-	bool known = e->disk[0] && pagecache_disk_read(e->disk, &d0) == 0;
+	/* the step's own reads: its process and all it reaped are folded into
+	 * ours when we reap it, so other processes' reads never count */
+	bool known = e->disk[0] && proc_read_bytes(getpid(), &d0) == 0;
 	/* the step's samples and events go into the experiment's record */
 	s->res.rec = e->rec;
 	s->res.t_offset = clock_mono() - e->t0;
 	s->res.cell = (int)e->nsteps;
 	s->status = step_process(e, c, &s->res);
 	check_record(e);
-	s->disk_known = known && pagecache_disk_read(e->disk, &d1) == 0 && d1 >= d0;
+	s->disk_known = known && proc_read_bytes(getpid(), &d1) == 0 && d1 >= d0;
 	s->disk_read = s->disk_known ? d1 - d0 : 0;
 	for (int k = 0; k < s->res.nwl && k < APP_RESULT_MAX; k++) {
 		s->user += s->res.wl[k].user;
@@ -374,7 +381,8 @@ double exp_from_disk(const struct exp *e, const struct step_res *s, uint64_t tes
 	(void)e;
 	if (!s->disk_known || test_read == 0)
 		return NAN;
-	/* the device's count holds every process's reads: never above all */
+	/* the test's own reads; a read-ahead past what it asked for is not
+	 * more than all of it */
 	double share = (double)s->disk_read / (double)test_read;
 	return share > 1 ? 1 : share;
 }
@@ -424,8 +432,8 @@ void exp_end(struct exp *e, struct st_table *t)
 	if (!e->disk[0])
 		st_note(t, "from disk unknown: no block device under %s (%s)", e->dir, e->nodisk);
 	else
-		st_note(t, "from disk: what %s read during the test (/proc/diskstats) over the bytes the test read, "
-		        "at most 100%% (other processes' reads on %s count too)", e->disk, e->disk);
+		st_note(t, "from disk: what the test's own processes read from %s (read_bytes of /proc/PID/io, theirs "
+		        "only) over the bytes the test read", e->disk);
 	if (e->stop)
 		st_note(t, "stopped by %s after %zu steps", strsignal(e->stop), e->nsteps);
 	if (e->rec)

@@ -10,6 +10,7 @@
 #include "benchtop/tables.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
+#include "benchtop/xalloc.h"
 
 /* CPU and bytes of attached processes live only in the samples. */
 static void attached_totals(struct app *a, struct workload_totals *t)
@@ -48,6 +49,22 @@ static bool phase_too_short(const struct app *a, const struct phase *p)
 	return p->to - p->from < 2 * a->interval - 1e-9;
 }
 
+void summary_restore_policies(struct app *a)
+{
+	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
+	if (n == 0 || a->npol_end)
+		return;
+	a->pol_end = xcalloc((size_t)n, sizeof *a->pol_end);
+	for (int p = 0; p < n; p++) {
+		const char *g = cpufreq_policy_governor(a->cf, p);
+		snprintf(a->pol_end[p].governor, sizeof a->pol_end[p].governor, "%s", g ? g : "");
+		a->pol_end[p].min_khz = cpufreq_policy_min(a->cf, p);
+		a->pol_end[p].max_khz = cpufreq_policy_max(a->cf, p);
+	}
+	a->npol_end = n;
+	cpufreq_restore(a->cf);
+}
+
 static void print_policies(struct app *a, FILE *fp)
 {
 	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
@@ -56,11 +73,17 @@ static void print_policies(struct app *a, FILE *fp)
 		tables_no_policies(fp, why ? why : "no cpufreq policies here");
 		return;
 	}
-	tables_policy_head(fp);
+	tables_policy_head(fp, a->npol_end > 0);
 	for (int p = 0; p < n; p++) {
 		struct policy_row r = { p, cpufreq_policy_cpus(a->cf, p), cpufreq_policy_driver(a->cf, p),
 		                        cpufreq_policy_governor(a->cf, p), cpufreq_policy_min(a->cf, p),
-		                        cpufreq_policy_max(a->cf, p) };
+		                        cpufreq_policy_max(a->cf, p), NULL, 0, 0 };
+		if (p < a->npol_end) {
+			const struct policy_end *e = &a->pol_end[p];
+			r.ran_governor = e->governor;
+			r.ran_min_khz = e->min_khz;
+			r.ran_max_khz = e->max_khz;
+		}
 		tables_policy_row(fp, &r);
 	}
 }
@@ -85,9 +108,14 @@ void summary_print(struct app *a, FILE *fp)
 		if (nr)
 			continue;
 		workload_totals(a->wl[i], &t);
-		char name[256];
-		snprintf(name, sizeof name, "%s%s%s%s", workload_name(a->wl[i]),
-		         t.counted ? " (" : "", t.counted ? t.counted : "", t.counted ? ")" : "");
+		char name[320], rd[32], wr[32], both[96] = "";
+		if (t.counted && t.rw_known) {
+			units_fmt_bytes(u, t.read_bytes, rd, sizeof rd);
+			units_fmt_bytes(u, t.write_bytes, wr, sizeof wr);
+			snprintf(both, sizeof both, ": read %s, written %s", rd, wr);
+		}
+		snprintf(name, sizeof name, "%s%s%s%s%s", workload_name(a->wl[i]),
+		         t.counted ? " (" : "", t.counted ? t.counted : "", both, t.counted ? ")" : "");
 		row(fp, u, &t, name, workload_state(a->wl[i]) == WLS_FAILED, show_paused);
 	}
 	if (a->attach.n) {
@@ -122,6 +150,11 @@ static void json_totals(FILE *fp, const struct workload_totals *t, const char *n
 	        (unsigned long long)t->calls, t->runs, t->paused);
 	if (t->counted)
 		fprintf(fp, ",\"counted\":\"%s\"", t->counted);
+	if (t->rw_known)
+		fprintf(fp, ",\"read_bytes\":%llu,\"write_bytes\":%llu",
+		        (unsigned long long)t->read_bytes, (unsigned long long)t->write_bytes);
+	else
+		fprintf(fp, ",\"read_bytes\":null,\"write_bytes\":null");
 	fputc('}', fp);
 }
 

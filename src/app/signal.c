@@ -1,0 +1,97 @@
+/* signal.c - F9: a signal for one process of the run (a workload's or an
+ * attached one), never for a process benchtop does not track.  What was
+ * sent becomes an event (a marker and a new phase), so the phase table
+ * shows the run before and after it.  An attached process stopped this
+ * way is continued when benchtop ends, as one it paused. */
+#include "benchtop/app.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "benchtop/journal.h"
+#include "benchtop/json.h"
+
+#define MAX_HELD 64
+
+/* Attached processes benchtop stopped with F9 (continued at the end). */
+static pid_t held[MAX_HELD];
+static size_t nheld;
+
+static void hold(pid_t pid, bool stopped)
+{
+	size_t i = 0;
+	while (i < nheld && held[i] != pid)
+		i++;
+	if (stopped && i == nheld && nheld < MAX_HELD)
+		held[nheld++] = pid;
+	else if (!stopped && i < nheld)
+		held[i] = held[--nheld];
+}
+
+void action_signal_release(struct app *a)
+{
+	for (size_t i = 0; i < nheld; i++) {
+		if (attach_found_stopped(a, held[i]))
+			continue;
+		kill(held[i], SIGCONT);
+		journal_note_resumed(held[i]);
+	}
+	nheld = 0;
+}
+
+static const struct proc_sample *tracked(struct app *a, pid_t pid)
+{
+	const struct snapshot *s = history_last(a->hist);
+	for (int i = 0; s && i < s->nproc; i++)
+		if (s->procs[i].pid == pid && s->procs[i].alive)
+			return &s->procs[i];
+	return NULL;
+}
+
+int action_signal(struct app *a, const struct action *act)
+{
+	const struct proc_sample *p = tracked(a, (pid_t)act->pid);
+	const char *name = act->text[0] ? act->text : "signal";
+	if (!p) {
+		snprintf(a->vs.status, sizeof a->vs.status, "PID %d is not a running process of this run: no %s sent",
+		         act->pid, name);
+		return -ESRCH;
+	}
+	bool attached = p->workload == 0;
+	if (attached) {
+		attach_remember(a, p->pid);
+		if (act->sig == SIGSTOP)
+			journal_note_paused(p->pid);
+	}
+	char comm[sizeof p->comm], role[sizeof p->role];
+	snprintf(comm, sizeof comm, "%s", p->comm);
+	snprintf(role, sizeof role, "%s", p->role);
+	int wl = p->workload;
+	if (kill(p->pid, act->sig) < 0) {
+		int e = errno;
+		snprintf(a->vs.status, sizeof a->vs.status, "cannot send %s to PID %d (%s): %s", name,
+		         (int)act->pid, comm, strerror(e));
+		return -e;
+	}
+	if (attached && (act->sig == SIGSTOP || act->sig == SIGCONT)) {
+		hold(act->pid, act->sig == SIGSTOP);
+		if (act->sig == SIGCONT)
+			journal_note_resumed(act->pid);
+	}
+	char detail[MODEL_DETAIL_LEN], label[64], qc[64], qr[64], qn[32];
+	json_quote(qc, sizeof qc, comm);
+	json_quote(qr, sizeof qr, role);
+	json_quote(qn, sizeof qn, name);
+	snprintf(detail, sizeof detail, "{\"pid\":%d,\"signal\":%s,\"number\":%d,\"workload\":%d,\"role\":%s,\"comm\":%s}",
+	         act->pid, qn, act->sig, wl, qr, qc);
+	snprintf(label, sizeof label, "%s %s %d", name, comm, act->pid);
+	app_event(a, "signal", label, detail);
+	if (wl > 0)
+		snprintf(a->vs.status, sizeof a->vs.status, "sent %s to PID %d (%s, the %s of workload %d)", name,
+		         act->pid, comm, role, wl);
+	else
+		snprintf(a->vs.status, sizeof a->vs.status, "sent %s to attached PID %d (%s)", name, act->pid, comm);
+	return 0;
+}

@@ -1,0 +1,263 @@
+/* machine.c - the machine's facts for the start record: /proc/cpuinfo's
+ * model name, the online CPUs, cpu0's caches, MemTotal, uname -r,
+ * os-release's PRETTY_NAME, and for each path under test the block device
+ * under it (/sys/dev/block/MAJ:MIN, its whole disk's model, rotational and
+ * scheduler) and its mount (/proc/self/mountinfo: type and options). */
+#include "benchtop/machine.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "benchtop/json.h"
+#include "benchtop/sysfile.h"
+
+#define MACHINE_MAX_DISKS 16
+
+static void str_or_null(FILE *fp, const char *key, const char *s)
+{
+	fprintf(fp, ",\"%s\":", key);
+	if (s && *s)
+		json_string(fp, s);
+	else
+		fputs("null", fp);
+}
+
+/* The first "KEY : value" line of file whose KEY is one of keys. */
+static bool file_field(const char *path, const char *const *keys, char sep, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	bool found = false;
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof line, f)) {
+		char *s = strchr(line, sep);
+		if (!s)
+			continue;
+		char *k = line, *e = s;
+		while (e > k && isspace((unsigned char)e[-1]))
+			e--;
+		for (const char *const *p = keys; *p && !found; p++)
+			if ((size_t)(e - k) == strlen(*p) && !strncmp(k, *p, (size_t)(e - k))) {
+				char *v = s + 1;
+				while (isspace((unsigned char)*v) || *v == '"')
+					v++;
+				v[strcspn(v, "\"\n")] = 0;
+				snprintf(buf, len, "%s", v);
+				found = true;
+			}
+	}
+	fclose(f);
+	return found;
+}
+
+unsigned long long machine_parse_cache_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s)
+		return 0;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': return v << 10;
+	case 'M': return v << 20;
+	case 'G': return v << 30;
+	case 0: return v;
+	default: return 0;
+	}
+}
+
+static void caches_json(FILE *fp, const char *sysfs)
+{
+	char dir[4096], buf[64], type[32];
+	bool first = true;
+	fputs(",\"caches\":[", fp);
+	for (int i = 0; i < 16; i++) {
+		snprintf(dir, sizeof dir, "%s/devices/system/cpu/cpu0/cache/index%d", sysfs, i);
+		if (sysfile_read(dir, "level", buf, sizeof buf) < 0)
+			continue;
+		int level = atoi(buf);
+		if (sysfile_read(dir, "type", type, sizeof type) < 0)
+			snprintf(type, sizeof type, "Unknown");
+		unsigned long long size = sysfile_read(dir, "size", buf, sizeof buf) < 0 ? 0 : machine_parse_cache_size(buf);
+		fprintf(fp, "%s{\"level\":%d,\"type\":", first ? "" : ",", level);
+		json_string(fp, type);
+		if (size)
+			fprintf(fp, ",\"size\":%llu}", size);
+		else
+			fputs(",\"size\":null}", fp);
+		first = false;
+	}
+	fputc(']', fp);
+}
+
+/* ---- disks ---- */
+
+struct mount_of {
+	char fstype[64], options[512];
+};
+
+/* The mount's options, then the file system's that it does not repeat
+ * ("rw,relatime" and "rw,errors=remount-ro": "rw,relatime,errors=remount-ro"). */
+static void join_options(char *out, size_t len, const char *mnt, char *super)
+{
+	size_t used = (size_t)snprintf(out, len, "%s", mnt);
+	char *save = NULL;
+	for (char *o = strtok_r(super, ",", &save); o && used < len; o = strtok_r(NULL, ",", &save)) {
+		size_t n = strlen(o);
+		bool dup = false;
+		for (const char *p = out; (p = strstr(p, o)) && !dup; p += n)
+			dup = (p == out || p[-1] == ',') && (p[n] == ',' || p[n] == 0);
+		if (!dup)
+			used += (size_t)snprintf(out + used, len - used, ",%s", o);
+	}
+}
+
+/* The mount whose device is dev (the last one listed: the one on top). */
+static bool mount_of(dev_t dev, struct mount_of *m)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool found = false;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof line, f)) {
+		unsigned ma, mi;
+		char opts[1024], *dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*u %*u %u:%u %*s %*s %1023s", &ma, &mi, opts) != 3)
+			continue;
+		if (makedev(ma, mi) != dev)
+			continue;
+		char type[64], super[1024] = "";
+		if (sscanf(dash + 3, "%63s %*s %1023s", type, super) < 1)
+			continue;
+		snprintf(m->fstype, sizeof m->fstype, "%s", type);
+		join_options(m->options, sizeof m->options, opts, super);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The [bracketed] word of a scheduler file, "none" when it is alone. */
+static void scheduler_of(const char *queue, char *buf, size_t len)
+{
+	char s[256];
+	buf[0] = 0;
+	if (sysfile_read(queue, "scheduler", s, sizeof s) < 0)
+		return;
+	char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
+	if (a && b)
+		snprintf(buf, len, "%.*s", (int)(b - a - 1), a + 1);
+	else
+		snprintf(buf, len, "%s", s);
+}
+
+static void disk_json(FILE *fp, const char *path, dev_t dev, bool first)
+{
+	char blk[128], link[4096], disk[4096], name[128] = "", model[256] = "", rot[16] = "", sched[64] = "";
+	struct mount_of m = { "", "" };
+	snprintf(blk, sizeof blk, "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	ssize_t n = readlink(blk, link, sizeof link - 1);
+	if (n > 0) {
+		link[n] = 0;
+		snprintf(name, sizeof name, "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+		/* a partition's queue and model are its whole disk's */
+		struct stat st;
+		snprintf(disk, sizeof disk, "%s/partition", blk);
+		if (stat(disk, &st) == 0)
+			snprintf(disk, sizeof disk, "%s/..", blk);
+		else
+			snprintf(disk, sizeof disk, "%s", blk);
+		char dd[4096 + 16];
+		snprintf(dd, sizeof dd, "%s/device", disk);
+		sysfile_read(dd, "model", model, sizeof model);
+		snprintf(dd, sizeof dd, "%s/queue", disk);
+		sysfile_read(dd, "rotational", rot, sizeof rot);
+		scheduler_of(dd, sched, sizeof sched);
+	}
+	mount_of(dev, &m);
+	fprintf(fp, "%s{\"path\":", first ? "" : ",");
+	json_string(fp, path);
+	str_or_null(fp, "device", name);
+	str_or_null(fp, "model", model);
+	fprintf(fp, ",\"rotational\":%s", rot[0] == '1' ? "true" : rot[0] == '0' ? "false" : "null");
+	str_or_null(fp, "scheduler", sched);
+	str_or_null(fp, "fstype", m.fstype);
+	str_or_null(fp, "mount_options", m.options);
+	fputc('}', fp);
+}
+
+/* path, else the nearest directory above it that exists (a file to be
+ * made is judged by its directory). */
+static int stat_near(const char *path, struct stat *st)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s", path);
+	while (stat(p, st) != 0) {
+		char *s = strrchr(p, '/');
+		if (!s)
+			return stat(".", st);
+		if (s == p) {
+			p[1] = 0;
+			return stat(p, st);
+		}
+		*s = 0;
+	}
+	return 0;
+}
+
+static void disks_json(FILE *fp, const char *const *paths, size_t npaths)
+{
+	dev_t seen[MACHINE_MAX_DISKS];
+	size_t nseen = 0;
+	fputs(",\"disks\":[", fp);
+	for (size_t i = 0; i < npaths && nseen < MACHINE_MAX_DISKS; i++) {
+		struct stat st;
+		if (!paths[i] || stat_near(paths[i], &st) != 0)
+			continue;
+		bool dup = false;
+		for (size_t k = 0; k < nseen && !dup; k++)
+			dup = seen[k] == st.st_dev;
+		if (dup)
+			continue;
+		disk_json(fp, paths[i], st.st_dev, nseen == 0);
+		seen[nseen++] = st.st_dev;
+	}
+	fputc(']', fp);
+}
+
+void machine_json(FILE *fp, const char *sysfs, const char *const *paths, size_t npaths)
+{
+	static const char *const model_keys[] = { "model name", "Model", "cpu model", "Processor", "cpu", NULL };
+	static const char *const os_keys[] = { "PRETTY_NAME", NULL };
+	char model[256] = "", os[256] = "", mem[64] = "";
+	struct utsname u;
+	file_field("/proc/cpuinfo", model_keys, ':', model, sizeof model);
+	if (!file_field("/etc/os-release", os_keys, '=', os, sizeof os))
+		file_field("/usr/lib/os-release", os_keys, '=', os, sizeof os);
+	static const char *const mem_keys[] = { "MemTotal", NULL };
+	file_field("/proc/meminfo", mem_keys, ':', mem, sizeof mem);
+	fputs("\"machine\":{\"cpu_model\":", fp);
+	if (model[0])
+		json_string(fp, model);
+	else
+		fputs("null", fp);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	fprintf(fp, ",\"cpus\":%ld", cpus > 0 ? cpus : 1);
+	caches_json(fp, sysfs && *sysfs ? sysfs : "/sys");
+	unsigned long long kb = strtoull(mem, NULL, 10);
+	if (kb)
+		fprintf(fp, ",\"memory\":%llu", kb * 1024);
+	else
+		fputs(",\"memory\":null", fp);
+	str_or_null(fp, "kernel", uname(&u) == 0 ? u.release : NULL);
+	str_or_null(fp, "os", os[0] ? os : uname(&u) == 0 ? u.sysname : NULL);
+	disks_json(fp, paths, npaths);
+	fputc('}', fp);
+}

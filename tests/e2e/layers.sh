@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# layers.sh - src/ folders are layers: no object of a folder uses a symbol
+# defined in a folder after it.  The order is README.md's line
+# "Layers, each using only those before it: ...".  Uses come from `nm` of
+# the objects the build made for every src/ file (the sanitizer build's
+# when BENCHTOP is build/san/benchtop, else the plain build's): a symbol an
+# object leaves undefined and another object defines is a use of that
+# object's folder.  Files directly in src/ (main.c) form the folder "main".
+cd "$(dirname "$0")/../.." || exit 1
+. tests/e2e/lib.sh
+
+command -v nm >/dev/null || skip_all "no nm on this machine"
+
+case "$BENCHTOP" in
+*/build/san/benchtop) OBJ=build/san ;;
+*) OBJ=build ;;
+esac
+
+order=$(sed -n 's/^Layers, each using only those before it: *//p' README.md | head -1 |
+	tr -c 'a-z\n' ' ')
+read -ra layers <<< "$order"
+check "README names the layers in order" test "${#layers[@]}" -gt 1
+rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }
+# folder SRC: the layer of a source path (src/X/... -> X, src/f.c -> main)
+folder() { local p=${1#src/}; case "$p" in */*) echo "${p%%/*}" ;; *) echo main ;; esac; }
+
+# Every folder (and main) has a place in the order.
+missing=""
+for d in $(find src -name '*.c' | sort); do
+	f=$(folder "$d")
+	[ "$(rank "$f")" -ge 0 ] || case " $missing " in *" $f "*) ;; *) missing="$missing $f" ;; esac
+done
+if [ -z "$missing" ]; then ok "every folder of src/ is in the order"; else fail "folders not in the order:$missing"; fi
+
+# One line per symbol: "def RANK FILE SYMBOL" and "use RANK FILE SYMBOL".
+: > "$E2E_TMP/syms"
+unbuilt=""
+for src in $(find src -name '*.c' | sort); do
+	o="$OBJ/${src%.c}.o"
+	[ -f "$o" ] || { unbuilt="$unbuilt $o"; continue; }
+	r=$(rank "$(folder "$src")")
+	nm -g --defined-only "$o" | awk -v r="$r" -v f="$src" 'NF >= 3 { print "def", r, f, $3 }'
+	nm -u "$o" | awk -v r="$r" -v f="$src" '{ print "use", r, f, $NF }'
+done >> "$E2E_TMP/syms"
+if [ -z "$unbuilt" ]; then ok "every src/ file has an object in $OBJ/"; else fail "not built:$unbuilt (make first)"; fi
+
+awk -v names="${layers[*]}" '
+	BEGIN { n = split(names, L, " ") }
+	NR == FNR { if ($1 == "def") { rank[$4] = $2; file[$4] = $3 } next }
+	$1 == "use" && ($4 in rank) {
+		if (rank[$4] != $2) across++
+		if (rank[$4] > $2) { bad[$2] = bad[$2] "\n# " $3 " uses " $4 " of " file[$4]; nbad[$2]++ }
+	}
+	END {
+		print (across > 0 ? "ok" : "not ok") " - nm sees " across + 0 " uses between folders"
+		for (i = 1; i <= n; i++) {
+			if (nbad[i - 1]) print "not ok - " L[i] " uses " nbad[i - 1] " symbols of later folders" bad[i - 1]
+			else print "ok - " L[i] " uses only folders before it"
+		}
+	}' "$E2E_TMP/syms" "$E2E_TMP/syms" > "$E2E_TMP/result"
+while IFS= read -r line; do
+	case "$line" in
+	"ok - "*) ok "${line#ok - }" ;;
+	"not ok - "*) fail "${line#not ok - }" ;;
+	*) echo "$line" ;;
+	esac
+done < "$E2E_TMP/result"
+
+finish
