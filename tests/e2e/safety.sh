@@ -209,4 +209,22 @@ bt -b -t 1 --attach $$ > /dev/null 2> "$T/anc.err"; rc=$?
 check "--attach of an ancestor: exit 2 ($rc), says so" \
 	sh -c "[ $rc = 2 ] && grep -q 'ancestor' '$T/anc.err'"
 
+# ---- broken recordings are refused or drawn, never read out of bounds -----
+
+{ printf '\0{"type":"start"}\n'; cat "$T/good.jsonl"; } > "$T/nul.jsonl"
+bt --report "$T/nul.jsonl" -o "$T/rep/nul.svg" > /dev/null 2> "$T/nul.err"; rc=$?
+check "a recording line starting with NUL: exit 2 ($rc), named, no sanitizer report" \
+	sh -c "[ $rc = 2 ] && grep -q 'nul.jsonl' '$T/nul.err' && ! grep -q 'Sanitizer' '$T/nul.err'"
+jq -c 'if .type == "sample" then .cpus |= map(.user = 1e300 | .system = 1e300) else . end' \
+	"$T/good.jsonl" > "$T/huge.jsonl"
+tm_start huge 120x40 "sh -c '\"$BENCHTOP\" --replay \"$T/huge.jsonl\" 2> \"$T/huge.err\"; echo rc=\$? > \"$T/huge.rc\"'"
+if wait_for 30 sh -c "tm_screen() { tmux capture-pane -p -t bt$$-huge; }; tm_screen | grep -q 'end of recording'"; then
+	tm_keys huge q
+	wait_for 20 test -s "$T/huge.rc"
+	check "a replay of CPU shares of 1e300: drawn, quits with 0" grep -q 'rc=0' "$T/huge.rc"
+else
+	fail "a replay of CPU shares of 1e300 did not reach its end: $(cat "$T/huge.err" 2>/dev/null | head -3)"
+fi
+tm_kill huge
+
 finish
