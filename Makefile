@@ -133,6 +133,8 @@ FUZZ_HARNESSES := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/
 FUZZ_CFLAGS = -std=c17 -D_GNU_SOURCE -Iinclude $(PKG_CFLAGS) -DBENCHTOP_SHAREDIR='"$(SHAREDIR)"' \
               -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(LIBSRCS:%.c=build/fuzz/obj/%.o)
+# kept between runs (make would remove them as intermediate files)
+.SECONDARY: $(FUZZ_OBJS)
 
 build/fuzz/obj/%.o: %.c $(SHAREDIR_STAMP)
 	@mkdir -p $(dir $@)

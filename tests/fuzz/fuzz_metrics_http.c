@@ -1,6 +1,6 @@
 /* fuzz_metrics_http.c - libFuzzer harness for the /metrics HTTP handler:
  * the input is what a client sends on one connection to
- * --metrics-listen 127.0.0.1:0 (served from this thread as benchtop's
+ * --metrics-listen 127.0.0.1:PORT (a free port) (served from this thread as benchtop's
  * loop does); the answer is read to the end and dropped.  The listener
  * holds the figures of a small snapshot, so every family is rendered. */
 #include <arpa/inet.h>
@@ -27,8 +27,14 @@ static struct metrics_view view;
 
 static void start(void)
 {
-	char msg[256];
-	if (metrics_open(&m, NULL, "127.0.0.1:0", false, msg, sizeof msg) != 0) {
+	char msg[256], listen[32];
+	/* a free port of the loopback (0 is refused, as on the command line) */
+	for (int i = 0; !m && i < 200; i++) {
+		snprintf(listen, sizeof listen, "127.0.0.1:%d", 20000 + (getpid() * 7 + i * 131) % 40000);
+		if (metrics_open(&m, NULL, listen, false, msg, sizeof msg) != 0)
+			m = NULL;
+	}
+	if (!m) {
 		fprintf(stderr, "fuzz_metrics_http: %s\n", msg);
 		abort();
 	}
