@@ -12,6 +12,7 @@
 #include "benchtop/cli.h"
 #include "benchtop/json.h"
 #include "benchtop/model.h"
+#include "benchtop/outfile.h"
 #include "benchtop/view.h"
 #include "benchtop/workload.h"
 
@@ -41,7 +42,8 @@ struct app {
 	struct cpufreq *cf;
 	struct history *hist;
 	struct snapshot *snap;
-	FILE *rec;                   /* -o FILE, or NULL */
+	FILE *rec;                   /* -o FILE (recs.fp or an experiment's), or NULL */
+	struct outstream recs;       /* -o FILE of a run of its own (outfile.h) */
 	bool rec_borrowed;           /* rec belongs to an experiment: no start/end, not closed */
 	double t_offset;             /* added to t in records (an experiment's cells) */
 	int cell;                    /* the experiment cell, 0 outside experiments */

@@ -26,6 +26,13 @@ int app_start_workloads(struct app *a, char *msg, size_t len);
 /* Steps before the run's clock starts (--drop-caches), timed. */
 int app_prepare(struct app *a, char *msg, size_t len);
 int app_open_record(struct app *a, char *msg, size_t len);
+/* Put the record file at its name, just before its first line. */
+int app_publish_record(struct app *a, char *msg, size_t len);
+/* After writing to the record: the first failure is said once (naming the
+ * file) and the recording stops; the run goes on. */
+void app_check_record(struct app *a);
+/* Flush and close the record: 0, or the error that cut it short. */
+int app_close_record(struct app *a);
 /* Give up before the run started: remove the new record file, tear down,
  * return status. */
 int app_abandon(struct app *a, int status);

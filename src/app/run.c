@@ -345,8 +345,10 @@ static void tick_body(struct app *a)
 	/* After the sample: what a workload moved up to its end belongs to
 	 * the phase before its end event. */
 	note_workload_ends(a);
-	if (a->rec)
-		fflush(a->rec);
+	if (a->rec && a->rec_borrowed)
+		fflush(a->rec);  /* the experiment checks its own record */
+	else if (a->rec)
+		app_check_record(a);
 	check_output(a);
 	restart_finished(a);
 }
@@ -743,7 +745,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
 	a->membw = ceiling_cached();  /* measured after the run when not cached */
-	rc = app_prepare(a, msg, sizeof msg);
+	rc = app_prepare(a, msg, msglen);
 	if (rc) {
 		if (a->dashboard)
 			ui_close();
@@ -764,6 +766,12 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	if (m) {
 		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */
 		free(m);
+	}
+	if (app_publish_record(a, msg, msglen)) {
+		if (a->dashboard)
+			ui_close();
+		fprintf(stderr, "benchtop: %s\n", msg);
+		return app_abandon(a, 3);
 	}
 	if (a->rec && !a->rec_borrowed)
 		record_start(a, a->rec);
@@ -837,6 +845,7 @@ int app_run(struct run *run, struct app_result *res)
 		draw(a);
 	loop(a);
 	finish(a);
+	int rec_err = app_close_record(a);
 	if (a->dashboard)
 		ui_close();
 	if (res) {
@@ -848,9 +857,17 @@ int app_run(struct run *run, struct app_result *res)
 		            (run->batch && run->format != FMT_TEXT) ? stderr : stdout;
 		summary_restore_policies(a);
 		summary_print(a, sum);
+		if (sum == stdout && !a->out_lost && (fflush(stdout) != 0 || ferror(stdout))) {
+			fprintf(stderr, "benchtop: standard output: %s: the summary is lost\n", strerror(errno));
+			a->out_lost = true;
+		}
 	}
 	print_failures(a);
 	status = exit_status(a);
+	/* a recording cut short or an output that could not be written: the
+	 * run went on, but what it was asked to leave is not all there */
+	if (status == 0 && (rec_err || a->out_lost))
+		status = 3;
 	app_teardown(a);
 	return status;
 }

@@ -460,34 +460,48 @@ void app_teardown(struct app *a)
 	history_free(a->hist);
 	loop_free(a->loop);
 	a->loop = NULL;
-	if (a->rec && !a->rec_borrowed)
-		fclose(a->rec);
+	if (!a->rec_borrowed)
+		app_close_record(a);
 }
 
 int app_open_record(struct app *a, char *msg, size_t len)
 {
 	if (!a->run->record)
 		return 0;
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (a->run->force ? O_TRUNC : O_EXCL);
-	int fd = open(a->run->record, flags, 0644);
-	if (fd < 0) {
-		int e = errno;
-		snprintf(msg, len, "-o %s: %s%s", a->run->record, strerror(e),
-		         e == EEXIST ? " (choose a new file, or add --force to overwrite it)" : "");
-		return -e;
-	}
-	a->rec = fdopen(fd, "w");
-	return a->rec ? 0 : -errno;
+	int rc = outstream_open(&a->recs, "-o", a->run->record,
+	                        OUTFILE_STREAM | (a->run->force ? OUTFILE_FORCE : 0), msg, len);
+	a->rec = a->recs.fp;
+	return rc;
+}
+
+int app_publish_record(struct app *a, char *msg, size_t len)
+{
+	if (!a->rec || a->rec_borrowed)
+		return 0;
+	return outstream_publish(&a->recs, a->run->force ? OUTFILE_FORCE : 0, msg, len);
+}
+
+void app_check_record(struct app *a)
+{
+	if (a->rec && !a->rec_borrowed && outstream_check(&a->recs))
+		a->rec = NULL;
+}
+
+int app_close_record(struct app *a)
+{
+	if (a->rec_borrowed)
+		return 0;
+	a->rec = NULL;
+	return a->recs.of.path ? outstream_close(&a->recs) : a->recs.err;
 }
 
 /* Give up before the run started: the record file benchtop just made
- * goes too (it holds nothing yet). */
+ * goes too (it holds nothing of a run). */
 int app_abandon(struct app *a, int status)
 {
 	if (a->rec && !a->rec_borrowed) {
-		fclose(a->rec);
+		outstream_discard(&a->recs);
 		a->rec = NULL;
-		unlink(a->run->record);
 	}
 	app_teardown(a);
 	return status;

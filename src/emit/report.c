@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "benchtop/outfile.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
 
@@ -700,80 +701,69 @@ int report_format_of(const char *name, enum report_format *f)
 
 /* ---- writing the file ---------------------------------------------------- */
 
-/* Put the finished temporary file at out: without force only if out does
- * not exist (link fails with EEXIST, atomically), else replacing it. */
-static int publish(const char *tmp, const char *out, bool force)
+/* A page is written into a new file beside OUT and put at OUT only when
+ * complete (outfile.h); a failure leaves OUT as it was.  fn writes the
+ * page; msg (when given) says what went wrong. */
+static int publish_page(const char *out, bool force, void (*fn)(FILE *fp, void *arg), void *arg,
+                        char *msg, size_t len)
 {
-	if (force)
-		return rename(tmp, out) ? -errno : 0;
-	if (link(tmp, out) == 0) {
-		unlink(tmp);
-		return 0;
+	char buf[256];
+	if (!msg) {
+		msg = buf;
+		len = sizeof buf;
 	}
-	int e = errno;
-	if (e == EEXIST)
-		return -EEXIST;
-	/* File systems without hard links: claim the name, then replace
-	 * the empty file we made. */
-	int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return rename(tmp, out) ? -errno : 0;
+	struct outfile o;
+	unsigned fl = force ? OUTFILE_FORCE : 0;
+	int rc = outfile_open(&o, "-o", out, fl, msg, len);
+	if (rc)
+		return rc;
+	FILE *fp = fdopen(o.fd, "w");
+	if (!fp) {
+		rc = -errno;
+		outfile_discard(&o);
+		return rc;
+	}
+	o.fd = -1;
+	fn(fp, arg);
+	errno = 0;
+	if (fflush(fp) || ferror(fp))
+		rc = errno ? -errno : -EIO;
+	if (fclose(fp) && !rc)
+		rc = -errno;
+	if (!rc)
+		rc = outfile_publish(&o, fl);
+	if (rc) {
+		snprintf(msg, len, "-o %s: %s%s", out, strerror(-rc),
+		         rc == -EEXIST ? " (choose a new file, or add --force to replace it)" : "");
+		outfile_discard(&o);
+	} else {
+		outfile_close(&o);
+	}
+	return rc;
 }
 
 int report_publish(const char *out, bool force, void (*fn)(FILE *fp, void *arg), void *arg)
 {
-	size_t n = strlen(out) + 16;
-	char *tmp = xmalloc(n);
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, n, "%s.tmpXXXXXX", out);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(tmp);
-		return -e;
-	}
-	mode_t mask = umask(0);   /* mkstemp makes 0600: give the umask's usual mode */
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	FILE *fp = fdopen(fd, "w");
-	int rc = 0;
-	if (!fp) {
-		rc = -errno;
-		close(fd);
-	} else {
-		fn(fp, arg);
-		if (fflush(fp) || ferror(fp))
-			rc = errno ? -errno : -EIO;
-		if (fclose(fp) && !rc)
-			rc = -errno;
-	}
-	if (!rc)
-		rc = publish(tmp, out, force);
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	return publish_page(out, force, fn, arg, NULL, 0);
 }
 
-struct report_job {
+struct report_page {
 	const struct recording *rec;
 	const struct run *r;
 	enum report_format f;
 };
 
-static void write_job(FILE *fp, void *arg)
+static void write_page(FILE *fp, void *arg)
 {
-	const struct report_job *j = arg;
-	report_write(j->rec, j->f, j->r->units, j->r->report, fp);
+	const struct report_page *p = arg;
+	report_write(p->rec, p->f, p->r->units, p->r->report, fp);
 }
 
-static int write_report(const struct recording *rec, const struct run *r, enum report_format f)
+static int write_report(const struct recording *rec, const struct run *r, enum report_format f,
+                        char *msg, size_t len)
 {
-	struct report_job j = { rec, r, f };
-	return report_publish(r->record, r->force, write_job, &j);
+	struct report_page p = { rec, r, f };
+	return publish_page(r->record, r->force, write_page, &p, msg, len);
 }
 
 int report_main(const struct run *r)
@@ -787,25 +777,26 @@ int report_main(const struct run *r)
 		fprintf(stderr, "benchtop: bad report output \"%s\": use a name ending in .svg or .html\n", r->record);
 		return 2;
 	}
-	if (!r->force && access(r->record, F_OK) == 0) {
-		fprintf(stderr, "benchtop: %s exists; benchtop does not overwrite it without --force\n", r->record);
-		return 3;
-	}
+	/* refused before the recording is read: an output that exists,
+	 * a directory, a device */
 	char err[512];
+	struct outfile o;
+	int rc = outfile_open(&o, "-o", r->record, r->force ? OUTFILE_FORCE : 0, err, sizeof err);
+	outfile_close(&o);
+	if (rc) {
+		fprintf(stderr, "benchtop: %s\n", err);
+		return rc == -ENOMEM ? 1 : 3;
+	}
 	struct recording *rec;
-	int rc = recording_load(r->report, &rec, err, sizeof err);
+	rc = recording_load(r->report, &rec, err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "benchtop: %s\n", err);
 		return rc == -EINVAL ? 2 : 3;
 	}
-	rc = write_report(rec, r, f);
+	rc = write_report(rec, r, f, err, sizeof err);
 	recording_free(rec);
-	if (rc == -EEXIST) {
-		fprintf(stderr, "benchtop: %s exists; benchtop does not overwrite it without --force\n", r->record);
-		return 3;
-	}
 	if (rc) {
-		fprintf(stderr, "benchtop: cannot write %s: %s\n", r->record, strerror(-rc));
+		fprintf(stderr, "benchtop: %s\n", err);
 		return 3;
 	}
 	struct stat st;

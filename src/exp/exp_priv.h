@@ -30,7 +30,8 @@ struct step_res {
 struct exp {
 	struct run *r;
 	const char *kind;            /* "sweep", "matrix", "preset" or a study */
-	FILE *out, *rec;             /* stdout; -o FILE or NULL */
+	FILE *out, *rec;             /* stdout; -o FILE (recs.fp) or NULL */
+	struct outstream recs;       /* -o FILE (outfile.h) */
 	bool json;                   /* --format json */
 	int ncpu;
 	double t0;
@@ -74,8 +75,9 @@ void exp_disk_cell(struct st_row *r, int col, double share);
 /* The end: the table (text or CSV on stdout; JSON in the end record with
  * every step's totals as "summary"), the end record. */
 void exp_end(struct exp *e, struct st_table *t);
-/* Remove the scratch directory (unless --keep), close the record. */
-void exp_close(struct exp *e);
+/* Remove the scratch directory (unless --keep), close the record: 0, or
+ * 3 when the record could not all be written (said on stderr). */
+int exp_close(struct exp *e);
 
 /* Helpers the tables share. */
 double exp_hog(const struct step_res *s);

@@ -34,18 +34,26 @@
 static int open_record(struct exp *e)
 {
 	const char *path = e->r->record;
+	char msg[512];
 	if (!path)
 		return 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (e->r->force ? O_TRUNC : O_EXCL), 0644);
-	if (fd < 0 || !(e->rec = fdopen(fd, "w"))) {
-		int err = errno;
-		fprintf(stderr, "benchtop: -o %s: %s%s\n", path, strerror(err),
-		        err == EEXIST ? " (choose a new file, or add --force to overwrite it)" : "");
-		if (fd >= 0)
-			close(fd);
+	unsigned fl = OUTFILE_STREAM | (e->r->force ? OUTFILE_FORCE : 0);
+	if (outstream_open(&e->recs, "-o", path, fl, msg, sizeof msg) ||
+	    outstream_publish(&e->recs, fl, msg, sizeof msg)) {
+		fprintf(stderr, "benchtop: %s\n", msg);
+		outstream_discard(&e->recs);
 		return 3;
 	}
+	e->rec = e->recs.fp;
 	return 0;
+}
+
+/* After each line of the record: a failure is said once and the record
+ * ends there; the experiment goes on. */
+static void check_record(struct exp *e)
+{
+	if (e->rec && outstream_check(&e->recs))
+		e->rec = NULL;
 }
 
 static void jstr_or_null(FILE *fp, const char *s)
@@ -122,6 +130,7 @@ int exp_begin(struct exp *e, struct run *r, const char *kind, const char *dir)
 	e->t0 = clock_mono();
 	if (e->rec)
 		start_record(e, e->rec);
+	check_record(e);
 	if (e->json)
 		start_record(e, e->out);
 	return 0;
@@ -336,6 +345,7 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 	s->res.t_offset = clock_mono() - e->t0;
 	s->res.cell = (int)e->nsteps;
 	s->status = step_process(e, c, &s->res);
+	check_record(e);
 	s->disk_known = known && proc_read_bytes(getpid(), &d1) == 0 && d1 >= d0;
 	s->disk_read = s->disk_known ? d1 - d0 : 0;
 	for (int k = 0; k < s->res.nwl && k < APP_RESULT_MAX; k++) {
@@ -348,6 +358,7 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 	}
 	if (e->rec)
 		step_json(e, e->rec, s, extra_json);
+	check_record(e);
 	if (e->json)
 		step_json(e, e->out, s, extra_json);
 	return s;
@@ -444,11 +455,10 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 	return 0;
 }
 
-void exp_close(struct exp *e)
+int exp_close(struct exp *e)
 {
-	if (e->rec)
-		fclose(e->rec);
 	e->rec = NULL;
+	int rc = e->recs.of.path ? outstream_close(&e->recs) : e->recs.err;
 	if (e->scratch) {
 		if (e->r->keep)
 			fprintf(stderr, "benchtop: kept the experiment's files in %s\n", e->scratch);
@@ -461,4 +471,5 @@ void exp_close(struct exp *e)
 	}
 	free(e->steps);
 	e->steps = NULL;
+	return rc ? 3 : 0;
 }
