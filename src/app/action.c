@@ -632,7 +632,16 @@ static int act_caption(struct app *a, const struct action *act)
 	int k = snprintf(detail, sizeof detail, "{\"text\":");
 	k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
 	snprintf(detail + k, sizeof detail - k, "}");
-	app_event(a, "caption", act->text, detail);
+	/* right after an action that opened a phase (the same --at time):
+	 * the caption names that phase instead of opening an empty one */
+	size_t np = history_nphases(a->hist);
+	const struct phase *cur = np > 1 ? history_phase(a->hist, np - 1) : NULL;
+	if (cur && app_now(a) - cur->from < 1e-3) {
+		history_label_phase(a->hist, act->text);
+		app_note_event(a, "caption", act->text, detail);
+	} else {
+		app_event(a, "caption", act->text, detail);
+	}
 	snprintf(a->vs.status, sizeof a->vs.status, "%s", act->text);
 	return 0;
 }

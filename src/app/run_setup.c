@@ -30,6 +30,12 @@
 #include "benchtop/workload.h"
 #include "benchtop/xalloc.h"
 
+size_t app_history_need(void)
+{
+	size_t n = ui_history_need();
+	return n < HISTORY_CAP ? n : HISTORY_CAP;
+}
+
 /* ---- a crash ---------------------------------------------------------
  * A bug must not leave the terminal in curses mode nor workloads running:
  * give the screen back, kill the workloads' cgroup (every process of
@@ -221,6 +227,9 @@ int app_check_start(struct app *a, char *msg, size_t len)
 		                           offline_cpu(a, m, err, sizeof err))) {
 			snprintf(msg, len, "--at %g:pin=%s: %s", at->t, at->arg, err);
 			rc = -EINVAL;
+		} else if (at->optional && (at->kind == AT_GOVERNOR || at->kind == AT_MAXFREQ) &&
+		           (!a->cf || cpufreq_npolicies(a->cf) == 0)) {
+			continue;   /* "T?:": skipped here, with a note when its time comes */
 		} else if (at->kind == AT_GOVERNOR) {
 			snprintf(what, sizeof what, "--at %g:governor=%s", at->t, at->arg);
 			rc = check_governor(a, what, at->arg, msg, len);
@@ -413,7 +422,7 @@ int app_setup(struct app *a, char *msg, size_t len)
 		memcpy(a->allowed, a->online, (size_t)a->ncpu); /* reported by start_mask */
 	a->vs.units = r->units;
 	a->interval = r->interval;
-	a->hist = history_new(HISTORY_CAP);
+	a->hist = history_new(a->dashboard ? app_history_need() : HISTORY_BATCH);
 	/* attached processes are one workload */
 	int nwl = r->mode == MODE_ATTACH ? 1 : (int)r->nwl;
 	a->sp = sampler_new("/proc", a->ncpu, nwl);
