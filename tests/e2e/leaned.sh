@@ -99,7 +99,8 @@ check "80x24: no CPU row shows +N without a PID" sh -c "! grep -E '^cpu[0-9]' '$
 # and before the first key the status line suggests the first step.
 check "default run: its passes are not flushed ($(jq -r 'select(.type=="start") | .workloads[0].spec' "$T/df.jsonl"))" \
 	quiet jq -se '(.[] | select(.type=="start")).workloads[0].spec | test("sync=none")' "$T/df.jsonl"
-check "default run: the status line suggests the first step" grep -q "select a process, 0-9 pin it" "$T/df.txt"
+# (after the --at actions' messages have expired: no key came yet)
+check "default run: the status line suggests the first step" wait_for 30 screen_has df "select a process, 0-9 pin it"
 tm_keys df q
 wait_for 20 sh -c "! tmux has-session -t bt$$-df 2>/dev/null || ! tmux capture-pane -p -t bt$$-df | grep -q Throughput"
 tm_kill df
