@@ -123,6 +123,9 @@ void attach_restore(struct app *a)
 		a->paused = false;
 		app_event(a, "resume", "resume", "{\"why\":\"exit\"}");
 	}
+	/* none is paused by benchtop now: a later --restore must not resume it */
+	for (size_t i = 0; i < a->attach.n; i++)
+		journal_note_resumed(a->attach.pids[i]);
 	if (!a->run->leave_placement)
 		put_back_affinity(a);
 }

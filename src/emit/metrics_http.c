@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "benchtop/cli.h"
+#include "benchtop/outfile.h"
 #include "benchtop/xalloc.h"
 
 #define METRICS_CONNECTIONS 4u
@@ -38,6 +39,7 @@ struct metrics {
 	char *base;                   /* FILE's name inside its directory */
 	int dirfd;
 	bool written;                 /* FILE is benchtop's now: removed at close */
+	bool force;                   /* an existing FILE may be replaced */
 	/* --metrics-listen */
 	struct MHD_Daemon *d;
 	int epfd;
@@ -47,46 +49,30 @@ struct metrics {
 
 /* ---- the file ------------------------------------------------------------- */
 
-/* A new file next to FILE, made with O_EXCL|O_NOFOLLOW so nothing already
- * there (a link planted by someone else) is followed or reused.  The name
- * does not end in ".prom", so the textfile collector never reads it half
- * written.  Returns the descriptor or -errno; name gets the file's name. */
-static int make_temp(struct metrics *m, char *name, size_t len)
-{
-	for (int i = 0; i < 100; i++) {
-		snprintf(name, len, ".%s.%d.%d.tmp", m->base, (int)getpid(), i);
-		int fd = openat(m->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : -errno;
-	}
-	return -EEXIST;
-}
-
-/* One write of the whole text, then the rename: no stdio in between. */
+/* One write of the whole text into a new file beside FILE, then put at
+ * FILE (outfile.h: nothing at FILE is ever opened or followed).  The
+ * temporary name does not end in ".prom", so the textfile collector never
+ * reads it half written.  After the first write FILE is benchtop's own. */
 static int write_file(struct metrics *m)
 {
-	char tmp[512];
-	int fd = make_temp(m, tmp, sizeof tmp), rc = 0;
-	if (fd < 0)
-		return fd;
-	size_t n, done = 0;
-	char *text = metrics_render_mem(&m->view, METRICS_TEXT, &n);
-	while (!rc && done < n) {
-		ssize_t w = write(fd, text + done, n - done);
-		if (w < 0 && errno != EINTR)
-			rc = -errno;
-		else if (w > 0)
-			done += (size_t)w;
-	}
-	free(text);
-	if (close(fd) != 0 && !rc)
-		rc = -errno;
-	if (!rc && renameat(m->dirfd, tmp, m->dirfd, m->base) != 0)
-		rc = -errno;
+	char msg[256];
+	struct outfile o;
+	unsigned fl = m->written || m->force ? OUTFILE_FORCE : 0;
+	int rc = outfile_open(&o, "--metrics", m->file, fl, msg, sizeof msg);
 	if (rc)
-		unlinkat(m->dirfd, tmp, 0);
-	else
+		return rc;
+	size_t n;
+	char *text = metrics_render_mem(&m->view, METRICS_TEXT, &n);
+	rc = outfile_write_all(o.fd, text, n);
+	free(text);
+	if (close(o.fd) != 0 && !rc)
+		rc = -errno;
+	o.fd = -1;
+	if (!rc)
+		rc = outfile_publish(&o, fl);
+	if (!rc)
 		m->written = true;
+	outfile_close(&o);
 	return rc;
 }
 
@@ -98,34 +84,12 @@ static int open_file(struct metrics *m, const char *file, bool force, char *msg,
 	char *dir = slash ? xstrndup(file, slash == file ? 1 : (size_t)(slash - file)) : xstrdup(".");
 	m->file = xstrdup(file);
 	m->base = xstrdup(slash ? slash + 1 : file);
-	int rc = 0;
-	struct stat st;
+	m->force = force;
 	m->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (m->dirfd < 0) {
-		rc = -errno;
-		snprintf(msg, len, "--metrics %s: cannot use directory %s: %s (give a file in an existing, "
-		         "writable directory)", file, dir, strerror(-rc));
-	} else if (!m->base[0] || !strcmp(m->base, ".") || !strcmp(m->base, "..")) {
-		rc = -EISDIR;
-		snprintf(msg, len, "--metrics %s: names a directory: give a file name, e.g. %s/benchtop.prom",
-		         file, dir);
-	} else if (fstatat(m->dirfd, m->base, &st, AT_SYMLINK_NOFOLLOW) == 0 && (!force || S_ISDIR(st.st_mode))) {
-		rc = S_ISDIR(st.st_mode) ? -EISDIR : -EEXIST;
-		snprintf(msg, len, "--metrics %s: %s", file, S_ISDIR(st.st_mode) ?
-		         "is a directory: give a file name, e.g. DIR/benchtop.prom" :
-		         "exists (choose a new file, or add --force to replace it)");
-	} else {
-		char tmp[512];
-		int fd = make_temp(m, tmp, sizeof tmp);
-		if (fd < 0) {
-			rc = fd;
-			snprintf(msg, len, "--metrics %s: cannot write in %s: %s", file, dir, strerror(-rc));
-		} else {
-			close(fd);
-			unlinkat(m->dirfd, tmp, 0);
-		}
-	}
 	free(dir);
+	struct outfile o;
+	int rc = outfile_open(&o, "--metrics", file, force ? OUTFILE_FORCE : 0, msg, len);
+	outfile_close(&o);
 	return rc;
 }
 

@@ -1,5 +1,5 @@
-/* exp_priv.h - private to the experiment modules in src/out/ (experiment.c,
- * exp_run.c, studies*.c): one experiment's state, its steps (each one quiet
+/* exp_priv.h - private to the experiment modules in src/exp/ (sweep.c,
+ * step.c, study_*.c): one experiment's state, its steps (each one quiet
  * batch run, app_run, in a process of its own), the cache honesty around
  * them, and the one table it ends with. */
 #ifndef BENCHTOP_EXP_PRIV_H
@@ -24,13 +24,15 @@ struct step_res {
 	uint64_t bytes, calls;
 	uint64_t disk_read;          /* device bytes read during the step */
 	bool disk_known;
+	double from, to;             /* experiment seconds the step ran over (its cell) */
 	struct app_result res;       /* the step's own totals and residency */
 };
 
 struct exp {
 	struct run *r;
 	const char *kind;            /* "sweep", "matrix", "preset" or a study */
-	FILE *out, *rec;             /* stdout; -o FILE or NULL */
+	FILE *out, *rec;             /* stdout; -o FILE (recs.fp) or NULL */
+	struct outstream recs;       /* -o FILE (outfile.h) */
 	bool json;                   /* --format json */
 	int ncpu;
 	double t0;
@@ -74,8 +76,9 @@ void exp_disk_cell(struct st_row *r, int col, double share);
 /* The end: the table (text or CSV on stdout; JSON in the end record with
  * every step's totals as "summary"), the end record. */
 void exp_end(struct exp *e, struct st_table *t);
-/* Remove the scratch directory (unless --keep), close the record. */
-void exp_close(struct exp *e);
+/* Remove the scratch directory (unless --keep), close the record: 0, or
+ * 3 when the record could not all be written (said on stderr). */
+int exp_close(struct exp *e);
 
 /* Helpers the tables share. */
 double exp_hog(const struct step_res *s);
@@ -83,7 +86,7 @@ double exp_rate(const struct step_res *s, uint64_t bytes);   /* bytes/s */
 /* The program's full path in $PATH into buf; false when not installed. */
 bool exp_which(const char *prog, char *buf, size_t len);
 
-/* The studies (studies.c): each runs its steps and fills t. */
+/* The studies (study_copy.c, study_fs.c): each runs its steps and fills t. */
 int study_run(struct exp *e, const char *study, struct st_table *t);
 bool study_known(const char *study);
 

@@ -1,6 +1,6 @@
-/* experiment.c - sweeps, matrices and presets: one workload (or a preset's
- * runs) repeated as quiet batch runs (exp_run.c), ending with one table
- * (studytable.h); presets that name a study hand over to studies.c. */
+/* sweep.c - sweeps, matrices and presets: one workload (or a preset's
+ * runs) repeated as quiet batch runs (step.c), ending with one table
+ * (studytable.h); presets that name a study hand over to study_copy.c. */
 #include "benchtop/experiment.h"
 
 #include <errno.h>
@@ -424,7 +424,9 @@ static int run_generic(struct run *r)
 		exp_end(&g->e, &t);
 		st_free(&t);
 	}
-	exp_close(&g->e);
+	int rc = exp_close(&g->e);
+	if (rc > status)
+		status = rc;
 	free(g->src);
 	free(g->wl);
 	free(g->reuse);
@@ -553,8 +555,8 @@ static int run_sequence(struct run *user, const char *name, struct run *m, int n
 	}
 	exp_end(&ex, &t);
 	st_free(&t);
-	exp_close(&ex);
-	return status;
+	int rc = exp_close(&ex);
+	return rc > status ? rc : status;
 }
 
 static int run_study(struct run *m, const char *name, const char *study)
@@ -582,8 +584,8 @@ static int run_study(struct run *m, const char *name, const char *study)
 	if (status < 2 || t.nrows)
 		exp_end(&ex, &t);
 	st_free(&t);
-	exp_close(&ex);
-	return status;
+	int rc = exp_close(&ex);
+	return rc > status ? rc : status;
 }
 
 static int run_preset(struct run *r, int argc, char **argv)

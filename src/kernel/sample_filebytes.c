@@ -1,4 +1,4 @@
-/* sample_fd.c - the bytes command workloads move to and from regular
+/* sample_filebytes.c - the bytes command workloads move to and from regular
  * files, from the files their processes hold open and the directories
  * they write into.
  *
@@ -17,7 +17,7 @@
  * the tree was first tracked (statx btime), from its old end for O_APPEND
  * (what the process's wchar says it appended), and from 0 when it was
  * truncated and rewritten since (mtime after the start).
- * Directories: see sample_dir.c.  Pipes are never looked at, so a pipeline
+ * Directories: see sample_newfiles.c.  Pipes are never looked at, so a pipeline
  * is not counted once per stage. */
 #include "sample_priv.h"
 

@@ -1,5 +1,5 @@
 /* sample_priv.h - what the sampler's source files share (sample.c,
- * sample_proc.c, sample_fd.c, sample_dir.c, sample_sys.c).  Not part of
+ * sample_proc.c, sample_filebytes.c, sample_newfiles.c, sample_sys.c).  Not part of
  * any other module's contract. */
 #ifndef BENCHTOP_SAMPLE_PRIV_H
 #define BENCHTOP_SAMPLE_PRIV_H
@@ -191,6 +191,8 @@ struct sampler {
 	int held;                      /* /proc files held open */
 	struct source src[4];
 	char buf[SAMPLE_BUF];
+	char *big;                     /* whole files of any length (children lists) */
+	size_t big_cap;
 };
 
 /* tracked processes (sample_proc.c). */
@@ -209,7 +211,7 @@ void sprocs_read(struct sampler *sp, double dt);
  * *cap, doubling (from 8); 0 or -ENOMEM (then *p is unchanged). */
 int sample_grow(void **p, int *cap, int want, size_t elem);
 
-/* fd side (sample_fd.c). */
+/* fd side (sample_filebytes.c). */
 struct sfiles;
 struct sfiles *sfiles_new(void);
 void sfiles_free(struct sfiles *f);
@@ -256,7 +258,7 @@ void sreap_settle(struct sampler *sp, int wl);
  * standard error (a regular file: its output in batch mode). */
 void sreap_written(struct sampler *sp, int wl, uint64_t out);
 
-/* directories written into (sample_dir.c). */
+/* directories written into (sample_newfiles.c). */
 struct sdirs;
 struct sdirs *sdirs_new(void);
 void sdirs_free(struct sdirs *d);
@@ -274,5 +276,9 @@ int ssys_cpu(struct ssys *y, struct snapshot *s);
 int ssys_disk(struct ssys *y, struct snapshot *s, double dt);
 int ssys_mem(struct ssys *y, struct snapshot *s);
 void ssys_watch(struct ssys *y, const char *path);
+/* The same for the device a file is on (st_dev). */
+void ssys_watch_dev(struct ssys *y, dev_t dev);
+/* A path or device was given to watch (the device may still be missing). */
+bool ssys_watching(const struct ssys *y);
 
 #endif
