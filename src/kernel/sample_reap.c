@@ -187,8 +187,10 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 		}
 	/* a single thread's last count is the process's; positions read
 	 * after it can only be ahead */
-	if (p->nthr == 1 && own_counted(p) > own_last)
+	if (p->nthr <= 1 && own_counted(p) > own_last)
 		own_last = own_counted(p);
+	if (p->nthr <= 1 && p->own_w > own_w_last)
+		own_w_last = p->own_w;  /* its base, when it ended before any look */
 	uint64_t kr = rchar > own ? rchar - own : 0;
 	uint64_t kw = wchar > own_w ? wchar - own_w : 0;
 	if (kr > p->kr)
