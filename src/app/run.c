@@ -870,6 +870,10 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		}
 		if (cpufreq_left_alone(a->cf) && run->batch)
 			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->vs.status);
+		/* the run's residency is its governor's: the kernel's time
+		 * before the switch (the previous governor's) is left out */
+		if (a->cf)
+			cpufreq_start_clock(a->cf);
 	}
 	/* --placement spread: each process starts on a CPU of its own */
 	if (run->placement == PLACE_SPREAD)
