@@ -67,8 +67,8 @@ void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t
 	/* its own count moves into the whole's rest: seen already; its last
 	 * reads are the process's own, told apart by position, not here */
 	struct swl *w = &sp->wl[p->wl];
-	if (!p->measure_io || t->tid == p->pid)
-		return;
+	if (!p->measure_io || t->tid == p->pid || p->gone)
+		return;  /* a process that ended is counted whole (sreap_gone) */
 	w->reap_seen += t->rchar_own;
 	w->reap_wseen += t->wchar_own;
 	w->reap_ambig = true;
