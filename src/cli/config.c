@@ -2,6 +2,7 @@
  * per line (config.h).  The words it makes go through the same option
  * table as the command line, so the two can never disagree. */
 #include "benchtop/config.h"
+#include "benchtop/sysfile.h"
 #include "benchtop/strv.h"
 #include "benchtop/cli.h"
 #include "benchtop/shown.h"
@@ -203,11 +204,13 @@ int config_path(char *buf, size_t len)
 int config_load(const char *path, struct config *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
-	FILE *f = fopen(path, "re");
+	int e;
+	FILE *f = sysfile_fopen_regular(path, &e);
 	if (!f) {
-		if (errno == ENOENT || errno == ENOTDIR)
+		if (e == -ENOENT || e == -ENOTDIR)
 			return 0;
-		return fail(err, errlen, "cannot read the config file %s: %s", path, strerror(errno));
+		return fail(err, errlen, "cannot read the config file %s: %s", path,
+		            e == -EINVAL ? "not a regular file (a FIFO or device is never read)" : strerror(-e));
 	}
 	char *text = NULL;
 	size_t cap = 0, n = 0, got;

@@ -1,5 +1,6 @@
 /* theme.c - theme files: `role = colour [on colour] [bold]` lines. */
 #include "benchtop/theme.h"
+#include "benchtop/sysfile.h"
 #include "benchtop/shown.h"
 #include "benchtop/xalloc.h"
 
@@ -220,11 +221,12 @@ int theme_load_file(const char *path, struct theme *t, char *err, size_t errlen)
 
 static int load_file(const char *path, struct theme *t, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	int e;
+	FILE *f = sysfile_fopen_regular(path, &e);
 	if (!f) {
-		int e = errno;
-		snprintf(err, errlen, "theme file '%s': %s", path, strerror(e));
-		return -e;
+		snprintf(err, errlen, "theme file '%s': %s", path, e == -EISDIR ? "is a directory, not a theme file" :
+		         e == -EINVAL ? "is not a regular file" : strerror(-e));
+		return e == -EISDIR ? -EINVAL : e;
 	}
 	/* a directory or a device (/dev/zero) is no theme: refused before
 	 * anything is read */
@@ -263,11 +265,11 @@ int theme_find(const char *name, char *path, size_t len)
 	int n = config_search_dirs("themes", dirs);
 	for (int i = 0; i < n; i++) {
 		snprintf(path, len, "%s/%s.theme", dirs[i], name);
-		FILE *f = fopen(path, "r");
-		if (f) {
-			fclose(f);
+		/* a FIFO or device here is found (and refused when
+		 * loaded), never opened */
+		struct stat st;
+		if (stat(path, &st) == 0)
 			return 0;
-		}
 	}
 	if (builtin_text("theme", name)) {
 		snprintf(path, len, "built-in:%s", name);
