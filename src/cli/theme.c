@@ -1,6 +1,7 @@
 /* theme.c - theme files: `role = colour [on colour] [bold]` lines. */
 #include "benchtop/theme.h"
 #include "benchtop/sysfile.h"
+#include "benchtop/shown.h"
 #include "benchtop/xalloc.h"
 
 #include "benchtop/builtin.h"
@@ -192,6 +193,8 @@ int theme_parse(const char *text, const char *file, struct theme *t,
 		rc = parse_line(line, file, lineno, t, err, errlen);
 	}
 	free(copy);
+	if (rc < 0 && err && errlen)
+		shown_escape(err, errlen);  /* the file's words, never raw */
 	return rc;
 }
 
@@ -203,9 +206,20 @@ static void name_from_path(const char *path, char *name, size_t len)
 	if (n > 6 && strcmp(base + n - 6, ".theme") == 0)
 		n -= 6;
 	snprintf(name, len, "%.*s", (int)n, base);
+	shown_escape(name, len);  /* a file name is shown: never raw */
 }
 
+static int load_file(const char *path, struct theme *t, char *err, size_t errlen);
+
 int theme_load_file(const char *path, struct theme *t, char *err, size_t errlen)
+{
+	int rc = load_file(path, t, err, errlen);
+	if (rc < 0 && err && errlen)
+		shown_escape(err, errlen);  /* the path is the user's: never raw */
+	return rc;
+}
+
+static int load_file(const char *path, struct theme *t, char *err, size_t errlen)
 {
 	int e;
 	FILE *f = sysfile_fopen_regular(path, &e);
@@ -278,6 +292,7 @@ int theme_load(const char *name, struct theme *t, char *err, size_t errlen)
 		         "default, mono, high-contrast or light, or a name in "
 		         "$XDG_CONFIG_HOME/benchtop/themes or %s/themes)",
 		         name, BENCHTOP_SHAREDIR);
+		shown_escape(err, errlen);
 		return -ENOENT;
 	}
 	const char *built = !strncmp(path, "built-in:", 9) ? builtin_text("theme", path + 9) : NULL;

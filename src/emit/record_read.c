@@ -191,6 +191,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 	s->disk.writeback = count(disk, "writeback");
 	s->self_cpu_pct = num(j, "self_cpu_pct", 0);
 	s->self_tick_us = num(j, "self_tick_us", 0);
+	s->late = num(j, "late", 0);
 	cpu_procs(s);
 	wl_cpu_from_procs(s);
 	return s;
