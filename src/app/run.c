@@ -1,4 +1,4 @@
-/* app.c - one run: set up, the poll loop (tick timer, signals, keys), and
+/* run.c - one run: set up, the poll loop (tick timer, signals, keys), and
  * an orderly end whatever way it comes (end of work, duration, q, signal).
  *
  * Data flows one way: sampler -> snapshot -> history -> views and records;
@@ -28,6 +28,7 @@
 #include "benchtop/clock.h"
 #include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
+#include "benchtop/priority.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/ceiling.h"
 #include "benchtop/loop.h"
@@ -78,6 +79,11 @@ void app_event_at(struct app *a, double t, const char *action, const char *label
 	event_at(a, t, action, label, detail, strcmp(action, "workload_end") != 0);
 }
 
+void app_note_event(struct app *a, const char *action, const char *label, const char *detail)
+{
+	event_at(a, app_now(a), action, label, detail, false);
+}
+
 /* phase: the event opens a phase (a user's or --at action, a marker). */
 static void event_at(struct app *a, double t, const char *action, const char *label,
                      const char *detail, bool phase)
@@ -108,6 +114,39 @@ static void event_at(struct app *a, double t, const char *action, const char *la
 		record_event(a->out, &e);
 	else if (a->out && a->run->batch && a->run->format == FMT_TEXT)
 		fprintf(a->out, "# %.2f s: %s\n", e.t, e.label);
+}
+
+/* Put the governors and limits back now (before the summary), keeping
+ * what the run ended under, so the summary's cpufreq table shows what was
+ * restored and, where it differed, what the run ran under. */
+static void restore_policies_for_summary(struct app *a)
+{
+	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
+	if (n == 0 || a->npol_end)
+		return;
+	a->pol_end = xcalloc((size_t)n, sizeof *a->pol_end);
+	for (int p = 0; p < n; p++) {
+		const char *g = cpufreq_policy_governor(a->cf, p);
+		snprintf(a->pol_end[p].governor, sizeof a->pol_end[p].governor, "%s", g ? g : "");
+		a->pol_end[p].min_khz = cpufreq_policy_min(a->cf, p);
+		a->pol_end[p].max_khz = cpufreq_policy_max(a->cf, p);
+	}
+	a->npol_end = n;
+	cpufreq_restore(a->cf);
+}
+
+/* The run as its writers see it (record.h). */
+static struct run_out run_out_of(const struct app *a)
+{
+	return (struct run_out){
+		.run = a->run, .ncpu = a->ncpu, .interval = a->interval, .units = a->vs.units,
+		.wl = a->wl, .nwl = a->nwl, .hist = a->hist, .cf = a->cf,
+		.rec = a->rec, .t_offset = a->t_offset, .cell = a->cell, .membw = a->membw,
+		.prep_sync = a->prep_sync, .prep_drop = a->prep_drop, .ended = a->ended,
+		.attached = a->attach.pids, .nattached = a->attach.n,
+		.scratch = a->scratch_made ? a->scratch : NULL,
+		.pol_end = a->pol_end, .npol_end = a->npol_end,
+	};
 }
 
 /* ---- children ---------------------------------------------------------- */
@@ -310,6 +349,30 @@ static void check_output(struct app *a)
 	}
 }
 
+/* A sample more than half an interval after its interval ended: the
+ * machine did not run benchtop in time.  The sample says by how much;
+ * batch runs say so on standard error (the first time, then at most every
+ * 10 s), the dashboard on its status line; the end gives the count. */
+static void note_late(struct app *a, struct snapshot *s)
+{
+	double over = s->dt - a->interval;
+	s->late = over > a->interval / 2 && over > 0.02 && !a->finishing ? over : 0;
+	if (!s->late)
+		return;
+	a->late.n++;
+	if (s->late > a->late.worst)
+		a->late.worst = s->late;
+	char msg[160];
+	snprintf(msg, sizeof msg, "the sample at %.2f s came %.2f s late (benchtop was not run in time)",
+	         s->t, s->late);
+	if (a->dashboard)
+		snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
+	else if (a->late.n == 1 || s->t - a->late.said >= 10) {
+		fprintf(stderr, "benchtop: %s\n", msg);
+		a->late.said = s->t;
+	}
+}
+
 static void tick_body(struct app *a)
 {
 	double now = app_mono();
@@ -318,6 +381,7 @@ static void tick_body(struct app *a)
 	s->t = now - a->t0;
 	s->dt = now - a->last_tick;
 	a->last_tick = now;
+	note_late(a, s);
 	reap_children(a);
 	sampler_tick(a->sp, s, now);
 	/* s->dt: the measured time between this read of the processes and
@@ -338,10 +402,11 @@ static void tick_body(struct app *a)
 	a->self_cpu_last = cpu1;
 	history_push(a->hist, s);
 	app_metrics_tick(a);
+	struct run_out o = run_out_of(a);
 	if (a->rec)
-		record_sample(a, a->rec, s);
+		record_sample(&o, a->rec, s);
 	if (a->run->batch && a->out)
-		batch_line(a, a->out, s);
+		batch_line(&o, a->out, s);
 	/* After the sample: what a workload moved up to its end belongs to
 	 * the phase before its end event. */
 	note_workload_ends(a);
@@ -384,8 +449,10 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 			reap_children(a);
 			break;
 		case SIGWINCH:
-			if (a->dashboard)
+			if (a->dashboard) {
 				ui_resize();
+				history_grow(a->hist, app_history_need());  /* a wider graph */
+			}
 			break;
 		default:
 			a->quit = true;
@@ -396,7 +463,7 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 
 static void run_due_at(struct app *a)
 {
-	double t = app_now(a);
+	double t = app_now(a), nofreq_t = -1;
 	while (a->next_at < a->run->nat && a->run->at[a->next_at].t <= t + 1e-6) {
 		const struct at_action *at = &a->run->at[a->next_at++];
 		struct action act = { .policy = -1 };
@@ -413,11 +480,18 @@ static void run_due_at(struct app *a)
 			snprintf(act.text, sizeof act.text, "%s", at->arg);
 		if (at->kind == AT_PAUSE && a->paused)
 			continue;
+		/* a lesson's caption right after a governor step that this
+		 * machine cannot take says so */
+		if (at->kind == AT_CAPTION && nofreq_t == at->t)
+			snprintf(act.text + strlen(act.text), sizeof act.text - strlen(act.text),
+			         " (not here: no cpufreq)");
 		/* a failure, or policies left alone by a change that was made;
 		 * a placement the machine refused fails the run (exit 3), a
 		 * governor that could not be set is said and the run goes on */
 		bool gov = act.id == ACT_GOV_SET || act.id == ACT_MAXFREQ;
 		int arc = action_apply(a, &act);
+		if (arc == -ENODEV && gov)
+			nofreq_t = at->t;
 		if (arc < 0 && (act.id == ACT_PIN_LIST || act.id == ACT_PACK || act.id == ACT_FREE ||
 		                act.id == ACT_SPREAD))
 			a->action_failed = true;
@@ -587,10 +661,11 @@ static void finish(struct app *a)
 	/* The ceiling is measured after the last sample, when no phase runs. */
 	if (!(a->membw > 0))
 		a->membw = ceiling_measure();
+	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
-		record_end(a, a->rec);
+		record_end(&o, a->rec);
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
-		record_end(a, a->out);
+		record_end(&o, a->out);
 	/* Governors are restored in teardown, after the summary has said
 	 * what the run ended under. */
 }
@@ -722,8 +797,10 @@ static int prepare(struct app *a, unsigned char **mp, char *msg, size_t msglen)
 	/* Without a terminal the dashboard would wait for keys that never
 	 * come (cron, nohup, </dev/null): refuse before anything runs. */
 	if (a->dashboard && ui_terminal_usable(msg, msglen) &&
-	    ui_open(run->theme, run->no_color, msg, msglen) == 0)
+	    ui_open(run->theme, run->no_color, msg, msglen) == 0) {
 		ui_set_mouse(!run->no_mouse);
+		history_grow(a->hist, app_history_need());
+	}
 	else if (a->dashboard) {
 		fprintf(stderr, "benchtop: %s\n", msg);
 		free(m);
@@ -744,6 +821,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	 * lines stay in the C locale ("1.5", never "1,5"). */
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
+	priority_raise();  /* samples keep time on a busy machine; refused: as started */
 	a->membw = ceiling_cached();  /* measured after the run when not cached */
 	rc = app_prepare(a, msg, msglen);
 	if (rc) {
@@ -773,12 +851,13 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		fprintf(stderr, "benchtop: %s\n", msg);
 		return app_abandon(a, 3);
 	}
+	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
-		record_start(a, a->rec);
+		record_start(&o, a->rec);
 	if (a->out && run->batch && run->format == FMT_JSON)
-		record_start(a, a->out);
+		record_start(&o, a->out);
 	else if (a->out && run->batch)
-		batch_header(a, a->out);
+		batch_header(&o, a->out);
 	/* The start record comes first; the governor's event follows it. */
 	if (run->governor) {
 		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
@@ -859,14 +938,17 @@ int app_run(struct run *run, struct app_result *res)
 		 * can still be read (a log of standard error). */
 		FILE *sum = a->term_lost || a->out_lost ||
 		            (run->batch && run->format != FMT_TEXT) ? stderr : stdout;
-		summary_restore_policies(a);
-		summary_print(a, sum);
+		restore_policies_for_summary(a);
+		struct run_out o = run_out_of(a);
+		summary_print(&o, sum);
 		if (sum == stdout && !a->out_lost && (fflush(stdout) != 0 || ferror(stdout))) {
 			fprintf(stderr, "benchtop: standard output: %s: the summary is lost\n", strerror(errno));
 			a->out_lost = true;
 		}
 	}
 	print_failures(a);
+	if (a->late.n > 1 && !a->dashboard)
+		fprintf(stderr, "benchtop: %d samples came late, by up to %.2f s\n", a->late.n, a->late.worst);
 	status = exit_status(a);
 	/* a recording cut short or an output that could not be written: the
 	 * run went on, but what it was asked to leave is not all there */

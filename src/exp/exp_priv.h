@@ -1,5 +1,5 @@
-/* exp_priv.h - private to the experiment modules in src/out/ (experiment.c,
- * exp_run.c, studies*.c): one experiment's state, its steps (each one quiet
+/* exp_priv.h - private to the experiment modules in src/exp/ (sweep.c,
+ * step.c, study_*.c): one experiment's state, its steps (each one quiet
  * batch run, app_run, in a process of its own), the cache honesty around
  * them, and the one table it ends with. */
 #ifndef BENCHTOP_EXP_PRIV_H
@@ -26,6 +26,7 @@ struct step_res {
 	uint64_t bytes, calls;
 	uint64_t disk_read;          /* device bytes read during the step */
 	bool disk_known;
+	double from, to;             /* experiment seconds the step ran over (its cell) */
 	struct app_result res;       /* the step's own totals and residency */
 };
 
@@ -100,7 +101,8 @@ void bonnie_csv(const struct exp *e, const struct st_table *t, FILE *fp);
  * file") becomes cell's (--cell SIZE) when cell is not 0. */
 void study_banner(const char *desc, uint64_t cell, char *out, size_t len);
 
-/* The studies (studies.c): each runs its steps and fills t. */
+/* The studies (study_copy.c, study_fs.c, studies_net.c): each runs its
+ * steps and fills t. */
 int study_run(struct exp *e, const char *study, struct st_table *t);
 bool study_known(const char *study);
 

@@ -1,4 +1,4 @@
-/* studies_io.c - the file-system studies: bonnie's one-line table,
+/* study_fs.c - the file-system studies: bonnie's one-line table,
  * aligntest (write, then rewrite in place with aligned and misaligned
  * blocks) and blocksize (the cost of one read(2) per block size). */
 #include <errno.h>

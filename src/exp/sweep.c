@@ -1,6 +1,6 @@
-/* experiment.c - sweeps, matrices and presets: one workload (or a preset's
- * runs) repeated as quiet batch runs (exp_run.c), ending with one table
- * (studytable.h); presets that name a study hand over to studies.c. */
+/* sweep.c - sweeps, matrices and presets: one workload (or a preset's
+ * runs) repeated as quiet batch runs (step.c), ending with one table
+ * (studytable.h); presets that name a study hand over to study_copy.c. */
 #include "benchtop/experiment.h"
 
 #include <errno.h>

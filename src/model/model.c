@@ -235,6 +235,23 @@ int history_push(struct history *h, const struct snapshot *s)
 	return 0;
 }
 
+int history_grow(struct history *h, size_t cap)
+{
+	if (cap <= h->cap)
+		return 0;
+	struct snapshot **ring = xcalloc(cap, sizeof *ring);
+	if (!ring)
+		return -ENOMEM;
+	/* oldest first from 0; slots never filled stay NULL */
+	for (size_t i = 0; i < h->cap; i++)
+		ring[i] = h->ring[(h->head + i) % h->cap];
+	free(h->ring);
+	h->ring = ring;
+	h->head = 0;
+	h->cap = cap;
+	return 0;
+}
+
 size_t history_len(const struct history *h) { return h->len; }
 size_t history_cap(const struct history *h) { return h->cap; }
 uint64_t history_total(const struct history *h) { return h->total; }
@@ -314,4 +331,10 @@ size_t history_nphases(const struct history *h) { return h->nph; }
 const struct phase *history_phase(const struct history *h, size_t i)
 {
 	return i < h->nph ? &h->ph[i] : NULL;
+}
+
+void history_label_phase(struct history *h, const char *label)
+{
+	if (h->nph)
+		snprintf(h->ph[h->nph - 1].label, sizeof h->ph[0].label, "%s", label);
 }

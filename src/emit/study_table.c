@@ -1,4 +1,4 @@
-/* studytable.c - a study's table as text, CSV and JSON (studytable.h). */
+/* study_table.c - a study's table as text, CSV and JSON (studytable.h). */
 #include "benchtop/studytable.h"
 
 #include <math.h>
