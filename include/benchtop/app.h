@@ -93,6 +93,7 @@ struct app {
 		size_t n;
 		struct attach_state *st;  /* as found, to leave them so (attach.c) */
 	} attach;
+	struct wl_spec attach_spec;  /* workload 1 in attach mode: the attached processes */
 	bool action_failed;          /* an --at placement the machine refused (exit 3) */
 	char *governors[32];         /* for the G menu (NULL-terminated) */
 	struct app_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
@@ -157,6 +158,8 @@ void action_signal_release(struct app *a);
 void app_event(struct app *a, const char *action, const char *label, const char *detail_json);
 void app_event_at(struct app *a, double t, const char *action, const char *label,
                   const char *detail_json);
+/* An event that does not start a phase (recorded and drawn all the same). */
+void app_note_event(struct app *a, const char *action, const char *label, const char *detail_json);
 double app_now(const struct app *a);   /* seconds since start */
 void app_set_interval(struct app *a, double seconds);
 

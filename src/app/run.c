@@ -78,6 +78,11 @@ void app_event_at(struct app *a, double t, const char *action, const char *label
 	event_at(a, t, action, label, detail, strcmp(action, "workload_end") != 0);
 }
 
+void app_note_event(struct app *a, const char *action, const char *label, const char *detail)
+{
+	event_at(a, app_now(a), action, label, detail, false);
+}
+
 /* phase: the event opens a phase (a user's or --at action, a marker). */
 static void event_at(struct app *a, double t, const char *action, const char *label,
                      const char *detail, bool phase)
@@ -430,7 +435,7 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 
 static void run_due_at(struct app *a)
 {
-	double t = app_now(a);
+	double t = app_now(a), nofreq_t = -1;
 	while (a->next_at < a->run->nat && a->run->at[a->next_at].t <= t + 1e-6) {
 		const struct at_action *at = &a->run->at[a->next_at++];
 		struct action act = { .policy = -1 };
@@ -447,11 +452,18 @@ static void run_due_at(struct app *a)
 			snprintf(act.text, sizeof act.text, "%s", at->arg);
 		if (at->kind == AT_PAUSE && a->paused)
 			continue;
+		/* a lesson's caption right after a governor step that this
+		 * machine cannot take says so */
+		if (at->kind == AT_CAPTION && nofreq_t == at->t)
+			snprintf(act.text + strlen(act.text), sizeof act.text - strlen(act.text),
+			         " (not here: no cpufreq)");
 		/* a failure, or policies left alone by a change that was made;
 		 * a placement the machine refused fails the run (exit 3), a
 		 * governor that could not be set is said and the run goes on */
 		bool gov = act.id == ACT_GOV_SET || act.id == ACT_MAXFREQ;
 		int arc = action_apply(a, &act);
+		if (arc == -ENODEV && gov)
+			nofreq_t = at->t;
 		if (arc < 0 && (act.id == ACT_PIN_LIST || act.id == ACT_PACK || act.id == ACT_FREE ||
 		                act.id == ACT_SPREAD))
 			a->action_failed = true;

@@ -73,6 +73,8 @@ static const struct { const char *name; enum wl_kind kind; const char *required;
 
 const char *cli_kind_name(enum wl_kind k)
 {
+	if (k == WL_ATTACHED)
+		return "attached";
 	for (size_t i = 0; i < NKINDS; i++)
 		if (wl_kinds[i].kind == k)
 			return wl_kinds[i].name;
@@ -348,6 +350,11 @@ static int parse_at(const char *s, struct at_action *a, char *err, size_t errlen
 	if (!colon)
 		return fail(err, errlen, "bad --at \"%s\": use T:ACTION, e.g. 10s:spread or 20:pin=0", s);
 	t = xstrndup(s, (size_t)(colon - s));
+	size_t tl = strlen(t);
+	if (tl > 1 && t[tl - 1] == '?') {   /* only where the machine can */
+		t[tl - 1] = 0;
+		a->optional = true;
+	}
 	rc = cli_parse_time(t, &a->t, "--at", err, errlen);
 	free(t);
 	if (rc)

@@ -12,19 +12,6 @@
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
 
-/* CPU and bytes of attached processes live only in the samples. */
-static void attached_totals(const struct run_out *o, struct workload_totals *t)
-{
-	memset(t, 0, sizeof *t);
-	const struct snapshot *s = history_last(o->hist);
-	for (int i = 0; s && i < s->nproc; i++) {
-		t->user += s->procs[i].utime;
-		t->sys += s->procs[i].stime;
-		t->bytes += s->procs[i].bytes;
-	}
-	t->elapsed = o->ended;
-}
-
 /* One summary row; paused time (inside elapsed) is its own column when
  * any workload was paused. */
 static void row(FILE *fp, enum units_mode u, const struct workload_totals *t, const char *name,
@@ -102,10 +89,6 @@ void summary_print(const struct run_out *o, FILE *fp)
 		         t.counted ? " (" : "", t.counted ? t.counted : "", both, t.counted ? ")" : "");
 		row(fp, u, &t, name, workload_state(o->wl[i]) == WLS_FAILED, show_paused);
 	}
-	if (o->nattached) {
-		attached_totals(o, &t);
-		row(fp, u, &t, "attached", false, show_paused);
-	}
 	size_t n = history_nphases(o->hist);
 	tables_phase_head(fp, u);
 	for (size_t i = 0; i < n; i++) {
@@ -161,12 +144,6 @@ void summary_json(const struct run_out *o, FILE *fp)
 		if (i)
 			fputc(',', fp);
 		json_totals(fp, &t, workload_name(o->wl[i]), i + 1);
-	}
-	if (o->nattached) {
-		attached_totals(o, &t);
-		if (o->nwl)
-			fputc(',', fp);
-		json_totals(fp, &t, "attached", 0);
 	}
 	fprintf(fp, "],\"workloads\":[");
 	for (int i = 0; i < o->nwl; i++) {

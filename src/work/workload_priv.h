@@ -54,6 +54,7 @@ struct workload {
 	double ru_user, ru_sys;
 	double seen_user, seen_sys;  /* the most the samples ever showed */
 	double seen_base_user, seen_base_sys;
+	bool seen_based;             /* attached: the base above was taken */
 	uint64_t bytes_done_runs, rbytes_done_runs, calls_done_runs; /* of finished runs */
 	uint64_t passes_done_runs;                  /* passes of finished runs */
 	uint64_t bytes_seen;                        /* the latest total shown */
@@ -96,6 +97,12 @@ void workload_source_done(struct workload *w, double now);
 /* A command's run ends with sync(2), timed, in a child (its pid in
  * w->sync_pid when it could be started). */
 void workload_start_sync(struct workload *w);
+
+/* workload_attach.c */
+/* Follow the --attach processes as this workload (kind attached). */
+int workload_attach_start(struct workload *w, char *msg, size_t len);
+/* One of them, or a descendant still tracked, runs. */
+bool workload_attached_alive(const struct workload *w);
 
 /* workload_rows.c */
 /* Add this run's write and rewrite (pattern=rewrite) to w->rows. */
