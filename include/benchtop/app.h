@@ -86,6 +86,10 @@ struct app {
 	double self_cpu_last;
 	double ended;                /* t of the end record */
 	double prep_sync, prep_drop; /* --drop-caches: seconds of the sync and the drop before t = 0, -1 none */
+	struct {
+		int n;               /* samples that came late (run.c: note_late) */
+		double worst, said;  /* the latest by; t of the last one said */
+	} late;
 	double membw;                /* memcpy bytes/s of this boot (ceiling.h), 0 until known */
 	struct cgroup *cg;           /* the run's cgroup (its workloads' groups inside), or NULL */
 	struct {

@@ -30,6 +30,10 @@ struct metrics *replay_metrics_server(struct replay_metrics *rm);
 /* Stop serving, remove the file unless keep, free rm. */
 void replay_metrics_close(struct replay_metrics *rm, bool keep);
 
+/* Draw rec on the open screen (ui_open_term) as --replay shows it at n+1
+ * evenly spaced times from its start to its end, without waiting (the
+ * frames a replay can show: the replay fuzz harness draws them all). */
+void replay_draw_frames(const struct run *r, struct recording *rec, int n);
 /* --replay FILE: show the recording in the dashboard at its recorded pace
  * (space pauses, < > halve / double the speed, q quits), then print the
  * summary.  Returns the exit status: 0, 2 (not a recording, broken line,

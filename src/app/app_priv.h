@@ -6,8 +6,13 @@
 
 #include "benchtop/app.h"
 
-/* Samples the history keeps (30 min at 0.5 s). */
+/* Samples the history keeps at most (30 min at 0.5 s); the dashboard keeps
+ * what its terminal's width can show (ui_history_need), batch runs only
+ * the last two (phases and rates need no more). */
 #define HISTORY_CAP 3600
+#define HISTORY_BATCH 2
+/* The dashboard's history size now: ui_history_need, at most HISTORY_CAP. */
+size_t app_history_need(void);
 
 double app_mono(void);
 

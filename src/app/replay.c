@@ -282,6 +282,22 @@ static void play(struct player *p)
 	}
 }
 
+void replay_draw_frames(const struct run *r, struct recording *rec, int n)
+{
+	struct player p = { .run = r, .rec = rec, .speed = 1, .paused = true, .vs = { .units = r->units } };
+	struct ui_view v;
+	p.duration = recording_duration(rec);
+	p.hist = history_new(REPLAY_HISTORY);
+	for (int k = 0; p.hist && k <= n; k++) {
+		seek(&p, n ? p.duration * k / n : p.duration);
+		if (history_last(p.hist))
+			view_clamp(&p.vs, history_last(p.hist)->nproc);
+		view_of(&p, &v);
+		ui_draw(&v);
+	}
+	history_free(p.hist);
+}
+
 int replay_main(const struct run *r)
 {
 	char err[512];

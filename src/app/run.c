@@ -28,6 +28,7 @@
 #include "benchtop/clock.h"
 #include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
+#include "benchtop/priority.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/ceiling.h"
 #include "benchtop/loop.h"
@@ -348,6 +349,30 @@ static void check_output(struct app *a)
 	}
 }
 
+/* A sample more than half an interval after its interval ended: the
+ * machine did not run benchtop in time.  The sample says by how much;
+ * batch runs say so on standard error (the first time, then at most every
+ * 10 s), the dashboard on its status line; the end gives the count. */
+static void note_late(struct app *a, struct snapshot *s)
+{
+	double over = s->dt - a->interval;
+	s->late = over > a->interval / 2 && over > 0.02 && !a->finishing ? over : 0;
+	if (!s->late)
+		return;
+	a->late.n++;
+	if (s->late > a->late.worst)
+		a->late.worst = s->late;
+	char msg[160];
+	snprintf(msg, sizeof msg, "the sample at %.2f s came %.2f s late (benchtop was not run in time)",
+	         s->t, s->late);
+	if (a->dashboard)
+		snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
+	else if (a->late.n == 1 || s->t - a->late.said >= 10) {
+		fprintf(stderr, "benchtop: %s\n", msg);
+		a->late.said = s->t;
+	}
+}
+
 static void tick_body(struct app *a)
 {
 	double now = app_mono();
@@ -356,6 +381,7 @@ static void tick_body(struct app *a)
 	s->t = now - a->t0;
 	s->dt = now - a->last_tick;
 	a->last_tick = now;
+	note_late(a, s);
 	reap_children(a);
 	sampler_tick(a->sp, s, now);
 	/* s->dt: the measured time between this read of the processes and
@@ -423,8 +449,10 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 			reap_children(a);
 			break;
 		case SIGWINCH:
-			if (a->dashboard)
+			if (a->dashboard) {
 				ui_resize();
+				history_grow(a->hist, app_history_need());  /* a wider graph */
+			}
 			break;
 		default:
 			a->quit = true;
@@ -769,8 +797,10 @@ static int prepare(struct app *a, unsigned char **mp, char *msg, size_t msglen)
 	/* Without a terminal the dashboard would wait for keys that never
 	 * come (cron, nohup, </dev/null): refuse before anything runs. */
 	if (a->dashboard && ui_terminal_usable(msg, msglen) &&
-	    ui_open(run->theme, run->no_color, msg, msglen) == 0)
+	    ui_open(run->theme, run->no_color, msg, msglen) == 0) {
 		ui_set_mouse(!run->no_mouse);
+		history_grow(a->hist, app_history_need());
+	}
 	else if (a->dashboard) {
 		fprintf(stderr, "benchtop: %s\n", msg);
 		free(m);
@@ -791,6 +821,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	 * lines stay in the C locale ("1.5", never "1,5"). */
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
+	priority_raise();  /* samples keep time on a busy machine; refused: as started */
 	a->membw = ceiling_cached();  /* measured after the run when not cached */
 	rc = app_prepare(a, msg, msglen);
 	if (rc) {
@@ -839,6 +870,10 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		}
 		if (cpufreq_left_alone(a->cf) && run->batch)
 			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->vs.status);
+		/* the run's residency is its governor's: the kernel's time
+		 * before the switch (the previous governor's) is left out */
+		if (a->cf)
+			cpufreq_start_clock(a->cf);
 	}
 	/* --placement spread: each process starts on a CPU of its own */
 	if (run->placement == PLACE_SPREAD)
@@ -912,6 +947,8 @@ int app_run(struct run *run, struct app_result *res)
 		}
 	}
 	print_failures(a);
+	if (a->late.n > 1 && !a->dashboard)
+		fprintf(stderr, "benchtop: %d samples came late, by up to %.2f s\n", a->late.n, a->late.worst);
 	status = exit_status(a);
 	/* a recording cut short or an output that could not be written: the
 	 * run went on, but what it was asked to leave is not all there */

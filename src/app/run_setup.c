@@ -30,6 +30,12 @@
 #include "benchtop/workload.h"
 #include "benchtop/xalloc.h"
 
+size_t app_history_need(void)
+{
+	size_t n = ui_history_need();
+	return n < HISTORY_CAP ? n : HISTORY_CAP;
+}
+
 /* ---- a crash ---------------------------------------------------------
  * A bug must not leave the terminal in curses mode nor workloads running:
  * give the screen back, kill the workloads' cgroup (every process of
@@ -416,7 +422,7 @@ int app_setup(struct app *a, char *msg, size_t len)
 		memcpy(a->allowed, a->online, (size_t)a->ncpu); /* reported by start_mask */
 	a->vs.units = r->units;
 	a->interval = r->interval;
-	a->hist = history_new(HISTORY_CAP);
+	a->hist = history_new(a->dashboard ? app_history_need() : HISTORY_BATCH);
 	/* attached processes are one workload */
 	int nwl = r->mode == MODE_ATTACH ? 1 : (int)r->nwl;
 	a->sp = sampler_new("/proc", a->ncpu, nwl);

@@ -192,6 +192,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 	s->disk.writeback = count(disk, "writeback");
 	s->self_cpu_pct = num(j, "self_cpu_pct", 0);
 	s->self_tick_us = num(j, "self_tick_us", 0);
+	s->late = num(j, "late", 0);
 	cpu_procs(s);
 	wl_cpu_from_procs(s);
 	return s;
@@ -320,14 +321,15 @@ static bool blank(const char *s, size_t n)
 	return true;
 }
 
-/* One line of fp into *line (grown as needed, the newline kept), at most
- * RECORDING_LINE_MAX bytes: its length, -1 at the end of the file, -E2BIG
- * for a longer line (nothing more is read of it). */
+/* One line of fp into *line (grown as needed, the newline kept, NUL bytes
+ * in it kept too), at most RECORDING_LINE_MAX bytes: its length, -1 at the
+ * end of the file, -E2BIG for a longer line (nothing more is read of it). */
 static ssize_t read_line(FILE *fp, char **line, size_t *cap)
 {
 	size_t n = 0;
-	for (;;) {
-		if (*cap - n < 2) {
+	int c;
+	while ((c = getc_unlocked(fp)) != EOF) {
+		if (n + 2 > *cap) {
 			size_t want = *cap ? *cap * 2 : 4096;
 			if (want > RECORDING_LINE_MAX + 2)
 				want = RECORDING_LINE_MAX + 2;
@@ -336,14 +338,14 @@ static ssize_t read_line(FILE *fp, char **line, size_t *cap)
 			*line = xrealloc(*line, want);
 			*cap = want;
 		}
-		if (!fgets(*line + n, (int)(*cap - n), fp))
-			return n ? (ssize_t)n : -1;
-		n += strlen(*line + n);
-		if ((*line)[n - 1] == '\n')
-			return (ssize_t)n;
-		if (n > RECORDING_LINE_MAX)
-			return -E2BIG;
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
 	}
+	if (!n)
+		return -1;
+	(*line)[n] = 0;
+	return (ssize_t)n;
 }
 
 /* A recording is a regular file: a directory, a device (/dev/zero) or a

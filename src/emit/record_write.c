@@ -181,6 +181,7 @@ void record_sample(const struct run_out *o, FILE *fp, const struct snapshot *s)
 	        (unsigned long long)s->disk.dirty, (unsigned long long)s->disk.writeback);
 	json_number(fp, s->self_cpu_pct);
 	json_member_number(fp, "self_tick_us", s->self_tick_us);
+	json_member_number(fp, "late", s->late);
 	fprintf(fp, "}\n");
 }
 

@@ -168,13 +168,16 @@ static void axes(FILE *fp, const struct frame *f)
 {
 	double ys = nice_step(f->ymax), xs = nice_step(f->t1);
 	fprintf(fp, "<g class=\"axis\">\n");
-	for (double v = 0; v <= f->ymax + ys * 1e-6; v += ys) {
+	/* at most a few dozen lines whatever the figures (a step that
+	 * does not move v, a NaN) */
+	int nv = 0, nt = 0;
+	for (double v = 0; v <= f->ymax + ys * 1e-6 && nv++ < 64; v += ys) {
 		double y = fy(f, v);
 		fprintf(fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
 		        "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
 		        PL, y, PR, y, PL - 6, y + 4, v);
 	}
-	for (double t = 0; t <= f->t1 + xs * 1e-6; t += xs)
+	for (double t = 0; t <= f->t1 + xs * 1e-6 && nt++ < 64; t += xs)
 		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%gs</text>\n", fx(f, t),
 		        f->top + CHART_H + 14, t);
 	fprintf(fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n",

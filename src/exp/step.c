@@ -360,6 +360,8 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 		s->calls += s->res.wl[k].calls;
 		if (s->res.wl[k].elapsed > s->elapsed)
 			s->elapsed = s->res.wl[k].elapsed;
+		if (s->res.wl[k].io_elapsed > s->io_elapsed)
+			s->io_elapsed = s->res.wl[k].io_elapsed;
 	}
 	if (e->rec)
 		step_json(e, e->rec, s, extra_json);
@@ -379,6 +381,17 @@ double exp_hog(const struct step_res *s)
 double exp_rate(const struct step_res *s, uint64_t bytes)
 {
 	return num_div((double)bytes, s->elapsed);
+}
+
+double exp_us_per_call(const struct step_res *s)
+{
+	double t = s->io_elapsed > 0 ? s->io_elapsed : s->elapsed;
+	return s->calls ? t * 1e6 / (double)s->calls : NAN;
+}
+
+double exp_io_rate(const struct step_res *s, uint64_t bytes)
+{
+	return num_div((double)bytes, s->io_elapsed > 0 ? s->io_elapsed : s->elapsed);
 }
 
 double exp_from_disk(const struct exp *e, const struct step_res *s, uint64_t test_read)
@@ -481,6 +494,8 @@ void exp_end(struct exp *e, struct st_table *t)
 		end_record(e, e->rec, t);
 	if (e->json)
 		end_record(e, e->out, t);
+	else if (e->r->format == FMT_BONNIE)
+		bonnie_csv(e, t, e->out);
 	else if (e->r->format == FMT_CSV)
 		st_print_csv(t, e->out);
 	else

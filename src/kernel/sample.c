@@ -111,36 +111,48 @@ void sample_role_settle(char *role, size_t len, struct sample_role_track *t, con
 }
 
 /* A descendant's slot: COMM.N, the first N no other process of its
- * workload has, so a restarted tree's processes take the same slots. */
-static void name_slot(struct sampler *sp, struct sproc *p)
+ * workload has, so a restarted tree's processes take the same slots.  One
+ * pass over the tracked set marks the numbers taken (N above the number
+ * of processes cannot be the first free one), so a tree of a thousand
+ * new processes is named in a million steps, not a billion. */
+static void name_slot(struct sampler *sp, struct sproc *p, unsigned char *used)
 {
 	const char *base = p->comm[0] ? p->comm : "proc";
-	for (int k = 1; k < 1000; k++) {
-		bool taken = false;
-		snprintf(p->slot, sizeof p->slot, "%s.%d", base, k);
-		for (int i = 0; i < sp->n && !taken; i++)
-			taken = &sp->procs[i] != p && sp->procs[i].wl == p->wl && !sp->procs[i].gone &&
-			        !strcmp(sp->procs[i].slot, p->slot);
-		if (!taken)
-			return;
+	size_t blen = strlen(base);
+	int max = sp->n + 1;
+	memset(used, 0, (size_t)max + 1);
+	for (int i = 0; i < sp->n; i++) {
+		const struct sproc *q = &sp->procs[i];
+		if (q == p || q->wl != p->wl || q->gone || strncmp(q->slot, base, blen) || q->slot[blen] != '.')
+			continue;
+		char *end;
+		long k = strtol(q->slot + blen + 1, &end, 10);
+		if (*end == '\0' && k >= 1 && k <= max)
+			used[k] = 1;
 	}
+	int k = 1;
+	while (used[k])
+		k++;
+	snprintf(p->slot, sizeof p->slot, "%s.%d", base, k);
 }
 
 /* Slots for new descendants, roles of command processes from this tick. */
 static void procs_roles(struct sampler *sp)
 {
+	unsigned char *used = NULL;
 	for (int i = 0; i < sp->n; i++) {
 		struct sproc *p = &sp->procs[i];
 		if (p->gone)
 			continue;
-		if (!p->slot[0] && p->comm[0])
-			name_slot(sp, p);
+		if (!p->slot[0] && p->comm[0] && (used || (used = malloc((size_t)sp->n + 2))))
+			name_slot(sp, p, used);
 		if (!p->infer || p->fresh)
 			continue;
 		const char *ev = sample_role_evidence(p->cpu_pct, p->frd, p->fwr,
 		                                      p->read_bps + p->write_bps > 0);
 		sample_role_settle(p->role, sizeof p->role, &p->track, ev);
 	}
+	free(used);
 }
 
 /* Nothing named a device to watch (attached processes): the device
@@ -302,6 +314,7 @@ void sampler_free(struct sampler *sp)
 	free(sp->mask);
 	free(sp->cpus);
 	free(sp->wl);
+	free(sp->big);
 	free(sp);
 }
 

@@ -191,6 +191,8 @@ struct sampler {
 	int held;                      /* /proc files held open */
 	struct source src[4];
 	char buf[SAMPLE_BUF];
+	char *big;                     /* whole files of any length (children lists) */
+	size_t big_cap;
 };
 
 /* tracked processes (sample_proc.c). */

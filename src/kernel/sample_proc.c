@@ -23,31 +23,77 @@
 
 /* ---- /proc files held open ---------------------------------------- */
 
+/* Open /proc/PID/task/TID/NAME as *fd unless it is open: 0 or -errno. */
+static int pf_open(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name)
+{
+	if (*fd >= 0)
+		return 0;
+	char path[160];
+	snprintf(path, sizeof path, "%s/%d/task/%d/%s", sp->root, (int)pid, (int)tid, name);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	sp->held++;
+	return 0;
+}
+
+/* Past SAMPLE_MAX_HELD files held, a file is closed after each read. */
+static void pf_release(struct sampler *sp, int *fd)
+{
+	if (sp->held > SAMPLE_MAX_HELD) {
+		close(*fd);
+		*fd = -1;
+		sp->held--;
+	}
+}
+
 /* Read /proc/PID/task/TID/NAME into buf through *fd, opening it on first
  * use and keeping it open while under SAMPLE_MAX_HELD.  Returns bytes or
  * -errno (-ESRCH once the thread is gone). */
 static int pf_read(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name,
                    char *buf, size_t len)
 {
-	if (*fd < 0) {
-		char path[160];
-		snprintf(path, sizeof path, "%s/%d/task/%d/%s", sp->root, (int)pid, (int)tid, name);
-		*fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (*fd < 0)
-			return -errno;
-		sp->held++;
-	}
+	int rc = pf_open(sp, fd, pid, tid, name);
+	if (rc < 0)
+		return rc;
 	ssize_t n = pread(*fd, buf, len - 1, 0);
 	int err = errno;
-	if (sp->held > SAMPLE_MAX_HELD) {
-		close(*fd);
-		*fd = -1;
-		sp->held--;
-	}
+	pf_release(sp, fd);
 	if (n < 0)
 		return -err;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+/* The same, the whole file into sp->big (grown as needed): a file the
+ * kernel hands out a page per read (children: 4096 bytes are about 680
+ * PIDs) is read to its end. */
+static int pf_read_all(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name)
+{
+	size_t off = 0;
+	int rc = pf_open(sp, fd, pid, tid, name);
+	if (rc < 0)
+		return rc;
+	for (;;) {
+		if (sp->big_cap - off < 4097) {
+			size_t cap = sp->big_cap ? sp->big_cap * 2 : 16384;
+			char *b = realloc(sp->big, cap);
+			if (!b)
+				break;  /* what was read so far */
+			sp->big = b;
+			sp->big_cap = cap;
+		}
+		ssize_t n = pread(*fd, sp->big + off, sp->big_cap - off - 1, (off_t)off);
+		if (n < 0 && off == 0)
+			rc = -errno;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	pf_release(sp, fd);
+	if (sp->big)
+		sp->big[off] = '\0';
+	return rc < 0 ? rc : (int)off;
 }
 
 static void pf_close(struct sampler *sp, int *fd)
@@ -156,7 +202,7 @@ static void proc_children(struct sampler *sp, int i)
 	for (int ti = 0; ti < sp->procs[i].nthr; ti++) {
 		struct sproc *p = &sp->procs[i];
 		struct sthr *t = &p->thr[ti];
-		int n = pf_read(sp, &t->fd_children, p->pid, t->tid, "children", sp->buf, sizeof sp->buf);
+		int n = pf_read_all(sp, &t->fd_children, p->pid, t->tid, "children");
 		if (n <= 0)
 			continue;
 		int wl = p->wl;
@@ -164,7 +210,7 @@ static void proc_children(struct sampler *sp, int i)
 		struct timespec since = p->since;
 		char role[MODEL_ROLE_LEN];
 		memcpy(role, p->role, sizeof role);
-		for (char *s = sp->buf, *end; *s; s = end) {
+		for (char *s = sp->big, *end; *s; s = end) {
 			long pid = strtol(s, &end, 10);
 			if (end == s)
 				break;

@@ -235,6 +235,23 @@ int history_push(struct history *h, const struct snapshot *s)
 	return 0;
 }
 
+int history_grow(struct history *h, size_t cap)
+{
+	if (cap <= h->cap)
+		return 0;
+	struct snapshot **ring = xcalloc(cap, sizeof *ring);
+	if (!ring)
+		return -ENOMEM;
+	/* oldest first from 0; slots never filled stay NULL */
+	for (size_t i = 0; i < h->cap; i++)
+		ring[i] = h->ring[(h->head + i) % h->cap];
+	free(h->ring);
+	h->ring = ring;
+	h->head = 0;
+	h->cap = cap;
+	return 0;
+}
+
 size_t history_len(const struct history *h) { return h->len; }
 size_t history_cap(const struct history *h) { return h->cap; }
 uint64_t history_total(const struct history *h) { return h->total; }

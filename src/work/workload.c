@@ -305,6 +305,8 @@ static void finish_run(struct workload *w, double now)
 		w->passes_done_runs += workload_engine_passes(w);
 	else if (w->state == WLS_RUNNING || w->state == WLS_PAUSED)
 		w->passes_done_runs++;  /* a command that ran to its end: one pass */
+	if (w->ctr)
+		w->io_done += workload_io_span(w, now);
 	if (w->ctr) {
 		for (int j = 0; j < w->nctr; j++) {
 			w->bytes_done_runs += w->ctr[j].bytes;

@@ -51,6 +51,7 @@ struct workload {
 	int nctr;
 	struct sampler *sp;
 	double t_start, t_end, elapsed_done;
+	double io_done;          /* engines: the runs' io_elapsed (workload_totals) */
 	double ru_user, ru_sys;
 	double seen_user, seen_sys;  /* the most the samples ever showed */
 	double seen_base_user, seen_base_sys;
@@ -107,6 +108,9 @@ bool workload_attached_alive(const struct workload *w);
 /* workload_rows.c */
 /* Add this run's write and rewrite (pattern=rewrite) to w->rows. */
 void workload_add_rewrite_rows(struct workload *w);
+/* Seconds from the first phase 0 mark of the instance's jobs to their last
+ * done mark (now for a job not done): the time its I/O took. */
+double workload_io_span(const struct workload *w, double now);
 /* Passes every job of the running instance has completed. */
 uint64_t workload_engine_passes(const struct workload *w);
 

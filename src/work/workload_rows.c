@@ -68,6 +68,22 @@ void workload_add_rewrite_rows(struct workload *w)
 	w->rows[1].runs++;
 }
 
+double workload_io_span(const struct workload *w, double now)
+{
+	double t0 = 0, t1 = 0;
+	for (int j = 0; j < w->nctr; j++) {
+		const struct engine_counters *c = &w->ctr[j];
+		if (c->phase_t[0] <= 0)
+			continue;
+		double end = c->phase_t[3] > 0 ? c->phase_t[3] : now;
+		if (t0 == 0 || c->phase_t[0] < t0)
+			t0 = c->phase_t[0];
+		if (end > t1)
+			t1 = end;
+	}
+	return t1 > t0 ? t1 - t0 : 0;
+}
+
 /* Passes every job of the running instance has completed. */
 uint64_t workload_engine_passes(const struct workload *w)
 {
@@ -259,6 +275,7 @@ void workload_totals(const struct workload *w, struct workload_totals *t)
 		t->sys = y;
 	}
 	t->elapsed = w->elapsed_done;
+	t->io_elapsed = w->io_done;
 	t->paused = w->paused_s + (w->paused && w->t_paused > 0 ? clock_mono() - w->t_paused : 0);
 	t->bytes = w->bytes_seen;
 	t->calls = w->calls_done_runs;

@@ -21,6 +21,7 @@
 #include "benchtop/clock.h"
 #include "benchtop/engine.h"
 #include "benchtop/journal.h"
+#include "benchtop/priority.h"
 #include "benchtop/sample.h"
 #include "workload_priv.h"
 
@@ -50,9 +51,11 @@ static void engine_slot(const struct workload *w, int j, int r, char *buf, size_
 
 /* What a child does between fork and its real work: its own process
  * group (so a stop reaches its whole tree), death with benchtop, default
- * signal handling, and the placement chosen before it started. */
+ * signal handling, the priority benchtop was started with, and the
+ * placement chosen before it started. */
 static int child_setup(int cg_fd, pid_t pgid, const unsigned char *mask, int ncpu)
 {
+	priority_child();
 	/* into the workload's cgroup first: nothing it starts can leave it */
 	if (cg_fd >= 0) {
 		int rc = cgroup_join(cg_fd);
