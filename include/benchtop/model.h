@@ -99,9 +99,35 @@ struct snapshot {
 	                               * ended (benchtop was not run in time), 0 on time */
 };
 
+/* Every kind of event a run has, as records name it (the one list: the
+ * graph's markers, the metrics' event counts and the writers read it). */
+#define EVENT_KINDS(X)                                                        \
+	X(EV_PIN, "pin")                   /* a process pinned */             \
+	X(EV_PLACEMENT, "placement")       /* spread, pack, free, a mask */   \
+	X(EV_GOVERNOR, "governor")         /* a governor set */               \
+	X(EV_MAXFREQ, "maxfreq")           /* a maximum frequency capped */   \
+	X(EV_MARKER, "marker")             /* the user's marker */            \
+	X(EV_PAUSE, "pause")                                                  \
+	X(EV_RESUME, "resume")                                                \
+	X(EV_WORKLOAD_END, "workload_end") /* a workload ended for good */    \
+	X(EV_SIGNAL, "signal")             /* a signal sent to a process */   \
+	X(EV_CAPTION, "caption")           /* a caption shown over the run */
+
+enum event_kind {
+#define EVENT_KIND_ENUM(id, name) id,
+	EVENT_KINDS(EVENT_KIND_ENUM)
+#undef EVENT_KIND_ENUM
+	EV_NKINDS
+};
+
+/* A kind's name in records ("pin"); NULL out of range. */
+const char *event_kind_name(enum event_kind k);
+/* The kind named name, or -1 for a name no kind has (a newer recording's). */
+int event_kind_of(const char *name);
+
 struct event {
 	double t;
-	char action[16];              /* pin placement governor maxfreq marker pause resume workload_end */
+	char action[16];              /* the kind's name (EVENT_KINDS), or a newer recording's */
 	char label[MODEL_LABEL_LEN];  /* short label for the graph and the phase table */
 	char detail[MODEL_DETAIL_LEN];/* a JSON object, e.g. {"pid":12,"before":"0-1","after":"0"} */
 };

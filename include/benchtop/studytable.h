@@ -83,6 +83,12 @@ void st_id(const struct st_table *t, int col, char *buf, size_t len);
 /* True when any cell of row r is marked cached. */
 bool st_row_cached(const struct st_row *r);
 
+struct json;
+/* The table again from its JSON (an end record's "experiment" object, as
+ * st_json wrote it): 0, -EINVAL when it is not one (t then holds what was
+ * read), -ENOMEM.  st_free it after. */
+int st_from_json(const struct json *x, struct st_table *t);
+
 /* Outputs: aligned text with the title, group headings, a "note" column
  * when any row has one, cached figures followed by '*', and the notes;
  * CSV with a header row of keys and a final "note" column; the JSON

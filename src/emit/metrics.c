@@ -387,13 +387,12 @@ static void disk(struct expo *e, const struct metrics_view *v)
  * so rate() and increase() see the first one; others as they come. */
 static void events(struct expo *e, const struct history *h)
 {
-	static const char *const known[] = { "pin", "placement", "governor", "maxfreq", "marker",
-	                                     "pause", "resume", "workload_end", "signal", "caption" };
-	enum { NKNOWN = sizeof known / sizeof *known, NOTHER = 16 };
+	enum { NKNOWN = EV_NKINDS, NOTHER = 16 };
 	const char *name[NKNOWN + NOTHER];
 	double count[NKNOWN + NOTHER] = { 0 };
 	size_t n = NKNOWN;
-	memcpy(name, known, sizeof known);
+	for (int k = 0; k < EV_NKINDS; k++)
+		name[k] = event_kind_name(k);
 	for (size_t i = 0; h && i < history_nevents(h); i++) {
 		const char *a = history_event(h, i)->action;
 		size_t k = 0;

@@ -19,6 +19,7 @@
 
 #include "benchtop/freqrows.h"
 #include "benchtop/num.h"
+#include "benchtop/studytable.h"
 #include "benchtop/tables.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
@@ -568,5 +569,14 @@ void recording_print_summary(const struct recording *rec, enum units_mode u, FIL
 		tables_phase_row(fp, u, &r);
 	}
 	print_policies(end, fp);
+	/* an experiment's table at its end, as the experiment printed it */
+	const struct json *x = json_get(end, "experiment");
+	if (x) {
+		struct st_table t;
+		fputc('\n', fp);
+		if (st_from_json(x, &t) == 0)
+			st_print_text(&t, fp);
+		st_free(&t);
+	}
 	fflush(fp);
 }

@@ -1,6 +1,7 @@
 /* study_table.c - a study's table as text, CSV and JSON (studytable.h). */
 #include "benchtop/studytable.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -363,7 +364,9 @@ void st_json(const struct st_table *t, FILE *fp)
 		st_id(t, c, key, sizeof key);
 		fprintf(fp, ",\"id\":");
 		json_string(fp, key);
-		fprintf(fp, ",\"share\":%s}", t->col[c].share ? "true" : "false");
+		fprintf(fp, ",\"share\":%s,\"prec\":%d,\"left\":%s,\"ratio\":%s}",
+		        t->col[c].share ? "true" : "false", t->col[c].prec,
+		        t->col[c].left ? "true" : "false", t->col[c].ratio ? "true" : "false");
 	}
 	fprintf(fp, "],\"rows\":[");
 	for (int i = 0; i < t->nrows; i++) {
@@ -378,4 +381,50 @@ void st_json(const struct st_table *t, FILE *fp)
 	fprintf(fp, "],\"chart\":");
 	chart_json(t, fp);
 	fputc('}', fp);
+}
+
+int st_from_json(const struct json *x, struct st_table *t)
+{
+	const struct json *cols = json_get(x, "columns"), *rows = json_get(x, "rows");
+	st_init(t, json_str(json_get(x, "study"), ""), json_str(json_get(x, "title"), ""));
+	if (json_type(cols) != JSON_ARRAY || json_type(rows) != JSON_ARRAY)
+		return -EINVAL;
+	for (size_t c = 0; c < json_len(cols); c++) {
+		const struct json *col = json_at(cols, c);
+		double prec = json_num(json_get(col, "prec"), 2);
+		int i = st_col(t, json_str(json_get(col, "group"), ""), json_str(json_get(col, "name"), "?"),
+		               prec >= 0 && prec <= 9 ? (int)prec : 2);
+		if (i < 0)
+			break;
+		t->col[i].share = json_bool(json_get(col, "share"), false);
+		t->col[i].left = json_bool(json_get(col, "left"), false);
+		t->col[i].ratio = json_bool(json_get(col, "ratio"), false);
+	}
+	char key[80];
+	for (size_t i = 0; i < json_len(rows); i++) {
+		const struct json *row = json_at(rows, i);
+		struct st_row *r = st_row(t);
+		if (!r)
+			return -ENOMEM;
+		for (int c = 0; c < t->ncols; c++) {
+			st_key(t, c, key, sizeof key);
+			const struct json *v = json_get(row, key);
+			if (json_type(v) == JSON_NUMBER)
+				st_num(r, c, json_num(v, 0));
+			else if (json_type(v) == JSON_STRING)
+				st_word(r, c, "%s", json_str(v, ""));
+		}
+		const struct json *cached = json_get(row, "from_cache");
+		for (size_t k = 0; k < json_len(cached); k++)
+			for (int c = 0; c < t->ncols; c++) {
+				st_key(t, c, key, sizeof key);
+				if (!strcmp(key, json_str(json_at(cached, k), "")))
+					r->cell[c].cached = true;
+			}
+		snprintf(r->note, sizeof r->note, "%s", json_str(json_get(row, "note"), ""));
+	}
+	const struct json *notes = json_get(x, "notes");
+	for (size_t i = 0; i < json_len(notes); i++)
+		st_note(t, "%s", json_str(json_at(notes, i), ""));
+	return 0;
 }

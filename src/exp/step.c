@@ -71,6 +71,9 @@ static void start_record(struct exp *e, FILE *fp)
 	record_start_head(fp, e->ncpu, r->interval, r, e->dir);
 	fprintf(fp, ",\"cpufreq\":");
 	json_string(fp, cf ? cpufreq_residency_kind(cf) : "none");
+	enum freq_source fs = cf ? cpufreq_source(cf) : FREQ_NONE;
+	fprintf(fp, ",\"freq_source\":");
+	json_string(fp, fs == FREQ_NONE ? "none" : cpufreq_source_name(fs));
 	if (cf)
 		cpufreq_close(cf);
 	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(r->units));

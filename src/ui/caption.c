@@ -15,7 +15,7 @@ static const char *caption_text(const struct ui_view *v, char *buf, size_t len)
 	size_t ne = v->hist ? history_nevents(v->hist) : 0;
 	for (size_t i = ne; i-- > 0;) {
 		const struct event *e = history_event(v->hist, i);
-		if (strcmp(e->action, "caption") != 0)
+		if (event_kind_of(e->action) != EV_CAPTION)
 			continue;
 		struct json *j = json_parse(e->detail, strlen(e->detail), NULL);
 		const char *t = j ? json_str(json_get(j, "text"), NULL) : NULL;

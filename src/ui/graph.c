@@ -465,15 +465,13 @@ static const struct mark_kind *kind_of(const char *action)
 		freq = { ROLE_MARK_FREQ, 0x254e, '!', "~", "~" },
 		pause = { ROLE_MARK_PAUSE, 0x250a, '.', "\xe2\x80\x96", "=" },
 		end = { ROLE_MARK_END, 0x2503, '#', "\xe2\x96\xa0", "#" };
-	if (!strcmp(action, "pin") || !strcmp(action, "placement"))
-		return &place;
-	if (!strcmp(action, "governor") || !strcmp(action, "maxfreq"))
-		return &freq;
-	if (!strcmp(action, "pause") || !strcmp(action, "resume"))
-		return &pause;
-	if (!strcmp(action, "workload_end"))
-		return &end;
-	return &user;
+	switch (event_kind_of(action)) {
+	case EV_PIN: case EV_PLACEMENT: return &place;
+	case EV_GOVERNOR: case EV_MAXFREQ: return &freq;
+	case EV_PAUSE: case EV_RESUME: return &pause;
+	case EV_WORKLOAD_END: return &end;
+	default: return &user;
+	}
 }
 
 static const char *event_label(const struct event *e)

@@ -32,7 +32,9 @@ if command -v tmux >/dev/null; then
 			check "replay: $t on screen" on_screen "$t"
 		done
 		check "replay: the recorded pid $PID is shown" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-$S | grep -qw '$PID'"
-		check "replay: playing at 1x" on_screen "replay playing  speed 1x"
+		# from the start again, so a slow start has not played it all yet
+		tm_keys $S Home
+		check "replay: playing at 1x" wait_for 5 on_screen "replay playing  speed 1x"
 		tm_keys $S Space
 		check "replay: space pauses" wait_for 3 on_screen "paused"
 		check "replay: PAUSED in the header" on_screen "PAUSED"
@@ -89,10 +91,10 @@ if command -v tmux >/dev/null && command -v jq >/dev/null; then
 		res() { tmux capture-pane -p -t "bt$$-$S" | grep -oE 'Residency.*|cpu0 .*'; }
 		check "replay: residency panel from the recorded phases" wait_for 10 sh -c "tmux capture-pane -p -t bt$$-$S | grep -q 'Residency  kernel stats'"
 		check "replay: cpu0 at a mean of $mean GHz since start, as recorded" wait_for 10 sh -c "tmux capture-pane -p -t bt$$-$S | grep -qE 'cpu0 .*avg $mean GHz'"
-		check "replay: since the governor event, at its end" sh -c "tmux capture-pane -p -t bt$$-$S | grep -qF 'since gov perf'"
+		check "replay: since the governor event too, at its end" wait_for 10 sh -c "tmux capture-pane -p -t bt$$-$S | grep -E 'cpu0 .*avg .*avg' >/dev/null"
 		tm_keys $S '>'
-		check "replay: speed 2x on the status line" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-$S | tail -1 | grep -qF 'speed 2x'"
-		n=$(tmux capture-pane -p -t "bt$$-$S" | tail -1 | grep -oF 'speed 2x' | wc -l)
+		check "replay: speed 2x on the status line" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-$S | grep '^replay ' | grep -qF 'speed 2x'"
+		n=$(tmux capture-pane -p -t "bt$$-$S" | grep '^replay ' | grep -oF 'speed 2x' | wc -l)
 		check "replay: speed said once ($n)" test "$n" = 1
 		# the graph is lines: the 0 row of a few samples spread over the width
 		# is one run of cells, not a dot per sample
@@ -107,6 +109,38 @@ if command -v tmux >/dev/null && command -v jq >/dev/null; then
 	tm_kill $S
 else
 	skip "replay of a cpufreq recording: needs tmux and jq"
+fi
+
+# ---- an experiment's recording: cells as phases, its table, its report ----
+if command -v jq >/dev/null; then
+	XFS=$E2E_TMP/xfs
+	tests/fakesys.sh "$XFS" --cpus 2
+	tests/fake_kernel.sh "$XFS" 120 </dev/null >/dev/null 2>&1 &
+	KPID=$!
+	XREC=$E2E_TMP/matrix.jsonl
+	"$BENCHTOP" --sysfs "$XFS" --matrix governor=performance,powersave --cell 1 -o "$XREC" -- \
+		sh -c "dd if=/dev/zero of=$E2E_TMP/m bs=1M count=20 2>/dev/null; sleep 3" >"$E2E_TMP/matrix.out" 2>/dev/null
+	kill $KPID 2>/dev/null
+	end=$(tail -1 "$XREC")
+	check "experiment: one phase per cell in the end record" test "$(jq '.phases | length' <<<"$end")" = 2
+	check "experiment: each phase labelled by its cell" jq -e '[.phases[].label] == [.summary[].test]' <<<"$end"
+	check "experiment: the phases carry residency" jq -e '[.phases[].residency["0"] | length > 0] | all' <<<"$end"
+	check "experiment: the start record names the frequency source" \
+		jq -e '.freq_source != null and .freq_source != "none"' <<<"$(head -1 "$XREC")"
+	"$BENCHTOP" --replay "$XREC" -b >"$E2E_TMP/matrix.rep" 2>&1
+	grep -A3 '^placement  governor' "$E2E_TMP/matrix.out" >"$E2E_TMP/matrix.tab"
+	grep -A3 '^placement  governor' "$E2E_TMP/matrix.rep" >"$E2E_TMP/matrix.rtab"
+	check "experiment replay: the study table as the experiment printed it" \
+		sh -c "[ -s '$E2E_TMP/matrix.tab' ] && cmp -s '$E2E_TMP/matrix.tab' '$E2E_TMP/matrix.rtab'"
+	check "experiment replay: the cells in the phase table" grep -q ' cmd placement=as-is governor=powersave$' "$E2E_TMP/matrix.rep"
+	"$BENCHTOP" --report "$XREC" -o "$E2E_TMP/matrix.html" 2>/dev/null
+	check "experiment report: titled by the experiment" grep -q 'class="t">benchtop: matrix placement=as-is governor=performance,powersave' "$E2E_TMP/matrix.html"
+	check "experiment report: the workload's line" grep -q '>sh -c dd if=/dev/zero.* write<' "$E2E_TMP/matrix.html"
+	check "experiment report: residency bars" grep -q 'cpu0 whole run' "$E2E_TMP/matrix.html"
+	check "experiment report: no claim of no residency" sh -c "! grep -q 'no cpufreq residency' '$E2E_TMP/matrix.html'"
+	check "experiment report: phase rows" grep -q '<td>cmd placement=as-is governor=powersave</td>' "$E2E_TMP/matrix.html"
+else
+	skip "experiment recordings: needs jq"
 fi
 
 # ---- report ----

@@ -145,6 +145,22 @@ static void test_noted_event_keeps_phase(void **state)
 	history_free(h);
 }
 
+/* The event kinds: one name each, found again by it; other names are none. */
+static void test_event_kinds(void **state)
+{
+	(void)state;
+	for (int k = 0; k < EV_NKINDS; k++) {
+		const char *n = event_kind_name(k);
+		assert_non_null(n);
+		assert_true(strlen(n) < sizeof(((struct event *)0)->action));
+		assert_int_equal(event_kind_of(n), k);
+	}
+	assert_string_equal(event_kind_name(EV_WORKLOAD_END), "workload_end");
+	assert_null(event_kind_name(EV_NKINDS));
+	assert_int_equal(event_kind_of("hint"), -1);
+	assert_int_equal(event_kind_of(NULL), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_noted_event_keeps_phase),
 		cmocka_unit_test(test_phase_follows_side),
 		cmocka_unit_test(test_state_names),
+		cmocka_unit_test(test_event_kinds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
