@@ -12,6 +12,7 @@ e2e_cleanup() {
 	for s in $(tmux ls -F '#{session_name}' 2>/dev/null | grep "^bt$$-"); do
 		tmux kill-session -t "$s" 2>/dev/null
 	done
+	[ "$TMUX_TMPDIR" = "$E2E_TMP" ] && tmux kill-server 2>/dev/null   # the script's own server
 	rm -rf "$E2E_TMP"
 }
 
@@ -27,6 +28,11 @@ finish() { echo "$E2E_PASSED passed, $E2E_FAILED failed, $E2E_SKIPPED skipped"; 
 
 # No user's config file (defaults for options) reaches a test.
 export XDG_CONFIG_HOME=$E2E_TMP/xdg-config
+
+# A tmux server of the script's own (its socket under E2E_TMP), so that
+# no other tmux user on the machine can end the sessions a test drives.
+unset TMUX
+export TMUX_TMPDIR=$E2E_TMP
 
 # Tests drive ncurses: make the Escape delay deterministic.
 export ESCDELAY=25
