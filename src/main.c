@@ -5,6 +5,7 @@
 
 #include "benchtop/app.h"
 #include "benchtop/cli.h"
+#include "benchtop/compare.h"
 #include "benchtop/config.h"
 #include "benchtop/experiment.h"
 #include "benchtop/replay.h"
@@ -78,6 +79,8 @@ static int run_mode(struct run *r, int argc, char **argv)
 		return replay_main(r);
 	case MODE_REPORT:
 		return report_main(r);
+	case MODE_COMPARE:
+		return compare_main(r);
 	default:
 		break;
 	}

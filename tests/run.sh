@@ -1,48 +1,132 @@
 #!/usr/bin/env bash
-# Runs every unit test binary given as arguments, then every end-to-end
-# script in tests/e2e/, and ends with one line: "N passed, N failed, N skipped".
-# A script that skips is counted as skipped, never as passed.
+# Runs every unit test binary given as arguments and every end-to-end
+# script in tests/e2e/ (lib.sh aside), JOBS at a time (default: twice the
+# CPUs, at least 4: the scripts mostly wait on the programs they drive),
+# and ends with one line: "N passed, N failed, N skipped".  A script that
+# skips is counted as skipped, never as passed.
+#
+# Each job's output is kept apart and printed whole, prefixed with its
+# name, when it ends.  The scripts keep their own state apart: lib.sh gives
+# each a temporary directory, a runtime directory and tmux sessions named
+# by its PID.  The longest jobs of the last run (build/check.times) start
+# first, so the run ends soon after its longest script.
+#
+# LOAD=N keeps N busy loops running meanwhile (make check-loaded: 2), to
+# see that nothing in the suite depends on an idle machine.  E2E="a b"
+# runs only those e2e scripts (names without .sh).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 export BENCHTOP=${BENCHTOP:-$PWD/build/san/benchtop}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-passed=0 failed=0 skipped=0 failures=()
+ncpu=$(nproc 2>/dev/null || echo 2)
+JOBS=${JOBS:-$((ncpu * 2 > 4 ? ncpu * 2 : 4))}
+TIMES=build/check.times
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/benchtop-check.XXXXXX") || exit 1
+passed=0 failed=0 skipped=0 failures=() hogs=()
 
-for bin in "$@"; do
-	name=$(basename "$bin")
-	out=$(CMOCKA_MESSAGE_OUTPUT=stdout ASAN_OPTIONS=detect_leaks=1 "$bin" 2>&1)
-	rc=$?
-	echo "$out" | grep -E '^\[  (FAILED|ERROR)|^\[  PASSED|^\[==========\]' | sed "s|^|$name: |"
-	p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-	k=$(echo "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
-	skipped=$((skipped + ${k:-0}))
-	f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-	p=${p:-0} f=${f:-0}
-	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; echo "$out" | tail -20; fi
-	[ "$f" != 0 ] && { failures+=("$name"); echo "$out" | grep -B2 -A8 'FAILED\|ERROR' | head -60; }
-	passed=$((passed + p)) failed=$((failed + f))
+cleanup() {
+	for p in "${hogs[@]}"; do kill "$p" 2>/dev/null; done
+	rm -rf "$OUT"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for ((i = 0; i < ${LOAD:-0}; i++)); do
+	( trap - INT TERM; while :; do :; done ) &
+	hogs+=($!)
 done
+[ ${#hogs[@]} -gt 0 ] && echo "# background load: ${#hogs[@]} busy loops (PIDs ${hogs[*]})"
 
-for t in tests/e2e/*.sh; do
-	[ -f "$t" ] || continue
-	[ "$(basename "$t")" = lib.sh ] && continue
-	name=$(basename "$t" .sh)
-	echo "== $name"
-	out=$(timeout 600 bash "$t" 2>&1 </dev/null)
+# The jobs: "unit PATH" and "e2e PATH", longest (last time) first.
+jobs_list() {
+	local b t
+	for b in "$@"; do echo "unit $b"; done
+	for t in tests/e2e/*.sh; do
+		[ -f "$t" ] && [ "$(basename "$t")" != lib.sh ] || continue
+		[ -z "${E2E:-}" ] || [[ " $E2E " == *" $(basename "$t" .sh) "* ]] || continue
+		echo "e2e $t"
+	done
+}
+ordered=$(jobs_list "$@" | awk -v times="$TIMES" '
+	BEGIN { while ((getline l < times) > 0) { split(l, f, " "); secs[f[2]] = f[1] } }
+	{ print (($2 in secs) ? secs[$2] : 1000), $0 }' | sort -k1,1nr | cut -d' ' -f2-)
+
+# run_job KIND PATH: run it, its output to $OUT/N.out, its status and
+# seconds to $OUT/N.rc.
+run_job() {
+	local kind=$1 path=$2 id=$3 t0=$SECONDS rc
+	if [ "$kind" = unit ]; then
+		CMOCKA_MESSAGE_OUTPUT=stdout ASAN_OPTIONS=detect_leaks=1 timeout 600 "$path" >"$OUT/$id.out" 2>&1 </dev/null
+	else
+		timeout 600 bash "$path" >"$OUT/$id.out" 2>&1 </dev/null
+	fi
 	rc=$?
-	echo "$out" | grep -E '^(ok|not ok|#)' | sed "s|^|$name: |"
-	last=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)
-	p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
-	f=$(echo "$last" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
-	k=$(echo "$last" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
-	skipped=$((skipped + ${k:-0}))
-	if [ -z "$last" ]; then p=0 f=1; echo "$out" | tail -30; fi
-	if [ $rc -ne 0 ] && [ "${f:-0}" = 0 ]; then f=1; echo "$name exited $rc"; echo "$out" | tail -30; fi
-	[ "${f:-0}" != 0 ] && failures+=("$name")
-	passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
-done
+	echo "$rc $((SECONDS - t0))" >"$OUT/$id.rc.tmp" && mv "$OUT/$id.rc.tmp" "$OUT/$id.rc"
+}
 
+# report KIND PATH ID: print one finished job and add up its counts.
+report() {
+	local kind=$1 path=$2 id=$3 name rc secs out p f k last
+	name=$(basename "$path" .sh)
+	read -r rc secs <"$OUT/$id.rc"
+	out=$(cat "$OUT/$id.out")
+	echo "$secs $path" >>"$OUT/times"
+	if [ "$kind" = unit ]; then
+		echo "$out" | grep -E '^\[  (FAILED|ERROR)|^\[  PASSED|^\[==========\]' | sed "s|^|$name: |"
+		p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+		k=$(echo "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
+		f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+		p=${p:-0} f=${f:-0}
+		if [ "$rc" -ne 0 ] && [ "$f" = 0 ]; then f=1; echo "$out" | tail -20; fi
+		[ "$f" != 0 ] && echo "$out" | grep -B2 -A8 'FAILED\|ERROR' | head -60
+	else
+		echo "== $name (${secs} s)"
+		echo "$out" | grep -E '^(ok|not ok|#)' | sed "s|^|$name: |"
+		last=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)
+		p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
+		f=$(echo "$last" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+		k=$(echo "$last" | sed -n 's/.* \([0-9]*\) skipped.*/\1/p')
+		p=${p:-0} f=${f:-0}
+		if [ -z "$last" ]; then f=1; echo "$out" | tail -30; fi
+		if [ "$rc" -ne 0 ] && [ "$f" = 0 ]; then f=1; echo "$name exited $rc"; echo "$out" | tail -30; fi
+	fi
+	[ "$f" != 0 ] && failures+=("$name")
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${k:-0}))
+}
+
+declare -A running=()   # id -> "kind path"
+id=0
+t_start=$SECONDS
+reap() {
+	local j
+	for j in "${!running[@]}"; do
+		if [ -f "$OUT/$j.rc" ]; then
+			wait "${running_pid[$j]}" 2>/dev/null
+			report ${running[$j]} "$j"
+			unset "running[$j]" "running_pid[$j]"
+		fi
+	done
+}
+declare -A running_pid=()
+while read -r kind path; do
+	[ -n "$kind" ] || continue
+	while [ ${#running[@]} -ge "$JOBS" ]; do
+		wait -n 2>/dev/null
+		reap
+	done
+	id=$((id + 1))
+	run_job "$kind" "$path" "$id" &
+	running[$id]="$kind $path"
+	running_pid[$id]=$!
+done <<<"$ordered"
+while [ ${#running[@]} -gt 0 ]; do
+	wait -n 2>/dev/null
+	reap
+done
+mkdir -p "$(dirname "$TIMES")" && sort -k1,1nr "$OUT/times" >"$TIMES" 2>/dev/null
+
+echo "# wall time $((SECONDS - t_start)) s, $JOBS jobs at a time${LOAD:+, LOAD=$LOAD}"
 [ ${#failures[@]} -gt 0 ] && echo "failing: ${failures[*]}"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

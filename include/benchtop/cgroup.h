@@ -35,6 +35,9 @@ int cgroup_procs_fd(const struct cgroup *g);
  * 0 or -errno.  Async-signal-safe. */
 int cgroup_join(int procs_fd);
 
+/* Is pid (a zombie too, until it is reaped) a member of the group itself
+ * (/proc/PID/cgroup)? */
+bool cgroup_holds(const struct cgroup *g, pid_t pid);
 /* 1 while any process is in the group or its children, 0 when none is
  * (cgroup.events "populated"), -errno when it cannot be read. */
 int cgroup_populated(const struct cgroup *g);

@@ -113,8 +113,11 @@ _Noreturn void engine_child(const struct wl_spec *w, const struct engine_plan *p
                             int j, int r, struct engine_counters *c, int pipefd[2]);
 
 /* After the instance ended: remove invented files (unless keep) and, if
- * failed, the partial destination. */
+ * failed, an invented partial destination; a dst the user named stays. */
 void engine_cleanup(const struct wl_spec *w, struct engine_plan *plan, bool failed, bool keep);
+/* The instance never ran: remove every file engine_prepare made, the
+ * (empty) dst the user named included. */
+void engine_unmake(struct engine_plan *plan);
 void engine_plan_free(struct engine_plan *plan);
 
 /* The default workload's source: a file of up to 1 GiB (smaller when free

@@ -103,6 +103,9 @@ struct journal {
  * Do not note what --keep keeps. */
 int journal_note_scratch(const char *path);
 int journal_forget_scratch(const char *path);
+/* Whether a scratch path below directory dir is noted (a file that could
+ * not be removed: the directory stays noted with it). */
+bool journal_scratch_below(const char *dir);
 /* A process group a workload runs in (pgid is its leader's PID, alive
  * now): --restore sends the group SIGKILL if its leader is still the same
  * process, or if the leader is gone and members remain. */
@@ -125,6 +128,17 @@ int journal_note_resumed(pid_t pid);
  * (or noted already), else -errno with msg. */
 int journal_note_policy(const char *sysfs_root, const struct journal_policy *p,
                         char *msg, size_t len);
+/* Journals live where XDG_RUNTIME_DIR says; so that a benchtop started
+ * with another one still sees it, every noted policy is also claimed in
+ * one place per user that no environment variable moves
+ * (/run/benchtop/claims for root, else /run/user/UID/benchtop/claims,
+ * else ~/.local/state/benchtop/claims), a file per policy directory named
+ * for its device and inode, naming the claimant and its journal.  A claim
+ * whose journal holds the policy refuses the note as above; one whose
+ * journal is gone or holds it no more is stale and replaced.  Forgetting
+ * the policy releases it; --restore releases the claims of pid on what it
+ * put back. */
+void journal_release_claim(const char *policy_path, pid_t pid);
 /* The policy's originals are back: forget it. */
 int journal_forget_policy(const char *sysfs_root, const char *dir);
 

@@ -76,5 +76,7 @@ size_t json_quote(char *buf, size_t size, const char *s);
  * finite) and ,"key":"s" (s escaped as json_string does). */
 void json_member_number(FILE *fp, const char *key, double v);
 void json_member_string(FILE *fp, const char *key, const char *s);
+/* A parsed value written back as JSON text (numbers as json_number does). */
+void json_write_value(FILE *fp, const struct json *v);
 
 #endif

@@ -95,6 +95,8 @@ struct snapshot {
 	struct disk_sample disk;
 	double self_cpu_pct;          /* benchtop's own CPU use over the interval */
 	double self_tick_us;          /* CPU time one tick cost, microseconds */
+	double late;                  /* seconds this sample came after its interval
+	                               * ended (benchtop was not run in time), 0 on time */
 };
 
 struct event {
@@ -120,6 +122,10 @@ void history_free(struct history *h);
 int history_push(struct history *h, const struct snapshot *s);
 size_t history_len(const struct history *h);
 size_t history_cap(const struct history *h);
+/* Keep up to cap snapshots from now on, the ones held staying (it only
+ * grows: a smaller cap is ignored).  Snapshots are allocated as they come,
+ * so memory follows the run's length up to cap.  0 or -ENOMEM. */
+int history_grow(struct history *h, size_t cap);
 /* i = 0 is the oldest kept, history_len()-1 the newest; NULL if out of range. */
 const struct snapshot *history_at(const struct history *h, size_t i);
 const struct snapshot *history_last(const struct history *h);

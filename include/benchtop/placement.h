@@ -52,6 +52,17 @@ const unsigned char *placement_want(struct placement_rules *p, int wl, const cha
  * its rule stays for a later restart). */
 void placement_live_begin(struct placement_rules *p);
 void placement_live(struct placement_rules *p, int wl, const char *slot);
+/* What the role's process does now: idle (control, idle: it may share
+ * a CPU) or busy (a reader, a writer, a busy command process), after
+ * placement_live.  A role is busy until said otherwise. */
+void placement_idle(struct placement_rules *p, int wl, const char *slot, bool idle);
+/* Under spread: a busy live role that shares its CPU with another busy
+ * one moves to an allowed CPU no busy role holds, when there is one (the
+ * idle ones share what is left).  Returns how many roles moved. */
+int placement_rebalance(struct placement_rules *p);
+/* The CPU spread gave role (wl, slot), -1 when none (not spreading, or
+ * the role has not asked yet). */
+int placement_spread_cpu(const struct placement_rules *p, int wl, const char *slot);
 /* How many live roles are pinned to CPU cpu alone. */
 int placement_held(const struct placement_rules *p, int cpu);
 

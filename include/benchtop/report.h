@@ -9,6 +9,7 @@
 #ifndef BENCHTOP_REPORT_H
 #define BENCHTOP_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "benchtop/cli.h"
 #include "benchtop/replay.h"
@@ -35,6 +36,11 @@ void report_escape(FILE *fp, const char *s, size_t max);
  * (x by y cells shaded by z) and "logx" (y against x on a log axis). */
 void report_study_html(FILE *fp, const struct json *exp);
 int report_study_chart(FILE *fp, const struct json *exp, int top);
+
+/* Write out whole or not at all: fn(fp, arg) into a temporary file beside
+ * out, then put it at out (without force only when out does not exist,
+ * atomically).  0 or -errno (-EEXIST when out exists). */
+int report_publish(const char *out, bool force, void (*fn)(FILE *fp, void *arg), void *arg);
 
 /* --report FILE -o OUT: returns the exit status: 0; 2 for an output name
  * of another kind or a file that is not a recording; 3 when OUT exists

@@ -28,7 +28,7 @@ void sampler_free(struct sampler *sp);
  * descendants inherit the root's role unless added explicitly.
  * measure_io: count the bytes this tree moves to and from regular files
  * (sizes and fdinfo positions of the files it holds open, new files in
- * the directories it writes into; see sample_fd.c and sample_dir.c);
+ * the directories it writes into; see sample_filebytes.c and sample_newfiles.c);
  * false for built-in engines, whose counters the caller supplies. */
 int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, bool measure_io);
 /* sampler_add naming the process's slot in its workload ("writer",
@@ -38,10 +38,14 @@ int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, b
  * (sample_role_evidence), starting from role. */
 int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *role,
                      const char *slot, bool measure_io);
-/* pid, a tracked process, has exited and is not reaped yet: its zombie's
- * io (which holds its reaped children's too) settles what it read after
- * its last scan.  Returns its write_bytes (0 when unreadable). */
-uint64_t sampler_note_exit(struct sampler *sp, pid_t pid);
+/* pid has exited and is not reaped yet (benchtop reaps it next: a root,
+ * or an orphan handed to benchtop as its subreaper), in workload wl when
+ * it is not tracked (-1: only if tracked): its zombie's io, which holds
+ * what its reaped descendants did too, settles what its tree read that
+ * the sampler did not see.  Returns its write_bytes (0 when unreadable). */
+uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl);
+/* The workload of tracked pid (zombies too), -1 when not tracked. */
+int sampler_owner(const struct sampler *sp, pid_t pid);
 /* Stop following pid's tree (its totals stay in the workload's sums). */
 void sampler_forget_workload(struct sampler *sp, int workload);
 /* A file whose block device should be watched (dev from st_dev). */

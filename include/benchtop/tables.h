@@ -34,6 +34,10 @@ struct policy_row {
 	int policy;
 	const char *cpus, *driver, *governor;
 	long min_khz, max_khz;
+	/* what the run ended under, when the row shows what was restored
+	 * after it (NULL: the row is the run's end) */
+	const char *ran_governor;
+	long ran_min_khz, ran_max_khz;
 };
 
 /* The heading line of the summary (a blank line first), rates in u; a
@@ -45,8 +49,10 @@ void tables_summary_row(FILE *fp, enum units_mode u, const struct sum_row *r);
 void tables_phase_head(FILE *fp, enum units_mode u);
 /* One phase row: from to rate hog migr MHz phase. */
 void tables_phase_row(FILE *fp, enum units_mode u, const struct phase_row *r);
-/* The heading line of the policy table (a blank line first). */
-void tables_policy_head(FILE *fp);
+/* The heading line of the policy table (a blank line first); restored:
+ * the rows show what was put back at exit (and what the run ran under
+ * where that differed), else the run's end. */
+void tables_policy_head(FILE *fp, bool restored);
 /* One policy row: policy cpus driver governor min-max MHz. */
 void tables_policy_row(FILE *fp, const struct policy_row *r);
 /* Instead of the policy table: "cpufreq: why" (a blank line first). */

@@ -84,6 +84,9 @@ void ui_draw(const struct ui_view *v);
 /* SIGWINCH: reads the terminal's new size (resizeterm) and marks
  * everything for redraw; the next ui_draw paints the new size. */
 void ui_resize(void);
+/* Samples the dashboard can show across the terminal's width (the graph's
+ * dot columns; 80 columns before the screen is open). */
+size_t ui_history_need(void);
 /* Cycle to the next theme; returns its name. */
 const char *ui_next_theme(void);
 /* Toggle the help screen. */

@@ -91,11 +91,20 @@ struct workload_totals {
 	double user, sys, elapsed;
 	uint64_t bytes, calls;
 	int runs;
-	/* commands: "read" when it wrote no regular file and its bytes are
-	 * what it read from them, "written" when it did both and the bytes
-	 * are the written ones; NULL otherwise */
+	/* commands: "read" when its bytes are what it read from regular
+	 * files (it read more than twice what it wrote), "written" when it
+	 * did both and the bytes are the written ones; NULL otherwise */
 	const char *counted;
+	/* both directions: bytes read from and written to regular files
+	 * (an engine's source and destination side); rw_known false when
+	 * they could not be read (shown as null) */
+	uint64_t read_bytes, write_bytes;
+	bool rw_known;
 	double paused;           /* seconds of elapsed it spent paused */
+	double io_elapsed;       /* engines: seconds from the first I/O mark of
+	                          * its processes to their last (its calls and
+	                          * flush, without the set-up around them); 0
+	                          * for commands */
 };
 /* Its totals over every run so far (bytes, calls, CPU, time) into *t. */
 void workload_totals(const struct workload *w, struct workload_totals *t);

@@ -73,7 +73,7 @@ static int single_cpu_of(struct app *a, const struct proc_sample *p)
  * PID 42 (rsync)": what a rule on p's role is about, for the status line. */
 static void role_words(const struct proc_sample *p, char *buf, size_t len)
 {
-	if (p->workload == 0)
+	if (!strcmp(p->role, "attached") || (p->slot[0] && !strncmp(p->slot, "pid", 3)))
 		snprintf(buf, len, "attached PID %d (%s)", (int)p->pid, p->comm);
 	else if (!strncmp(p->comm, "bt-", 3) || !p->comm[0])
 		snprintf(buf, len, "the %s of workload %d", p->role, p->workload);
@@ -130,6 +130,33 @@ const unsigned char *action_placer(void *app, int w, const char *slot)
 	return placement_want(a->pl, w, slot, -1);
 }
 
+/* A role that does little: it may share a CPU under spread. */
+static bool idle_role(const struct proc_sample *p)
+{
+	return !strcmp(p->role, "control") || !strcmp(p->role, "idle");
+}
+
+/* The status line under spread: which role went where ("reader 1,
+ * writer 0, control 0"), busy roles first. */
+static void spread_say(struct app *a, const char *what)
+{
+	const struct snapshot *s = a->snap;
+	char list[200] = "";
+	size_t k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < s->nproc && k + 40 < sizeof list; i++) {
+			const struct proc_sample *p = &s->procs[i];
+			if (!p->alive || idle_role(p) != (pass == 1))
+				continue;
+			int c = placement_spread_cpu(a->pl, p->workload, slot_of(p));
+			if (c >= 0)
+				k += (size_t)snprintf(list + k, sizeof list - k, "%s%s %s\xe2\x86\x92%d",
+				                      k ? ", " : "", p->role, p->comm, c);
+		}
+	snprintf(a->vs.status, sizeof a->vs.status, "%s: %s%s", what, list[0] ? list : "no process yet",
+	         " (busy roles on CPUs of their own first; idle ones share)");
+}
+
 /* After each sample: every running process where the rules on its role
  * say (processes that start later get theirs before they run). */
 void action_enforce_placement(struct app *a)
@@ -141,8 +168,13 @@ void action_enforce_placement(struct app *a)
 	const struct snapshot *s = a->snap;
 	placement_live_begin(a->pl);
 	for (int i = 0; i < s->nproc; i++)
-		if (s->procs[i].alive)
+		if (s->procs[i].alive) {
 			placement_live(a->pl, s->procs[i].workload, slot_of(&s->procs[i]));
+			placement_idle(a->pl, s->procs[i].workload, slot_of(&s->procs[i]), idle_role(&s->procs[i]));
+		}
+	/* under spread, roles found busy since get CPUs of their own */
+	if (placement_rebalance(a->pl) > 0)
+		spread_say(a, "spread again, as the roles showed what they do");
 	for (int i = 0; i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
 		if (!p->alive)
@@ -387,7 +419,17 @@ static int pack_cpu(struct app *a)
 	return cpu < a->ncpu ? cpu : 0;
 }
 
-/* Spread: the busiest processes get CPUs of their own first. */
+/* Which of two processes spread places first: busy roles before idle
+ * ones, then the busier. */
+static bool spread_before(const struct proc_sample *p, const struct proc_sample *q)
+{
+	if (idle_role(p) != idle_role(q))
+		return !idle_role(p);
+	return p->cpu_pct > q->cpu_pct;
+}
+
+/* Spread: busy roles get CPUs of their own first, the busiest first;
+ * idle roles share. */
 static void spread_now(struct app *a)
 {
 	placement_spread(a->pl);
@@ -397,7 +439,7 @@ static void spread_now(struct app *a)
 		if (s->procs[i].alive)
 			order[n++] = i;
 	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && s->procs[order[j]].cpu_pct > s->procs[order[j - 1]].cpu_pct; j--) {
+		for (int j = i; j > 0 && spread_before(&s->procs[order[j]], &s->procs[order[j - 1]]); j--) {
 			int t = order[j];
 			order[j] = order[j - 1];
 			order[j - 1] = t;
@@ -431,8 +473,7 @@ static int act_placement(struct app *a, enum action_id id)
 	} else {
 		spread_now(a);
 		snprintf(after, sizeof after, "round robin");
-		snprintf(a->vs.status, sizeof a->vs.status,
-		         "spread: every process on the least used CPU of its own, also those that start later");
+		spread_say(a, "spread");
 	}
 	free(m);
 	placement_event(a, "placement", name, name, after, before, 0, "",
@@ -502,13 +543,15 @@ static int act_pause(struct app *a, bool pause)
 	/* a paused process is in the journal until it runs again, so that
 	 * --restore resumes it after a killed benchtop */
 	for (size_t i = 0; i < a->attach.n; i++) {
-		if (!pause && attach_found_stopped(a, a->attach.pids[i]))
-			continue;  /* it was stopped when benchtop found it */
-		if (pause)
-			journal_note_paused(a->attach.pids[i]);
-		kill(a->attach.pids[i], pause ? SIGSTOP : SIGCONT);
+		pid_t pid = a->attach.pids[i];
+		/* one stopped when benchtop found it stays stopped: not benchtop's to resume */
+		bool found_stopped = attach_found_stopped(a, pid);
+		if (pause && !found_stopped)
+			journal_note_paused(pid);
+		if (pause || !found_stopped)
+			kill(pid, pause ? SIGSTOP : SIGCONT);
 		if (!pause)
-			journal_note_resumed(a->attach.pids[i]);
+			journal_note_resumed(pid);
 	}
 	a->paused = pause;
 	app_event(a, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}");
@@ -532,7 +575,7 @@ static struct workload *selected_workload(struct app *a)
 static int act_restart_stop(struct app *a, bool restart)
 {
 	struct workload *w = selected_workload(a);
-	if (!w) {
+	if (!w || !strcmp(workload_kind(w), "attached")) {
 		snprintf(a->vs.status, sizeof a->vs.status, "no workload here (attached processes are not stopped or restarted)");
 		return -ESRCH;
 	}

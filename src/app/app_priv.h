@@ -1,4 +1,4 @@
-/* app_priv.h - what app.c (the loop) and app_setup.c (setting a run up,
+/* app_priv.h - what run.c (the loop) and run_setup.c (setting a run up,
  * checking the command line against the machine, tearing it down) share.
  * Private to those two files. */
 #ifndef BENCHTOP_APP_PRIV_H
@@ -6,8 +6,13 @@
 
 #include "benchtop/app.h"
 
-/* Samples the history keeps (30 min at 0.5 s). */
+/* Samples the history keeps at most (30 min at 0.5 s); the dashboard keeps
+ * what its terminal's width can show (ui_history_need), batch runs only
+ * the last two (phases and rates need no more). */
 #define HISTORY_CAP 3600
+#define HISTORY_BATCH 2
+/* The dashboard's history size now: ui_history_need, at most HISTORY_CAP. */
+size_t app_history_need(void);
 
 double app_mono(void);
 
@@ -26,13 +31,20 @@ int app_start_workloads(struct app *a, char *msg, size_t len);
 /* Steps before the run's clock starts (--drop-caches), timed. */
 int app_prepare(struct app *a, char *msg, size_t len);
 int app_open_record(struct app *a, char *msg, size_t len);
+/* Put the record file at its name, just before its first line. */
+int app_publish_record(struct app *a, char *msg, size_t len);
+/* After writing to the record: the first failure is said once (naming the
+ * file) and the recording stops; the run goes on. */
+void app_check_record(struct app *a);
+/* Flush and close the record: 0, or the error that cut it short. */
+int app_close_record(struct app *a);
 /* Give up before the run started: remove the new record file, tear down,
  * return status. */
 int app_abandon(struct app *a, int status);
 /* Give the terminal back and kill the workloads if benchtop crashes. */
 void app_catch_crashes(struct app *a);
 
-/* --metrics and --metrics-listen (app_metrics.c): open before the run
+/* --metrics and --metrics-listen (live_metrics.c): open before the run
  * starts (0, -EINVAL for a bad address: exit 2, else -errno: exit 3, with
  * msg); after every tick's sample; the listener's descriptor for the poll
  * loop (-1 when none), the poll timeout it needs, answering scrapes after
@@ -45,7 +57,7 @@ void app_metrics_serve(struct app *a);
 void app_metrics_close(struct app *a);
 
 /* What the dashboard shows of run a now, for ui_draw and ui_key
- * (app_view.c): the view state, history, workloads and cpufreq's figures.
+ * (live_view.c): the view state, history, workloads and cpufreq's figures.
  * v points into a until the next call. */
 struct ui_view;
 void app_view_of(struct app *a, struct ui_view *v);

@@ -53,10 +53,14 @@ static void undo_policies(struct undo *u, const struct journal *j)
 				continue;
 			rc = cpufreq_restore_policy(j->roots[r], p->dir, p->governor, p->min_khz, p->max_khz,
 			                            msg, sizeof(msg));
-			if (rc < 0)
+			if (rc < 0) {
 				said(u, rc, msg);
-			else
+			} else {
+				char path[PATH_MAX + JOURNAL_DIR_LEN];
+				journal_policy_path(j, i, path, sizeof(path));
+				journal_release_claim(path, j->pid);
 				done++;
+			}
 		}
 		if (done)
 			fprintf(u->rep, "benchtop: restored %d cpufreq polic%s under %s\n", done,

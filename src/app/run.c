@@ -1,4 +1,4 @@
-/* app.c - one run: set up, the poll loop (tick timer, signals, keys), and
+/* run.c - one run: set up, the poll loop (tick timer, signals, keys), and
  * an orderly end whatever way it comes (end of work, duration, q, signal).
  *
  * Data flows one way: sampler -> snapshot -> history -> views and records;
@@ -28,6 +28,7 @@
 #include "benchtop/clock.h"
 #include "benchtop/proc.h"
 #include "benchtop/cpufreq.h"
+#include "benchtop/priority.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/ceiling.h"
 #include "benchtop/loop.h"
@@ -40,6 +41,10 @@
 #include "benchtop/workload.h"
 #include "benchtop/xalloc.h"
 
+
+#define STATUS_SECONDS 6
+#define ALL_DONE_TEXT "all workloads have ended: r restarts the selected one, q quits and prints the summary"
+#define FIRST_STEP_TEXT "try: \xe2\x86\x91\xe2\x86\x93 select a process, 0-9 pin it to a CPU, s spread"
 
 double app_mono(void)
 {
@@ -111,6 +116,39 @@ static void event_at(struct app *a, double t, const char *action, const char *la
 		fprintf(a->out, "# %.2f s: %s\n", e.t, e.label);
 }
 
+/* Put the governors and limits back now (before the summary), keeping
+ * what the run ended under, so the summary's cpufreq table shows what was
+ * restored and, where it differed, what the run ran under. */
+static void restore_policies_for_summary(struct app *a)
+{
+	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
+	if (n == 0 || a->npol_end)
+		return;
+	a->pol_end = xcalloc((size_t)n, sizeof *a->pol_end);
+	for (int p = 0; p < n; p++) {
+		const char *g = cpufreq_policy_governor(a->cf, p);
+		snprintf(a->pol_end[p].governor, sizeof a->pol_end[p].governor, "%s", g ? g : "");
+		a->pol_end[p].min_khz = cpufreq_policy_min(a->cf, p);
+		a->pol_end[p].max_khz = cpufreq_policy_max(a->cf, p);
+	}
+	a->npol_end = n;
+	cpufreq_restore(a->cf);
+}
+
+/* The run as its writers see it (record.h). */
+static struct run_out run_out_of(const struct app *a)
+{
+	return (struct run_out){
+		.run = a->run, .ncpu = a->ncpu, .interval = a->interval, .units = a->vs.units,
+		.wl = a->wl, .nwl = a->nwl, .hist = a->hist, .cf = a->cf,
+		.rec = a->rec, .t_offset = a->t_offset, .cell = a->cell, .membw = a->membw,
+		.prep_sync = a->prep_sync, .prep_drop = a->prep_drop, .ended = a->ended,
+		.attached = a->attach.pids, .nattached = a->attach.n,
+		.scratch = a->scratch_made ? a->scratch : NULL,
+		.pol_end = a->pol_end, .npol_end = a->npol_end,
+	};
+}
+
 /* ---- children ---------------------------------------------------------- */
 
 static struct workload *owner_of(struct app *a, pid_t pid)
@@ -121,19 +159,44 @@ static struct workload *owner_of(struct app *a, pid_t pid)
 	return NULL;
 }
 
-/* A descendant whose parent died was handed to benchtop (its subreaper):
- * its CPU time still belongs to the workload whose tree it was in. */
-static void adopt_orphan(struct app *a, pid_t pid, const struct rusage *ru)
+/* The workload a process benchtop is about to reap belongs to: one it
+ * started, one the sampler tracks (an orphan handed to benchtop, its
+ * subreaper), or one its cgroup holds (an orphan that lived and ended
+ * between two samples); NULL when none. */
+static struct workload *reaped_owner(struct app *a, pid_t pid)
 {
-	pid_t pids[1024];
-	for (int w = 1; w <= a->nwl; w++) {
-		int n = sampler_pids(a->sp, w, pids, 1024);
-		for (int i = 0; i < n; i++)
-			if (pids[i] == pid) {
-				workload_add_rusage(a->wl[w - 1], ru);
-				return;
-			}
+	struct workload *w = owner_of(a, pid);
+	if (w)
+		return w;
+	int id = sampler_owner(a->sp, pid);
+	if (id > 0 && id <= a->nwl)
+		return a->wl[id - 1];
+	for (int i = 0; i < a->nwl; i++) {
+		const struct cgroup *g = workload_cgroup(a->wl[i]);
+		if (g && cgroup_holds(g, pid))
+			return a->wl[i];
 	}
+	return NULL;
+}
+
+/* Reap pid, a zombie of benchtop's: what its zombie's io says its tree
+ * read settles a command's bytes, its CPU (wait4's) goes to its workload. */
+static bool reap_one(struct app *a, pid_t pid, int flags)
+{
+	double t_exit = app_now(a);  /* before the look at its zombie */
+	struct workload *w = reaped_owner(a, pid);
+	bool root = w && workload_owns(w, pid);
+	if (w && !strcmp(workload_kind(w), "cmd"))
+		sampler_note_exit(a->sp, pid, workload_id(w));
+	int st;
+	struct rusage ru;
+	if (wait4(pid, &st, flags, &ru) <= 0)
+		return false;
+	if (root)
+		workload_reap(w, pid, st, &ru, t_exit);
+	else if (w)
+		workload_add_rusage(w, &ru);
+	return true;
 }
 
 static void reap_children(struct app *a)
@@ -142,21 +205,8 @@ static void reap_children(struct app *a)
 		siginfo_t si = { 0 };
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			break;
-		pid_t pid = si.si_pid;
-		double t_exit = app_now(a);  /* before the look at its zombie */
-		struct workload *w = owner_of(a, pid);
-		/* the zombie's io (libproc2, in the sampler) settles what a
-		 * command read after the sampler last looked */
-		if (w && !strcmp(workload_kind(w), "cmd"))
-			sampler_note_exit(a->sp, pid);
-		int st;
-		struct rusage ru;
-		if (wait4(pid, &st, WNOHANG, &ru) <= 0)
+		if (!reap_one(a, si.si_pid, WNOHANG))
 			break;
-		if (w)
-			workload_reap(w, pid, st, &ru, t_exit);
-		else
-			adopt_orphan(a, pid, &ru);
 	}
 	/* the last process of a tree may have been an orphan, or someone
 	 * else's child */
@@ -208,11 +258,14 @@ static void stop_all(struct app *a)
 	for (;;) {
 		int left = a->cg ? (cgroup_kill(a->cg), cgroup_populated(a->cg) == 1)
 		                 : ptree_signal_descendants(getpid(), SIGKILL) > 0;
-		int st;
-		struct rusage ru;
+		siginfo_t si;
 		pid_t p;
-		while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0)
-			adopt_orphan(a, p, &ru);
+		for (;;) {
+			si.si_pid = 0;
+			p = waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT);
+			if (p < 0 || si.si_pid == 0 || !reap_one(a, si.si_pid, WNOHANG))
+				break;
+		}
 		if ((!left && p < 0) || app_mono() >= deadline)
 			break;  /* none left (ECHILD), or the deadline passed */
 		/* children left: wait for the next to end; none but the group
@@ -296,6 +349,30 @@ static void check_output(struct app *a)
 	}
 }
 
+/* A sample more than half an interval after its interval ended: the
+ * machine did not run benchtop in time.  The sample says by how much;
+ * batch runs say so on standard error (the first time, then at most every
+ * 10 s), the dashboard on its status line; the end gives the count. */
+static void note_late(struct app *a, struct snapshot *s)
+{
+	double over = s->dt - a->interval;
+	s->late = over > a->interval / 2 && over > 0.02 && !a->finishing ? over : 0;
+	if (!s->late)
+		return;
+	a->late.n++;
+	if (s->late > a->late.worst)
+		a->late.worst = s->late;
+	char msg[160];
+	snprintf(msg, sizeof msg, "the sample at %.2f s came %.2f s late (benchtop was not run in time)",
+	         s->t, s->late);
+	if (a->dashboard)
+		snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
+	else if (a->late.n == 1 || s->t - a->late.said >= 10) {
+		fprintf(stderr, "benchtop: %s\n", msg);
+		a->late.said = s->t;
+	}
+}
+
 static void tick_body(struct app *a)
 {
 	double now = app_mono();
@@ -304,6 +381,7 @@ static void tick_body(struct app *a)
 	s->t = now - a->t0;
 	s->dt = now - a->last_tick;
 	a->last_tick = now;
+	note_late(a, s);
 	reap_children(a);
 	sampler_tick(a->sp, s, now);
 	/* s->dt: the measured time between this read of the processes and
@@ -324,15 +402,18 @@ static void tick_body(struct app *a)
 	a->self_cpu_last = cpu1;
 	history_push(a->hist, s);
 	app_metrics_tick(a);
+	struct run_out o = run_out_of(a);
 	if (a->rec)
-		record_sample(a, a->rec, s);
+		record_sample(&o, a->rec, s);
 	if (a->run->batch && a->out)
-		batch_line(a, a->out, s);
+		batch_line(&o, a->out, s);
 	/* After the sample: what a workload moved up to its end belongs to
 	 * the phase before its end event. */
 	note_workload_ends(a);
-	if (a->rec)
-		fflush(a->rec);
+	if (a->rec && a->rec_borrowed)
+		fflush(a->rec);  /* the experiment checks its own record */
+	else if (a->rec)
+		app_check_record(a);
 	check_output(a);
 	restart_finished(a);
 }
@@ -368,8 +449,10 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 			reap_children(a);
 			break;
 		case SIGWINCH:
-			if (a->dashboard)
+			if (a->dashboard) {
 				ui_resize();
+				history_grow(a->hist, app_history_need());  /* a wider graph */
+			}
 			break;
 		default:
 			a->quit = true;
@@ -463,16 +546,36 @@ static bool finished(struct app *a)
 	}
 	if (a->dashboard) {
 		if (!a->all_done)
-			snprintf(a->vs.status, sizeof a->vs.status,
-			         "all workloads have ended: r restarts the selected one, q quits and prints the summary");
+			snprintf(a->vs.status, sizeof a->vs.status, "%s", ALL_DONE_TEXT);
 		a->all_done = true;
 		return false;
 	}
 	return true;
 }
 
+/* The status line says what the last key or action did for a few
+ * seconds, then clears; what stays true (the run has ended) stays.
+ * Before the first key it suggests the first step. */
+static void status_age(struct app *a)
+{
+	char *st = a->vs.status;
+	double now = app_mono();
+	if (strcmp(st, a->status_seen)) {
+		snprintf(a->status_seen, sizeof a->status_seen, "%s", st);
+		a->status_t = now;
+	} else if (st[0] && now - a->status_t > STATUS_SECONDS &&
+	           !(a->all_done && !strcmp(st, ALL_DONE_TEXT)) && strcmp(st, FIRST_STEP_TEXT)) {
+		st[0] = a->status_seen[0] = 0;
+	}
+	if (!st[0] && !a->keyed && !a->all_done && a->nwl > 0)
+		snprintf(st, sizeof a->vs.status, "%s", FIRST_STEP_TEXT);
+	else if (a->keyed && !strcmp(st, FIRST_STEP_TEXT))
+		st[0] = 0;
+}
+
 static void draw(struct app *a)
 {
+	status_age(a);
 	struct ui_view v;
 	app_view_of(a, &v);
 	ui_draw(&v);
@@ -492,7 +595,9 @@ static void key_view(void *ctx, struct ui_view *v)
 static bool handle_keys(struct app *a)
 {
 	struct ui_view v;
-	return ui_keys_drain(&v, &a->vs, &a->quit, key_apply, key_view, a);
+	bool any = ui_keys_drain(&v, &a->vs, &a->quit, key_apply, key_view, a);
+	a->keyed |= any;
+	return any;
 }
 
 /* The terminal went away (hang-up, end of file, EIO) without a SIGHUP
@@ -556,10 +661,11 @@ static void finish(struct app *a)
 	/* The ceiling is measured after the last sample, when no phase runs. */
 	if (!(a->membw > 0))
 		a->membw = ceiling_measure();
+	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
-		record_end(a, a->rec);
+		record_end(&o, a->rec);
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
-		record_end(a, a->out);
+		record_end(&o, a->out);
 	/* Governors are restored in teardown, after the summary has said
 	 * what the run ended under. */
 }
@@ -608,6 +714,29 @@ static void fill_residency(struct app *a, struct app_result *res)
 }
 
 /* Totals of each workload, for an experiment's table. */
+/* The roles of the last sample with live processes and the CPUs each
+ * was allowed, busy roles first ("reader 0, writer 1, idle 0"). */
+static void placed_text(const struct app *a, char *buf, size_t len)
+{
+	const struct snapshot *s = NULL;
+	for (size_t i = history_len(a->hist); i-- > 0 && !s;) {
+		const struct snapshot *h = history_at(a->hist, i);
+		for (int k = 0; k < h->nproc && !s; k++)
+			if (h->procs[k].alive && h->procs[k].workload > 0)
+				s = h;
+	}
+	size_t n = 0;
+	buf[0] = 0;
+	for (int pass = 0; s && pass < 2; pass++)
+		for (int k = 0; k < s->nproc && n + 32 < len; k++) {
+			const struct proc_sample *p = &s->procs[k];
+			bool idle = !strcmp(p->role, "control") || !strcmp(p->role, "idle");
+			if (!p->alive || p->workload <= 0 || idle != (pass == 1))
+				continue;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", p->role, p->allowed);
+		}
+}
+
 static void fill_result(struct app *a, struct app_result *res)
 {
 	memset(res, 0, sizeof *res);
@@ -620,6 +749,7 @@ static void fill_result(struct app *a, struct app_result *res)
 		res->nphase[i] = workload_phase_rows(a->wl[i], res->phase[i], names);
 	}
 	fill_residency(a, res);
+	placed_text(a, res->placed, sizeof res->placed);
 }
 
 /* Set up everything that can refuse before anything runs: the machine,
@@ -667,8 +797,10 @@ static int prepare(struct app *a, unsigned char **mp, char *msg, size_t msglen)
 	/* Without a terminal the dashboard would wait for keys that never
 	 * come (cron, nohup, </dev/null): refuse before anything runs. */
 	if (a->dashboard && ui_terminal_usable(msg, msglen) &&
-	    ui_open(run->theme, run->no_color, msg, msglen) == 0)
+	    ui_open(run->theme, run->no_color, msg, msglen) == 0) {
 		ui_set_mouse(!run->no_mouse);
+		history_grow(a->hist, app_history_need());
+	}
 	else if (a->dashboard) {
 		fprintf(stderr, "benchtop: %s\n", msg);
 		free(m);
@@ -689,8 +821,9 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	 * lines stay in the C locale ("1.5", never "1,5"). */
 	setlocale(LC_NUMERIC, "C");
 	app_catch_crashes(a);
+	priority_raise();  /* samples keep time on a busy machine; refused: as started */
 	a->membw = ceiling_cached();  /* measured after the run when not cached */
-	rc = app_prepare(a, msg, sizeof msg);
+	rc = app_prepare(a, msg, msglen);
 	if (rc) {
 		if (a->dashboard)
 			ui_close();
@@ -712,12 +845,19 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */
 		free(m);
 	}
+	if (app_publish_record(a, msg, msglen)) {
+		if (a->dashboard)
+			ui_close();
+		fprintf(stderr, "benchtop: %s\n", msg);
+		return app_abandon(a, 3);
+	}
+	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
-		record_start(a, a->rec);
+		record_start(&o, a->rec);
 	if (a->out && run->batch && run->format == FMT_JSON)
-		record_start(a, a->out);
+		record_start(&o, a->out);
 	else if (a->out && run->batch)
-		batch_header(a, a->out);
+		batch_header(&o, a->out);
 	/* The start record comes first; the governor's event follows it. */
 	if (run->governor) {
 		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
@@ -730,6 +870,10 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		}
 		if (cpufreq_left_alone(a->cf) && run->batch)
 			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->vs.status);
+		/* the run's residency is its governor's: the kernel's time
+		 * before the switch (the previous governor's) is left out */
+		if (a->cf)
+			cpufreq_start_clock(a->cf);
 	}
 	/* --placement spread: each process starts on a CPU of its own */
 	if (run->placement == PLACE_SPREAD)
@@ -784,6 +928,7 @@ int app_run(struct run *run, struct app_result *res)
 		draw(a);
 	loop(a);
 	finish(a);
+	int rec_err = app_close_record(a);
 	if (a->dashboard)
 		ui_close();
 	if (res) {
@@ -793,10 +938,22 @@ int app_run(struct run *run, struct app_result *res)
 		 * can still be read (a log of standard error). */
 		FILE *sum = a->term_lost || a->out_lost ||
 		            (run->batch && run->format != FMT_TEXT) ? stderr : stdout;
-		summary_print(a, sum);
+		restore_policies_for_summary(a);
+		struct run_out o = run_out_of(a);
+		summary_print(&o, sum);
+		if (sum == stdout && !a->out_lost && (fflush(stdout) != 0 || ferror(stdout))) {
+			fprintf(stderr, "benchtop: standard output: %s: the summary is lost\n", strerror(errno));
+			a->out_lost = true;
+		}
 	}
 	print_failures(a);
+	if (a->late.n > 1 && !a->dashboard)
+		fprintf(stderr, "benchtop: %d samples came late, by up to %.2f s\n", a->late.n, a->late.worst);
 	status = exit_status(a);
+	/* a recording cut short or an output that could not be written: the
+	 * run went on, but what it was asked to leave is not all there */
+	if (status == 0 && (rec_err || a->out_lost))
+		status = 3;
 	app_teardown(a);
 	return status;
 }

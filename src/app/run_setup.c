@@ -1,4 +1,4 @@
-/* app_setup.c - setting a run up and tearing it down: the scratch
+/* run_setup.c - setting a run up and tearing it down: the scratch
  * directory, the checks of the command line against this machine (CPUs,
  * governors, theme, permissions), the workloads' files, the event loop's
  * descriptors, the record file, and what a crash must still undo. */
@@ -22,11 +22,19 @@
 #include "benchtop/engine.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
+#include "benchtop/ptree.h"
 #include "benchtop/sample.h"
+#include "benchtop/strv.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
 #include "benchtop/workload.h"
 #include "benchtop/xalloc.h"
+
+size_t app_history_need(void)
+{
+	size_t n = ui_history_need();
+	return n < HISTORY_CAP ? n : HISTORY_CAP;
+}
 
 /* ---- a crash ---------------------------------------------------------
  * A bug must not leave the terminal in curses mode nor workloads running:
@@ -104,12 +112,19 @@ static void remove_scratch(struct app *a)
 	}
 	/* Only benchtop's own files are in it; anything else (a file a
 	 * user dropped there) makes rmdir fail, and it stays. */
-	if (rmdir(a->scratch) < 0 && errno == ENOTEMPTY) {
-		char cmd[4200];
-		snprintf(cmd, sizeof cmd, "%s", a->scratch);
+	int e = rmdir(a->scratch) < 0 ? errno : 0;
+	if ((e && e != ENOENT && e != ENOTEMPTY) || journal_scratch_below(a->scratch)) {
+		/* a file of benchtop's could not go (a file system shut down
+		 * after EIO): the directory stays for --restore with it */
+		fprintf(stderr, "benchtop: cannot remove scratch directory %s: %s; it stays in the journal "
+		        "for benchtop --restore\n", a->scratch, strerror(e ? e : EBUSY));
+		a->scratch_made = false;
+		return;
+	}
+	if (e == ENOTEMPTY) {
 		/* Engines remove their own files; a leftover here is a bug
 		 * worth seeing rather than silently deleting. */
-		fprintf(stderr, "benchtop: scratch directory %s is not empty; left in place\n", cmd);
+		fprintf(stderr, "benchtop: scratch directory %s is not empty; left in place\n", a->scratch);
 	}
 	/* gone, or left in place with what is not benchtop's: --restore
 	 * must not remove it either way */
@@ -354,21 +369,37 @@ int app_start_workloads(struct app *a, char *msg, size_t len)
 	return 0;
 }
 
+/* The attached processes are workload 1, kind attached: its spec names
+ * each by PID and command ("1234: dd if=/dev/zero of=out"), its name by
+ * command; it is measured like a command (the sampler follows it from
+ * workload_start), and the disk line is the device under the files it
+ * writes (no path is watched: the sampler takes the first written one). */
 static int setup_attach(struct app *a, char *msg, size_t len)
 {
 	a->attach.pids = a->run->attach;
 	a->attach.n = a->run->nattach;
+	struct wl_spec *s = &a->attach_spec;
+	*s = (struct wl_spec){ .kind = WL_ATTACHED, .bs = 128 * 1024, .jobs = 1 };
+	s->argv = xcalloc(a->attach.n + 1, sizeof *s->argv);
+	size_t tl = 64 + a->attach.n * 320, k = 0;
+	s->text = xcalloc(tl, 1);
 	for (size_t i = 0; i < a->attach.n; i++) {
 		pid_t p = a->attach.pids[i];
 		if (kill(p, 0) < 0 && errno == ESRCH) {
 			snprintf(msg, len, "--attach: no process %d (give PIDs of running processes)", (int)p);
 			return -ESRCH;
 		}
-		char slot[32];
-		snprintf(slot, sizeof slot, "pid%d", (int)p);  /* a rule on it is on this PID */
 		attach_remember(a, p);
-		sampler_add_slot(a->sp, p, 0, "attached", slot, true);
+		char cmd[256];
+		ptree_cmdline(p, cmd, sizeof cmd);
+		s->argv[i] = xstrdup(cmd[0] ? cmd : "?");
+		k += (size_t)snprintf(s->text + k, tl - k, "%s%d: %s", i ? "; " : "", (int)p, s->argv[i]);
 	}
+	a->wl[0] = workload_new(1, s, a->run, NULL);
+	if (!a->wl[0])
+		return -ENOMEM;
+	a->wl_names[0] = workload_name(a->wl[0]);
+	workload_set_placer(a->wl[0], action_placer, a);
 	return 0;
 }
 
@@ -391,9 +422,11 @@ int app_setup(struct app *a, char *msg, size_t len)
 		memcpy(a->allowed, a->online, (size_t)a->ncpu); /* reported by start_mask */
 	a->vs.units = r->units;
 	a->interval = r->interval;
-	a->hist = history_new(HISTORY_CAP);
-	a->sp = sampler_new("/proc", a->ncpu, (int)r->nwl);
-	a->snap = snapshot_new(a->ncpu, 16, (int)r->nwl);
+	a->hist = history_new(a->dashboard ? app_history_need() : HISTORY_BATCH);
+	/* attached processes are one workload */
+	int nwl = r->mode == MODE_ATTACH ? 1 : (int)r->nwl;
+	a->sp = sampler_new("/proc", a->ncpu, nwl);
+	a->snap = snapshot_new(a->ncpu, 16, nwl);
 	if (!a->hist || !a->sp || !a->snap)
 		return -ENOMEM;
 	a->cf = cpufreq_open(r->sysfs, a->ncpu);
@@ -407,7 +440,7 @@ int app_setup(struct app *a, char *msg, size_t len)
 		return -e;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	a->nwl = r->mode == MODE_ATTACH ? 0 : (int)r->nwl;
+	a->nwl = nwl;
 	a->wl = xcalloc((size_t)a->nwl + 1, sizeof *a->wl);
 	a->wl_names = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_names);
 	a->wl_seen = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_seen);
@@ -444,6 +477,12 @@ void app_teardown(struct app *a)
 	placement_free(a->pl);
 	free(a->plog.v);
 	attach_free(a);
+	strv_free(a->attach_spec.argv);
+	free(a->attach_spec.text);
+	a->attach_spec.argv = NULL;
+	a->attach_spec.text = NULL;
+	free(a->pol_end);
+	a->pol_end = NULL;
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);
 	free(a->online);
@@ -454,34 +493,48 @@ void app_teardown(struct app *a)
 	history_free(a->hist);
 	loop_free(a->loop);
 	a->loop = NULL;
-	if (a->rec && !a->rec_borrowed)
-		fclose(a->rec);
+	if (!a->rec_borrowed)
+		app_close_record(a);
 }
 
 int app_open_record(struct app *a, char *msg, size_t len)
 {
 	if (!a->run->record)
 		return 0;
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (a->run->force ? O_TRUNC : O_EXCL);
-	int fd = open(a->run->record, flags, 0644);
-	if (fd < 0) {
-		int e = errno;
-		snprintf(msg, len, "-o %s: %s%s", a->run->record, strerror(e),
-		         e == EEXIST ? " (choose a new file, or add --force to overwrite it)" : "");
-		return -e;
-	}
-	a->rec = fdopen(fd, "w");
-	return a->rec ? 0 : -errno;
+	int rc = outstream_open(&a->recs, "-o", a->run->record,
+	                        OUTFILE_STREAM | (a->run->force ? OUTFILE_FORCE : 0), msg, len);
+	a->rec = a->recs.fp;
+	return rc;
+}
+
+int app_publish_record(struct app *a, char *msg, size_t len)
+{
+	if (!a->rec || a->rec_borrowed)
+		return 0;
+	return outstream_publish(&a->recs, a->run->force ? OUTFILE_FORCE : 0, msg, len);
+}
+
+void app_check_record(struct app *a)
+{
+	if (a->rec && !a->rec_borrowed && outstream_check(&a->recs))
+		a->rec = NULL;
+}
+
+int app_close_record(struct app *a)
+{
+	if (a->rec_borrowed)
+		return 0;
+	a->rec = NULL;
+	return a->recs.of.path ? outstream_close(&a->recs) : a->recs.err;
 }
 
 /* Give up before the run started: the record file benchtop just made
- * goes too (it holds nothing yet). */
+ * goes too (it holds nothing of a run). */
 int app_abandon(struct app *a, int status)
 {
 	if (a->rec && !a->rec_borrowed) {
-		fclose(a->rec);
+		outstream_discard(&a->recs);
 		a->rec = NULL;
-		unlink(a->run->record);
 	}
 	app_teardown(a);
 	return status;

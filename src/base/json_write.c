@@ -91,3 +91,36 @@ size_t json_quote(char *buf, size_t size, const char *s)
 	buf[k] = '\0';
 	return k;
 }
+
+void json_write_value(FILE *fp, const struct json *v)
+{
+	size_t n = json_len(v);
+	switch (json_type(v)) {
+	case JSON_NULL:
+		fputs("null", fp);
+		return;
+	case JSON_BOOL:
+		fputs(json_bool(v, false) ? "true" : "false", fp);
+		return;
+	case JSON_NUMBER:
+		json_number(fp, json_num(v, NAN));
+		return;
+	case JSON_STRING:
+		json_string(fp, json_str(v, ""));
+		return;
+	case JSON_ARRAY:
+	case JSON_OBJECT:
+		fputc(json_type(v) == JSON_ARRAY ? '[' : '{', fp);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				fputc(',', fp);
+			if (json_type(v) == JSON_OBJECT) {
+				json_string(fp, json_key(v, i));
+				fputc(':', fp);
+			}
+			json_write_value(fp, json_at(v, i));
+		}
+		fputc(json_type(v) == JSON_ARRAY ? ']' : '}', fp);
+		return;
+	}
+}

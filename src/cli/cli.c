@@ -82,11 +82,12 @@ static int pick(const char *const *words, const char *opt, const char *v, unsign
 
 static int o_format(struct run *r, const char *v, char *err, size_t errlen)
 {
-	static const char *const w[] = { "text", "csv", "json", NULL };
+	static const char *const w[] = { "text", "csv", "json", "bonnie", NULL };
+	static const enum out_format f[] = { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_BONNIE };
 	unsigned i = 0;
 	if (pick(w, "--format", v, &i, err, errlen))
 		return -1;
-	r->format = i == 0 ? FMT_TEXT : i == 1 ? FMT_CSV : FMT_JSON;
+	r->format = f[i];
 	return 0;
 }
 
@@ -173,6 +174,14 @@ static int o_attach(struct run *r, const char *v, char *err, size_t errlen)
 		if (!*p)
 			return 0;
 	}
+}
+
+static int o_compare(struct run *r, const char *v, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	r->compare = xrealloc(r->compare, (r->ncompare + 1) * sizeof *r->compare);
+	r->compare[r->ncompare++] = xstrdup(v);
+	return 0;
 }
 
 static int o_sweep(struct run *r, const char *v, char *err, size_t errlen)
@@ -301,7 +310,7 @@ enum opt_id {
 	O_RECORD, O_REPLAY, O_REPORT, O_ATTACH, O_CPUS, O_PLACEMENT, O_GOVERNOR, O_DROP_CACHES,
 	O_SWEEP, O_MATRIX, O_CELL, O_PRESET, O_UNITS, O_THEME, O_NO_COLOR, O_SYSFS, O_KEEP,
 	O_FORCE, O_RESTORE, O_HELP, O_VERSION, O_METRICS, O_METRICS_LISTEN, O_LEAVE_PLACEMENT,
-	O_NO_MOUSE,
+	O_NO_MOUSE, O_COMPARE,
 };
 
 const struct cli_option cli_options[] = {
@@ -312,10 +321,11 @@ const struct cli_option cli_options[] = {
 	{ 0, "no-sync", NULL, "no sync(2) after a command workload, flush not counted", O_NO_SYNC, false, o_no_sync },
 	{ 0, "at", "T:ACTION", "at time T: pin=LIST pack free spread governor=NAME maxfreq=KHZ marker=TEXT caption=TEXT pause resume (repeatable)", O_AT, true, o_at },
 	{ 'b', "batch", NULL, "no screen: one line per interval to stdout, then the summary", O_BATCH, false, o_batch },
-	{ 0, "format", "FMT", "batch output: text, csv or json (JSON Lines)", O_FORMAT, false, o_format },
+	{ 0, "format", "FMT", "batch output: text, csv or json (JSON Lines); bonnie: bonnie++ 1.98's CSV line (--preset bonnie)", O_FORMAT, false, o_format },
 	{ 'o', "record", "FILE", "record samples and events to FILE (JSON Lines); with --report: the output", O_RECORD, false, o_record },
 	{ 0, "replay", "FILE", "show a recording in the dashboard", O_REPLAY, false, o_replay },
 	{ 0, "report", "FILE", "render a recording to the -o file (.svg or .html)", O_REPORT, false, o_report },
+	{ 0, "compare", "FILE...", "compile recordings (from any machines) into one table per kind of result, with each machine's facts and ratios to the first row; --format csv|json, -o OUT.html", O_COMPARE, true, o_compare },
 	{ 0, "attach", "PID,...", "monitor and steer running processes and their descendants", O_ATTACH, true, o_attach },
 	{ 0, "leave-placement", NULL, "with --attach: at exit keep benchtop's placement (default: put back each process's affinity)", O_LEAVE_PLACEMENT, false, o_leave_placement },
 	{ 0, "cpus", "LIST", "initial affinity of all workloads, e.g. 0 or 0,2-3", O_CPUS, false, o_cpus },
@@ -457,6 +467,17 @@ static int matrix_tail(struct parse_state *ps, struct run *r)
 	return 0;
 }
 
+/* The files after --compare's first ("--compare a.jsonl b.jsonl c.jsonl"). */
+static int compare_tail(struct parse_state *ps, struct run *r)
+{
+	while (ps->i + 1 < ps->argc && ps->argv[ps->i + 1][0] != '-') {
+		if (o_compare(r, ps->argv[ps->i + 1], ps->err, ps->errlen))
+			return -1;
+		ps->i++;
+	}
+	return 0;
+}
+
 static int apply(struct parse_state *ps, struct run *r, const struct cli_option *o, const char *val)
 {
 	size_t idx = (size_t)(o - cli_options);
@@ -466,6 +487,8 @@ static int apply(struct parse_state *ps, struct run *r, const struct cli_option 
 	ps->seen[idx] = true;
 	if (o->apply(r, val, ps->err, ps->errlen))
 		return -1;
+	if (o->id == O_COMPARE)
+		return compare_tail(ps, r);
 	return o->id == O_MATRIX && !val ? matrix_tail(ps, r) : 0;
 }
 
@@ -562,8 +585,8 @@ static int parse_words(struct parse_state *ps, struct run *r)
 /* Which of the exclusive modes were asked for, in a fixed order. */
 static int pick_mode(struct run *r, char *err, size_t errlen)
 {
-	const char *names[4];
-	enum run_mode modes[4];
+	const char *names[5];
+	enum run_mode modes[5];
 	int n = 0;
 	if (r->mode == MODE_RESTORE)
 		names[n] = "--restore", modes[n++] = MODE_RESTORE;
@@ -573,6 +596,8 @@ static int pick_mode(struct run *r, char *err, size_t errlen)
 		names[n] = "--replay", modes[n++] = MODE_REPLAY;
 	if (r->nattach)
 		names[n] = "--attach", modes[n++] = MODE_ATTACH;
+	if (r->ncompare)
+		names[n] = "--compare", modes[n++] = MODE_COMPARE;
 	if (n > 1)
 		return fail(err, errlen, "%s and %s cannot be combined: choose one", names[0], names[1]);
 	r->mode = n ? modes[0] : MODE_RUN;
@@ -604,8 +629,10 @@ static int check_experiment(struct run *r, char *err, size_t errlen)
 		            "use it with --sweep or --matrix", r->cell);
 	if (!r->sweep)
 		return 0;
-	if (r->nwl > 1)
-		return fail(err, errlen, "--sweep runs one workload, but %zu are given", r->nwl);
+	for (size_t i = 0; r->nwl > 1 && i < r->nwl; i++)
+		if (r->wl[i].kind != WL_READ)
+			return fail(err, errlen, "--sweep over %zu workloads compares read sources, but \"%s\" is not a read: "
+			            "use one workload, or -w read:path=A -w read:path=B", r->nwl, r->wl[i].text);
 	if (r->nwl == 1 && r->wl[0].kind != WL_COPY && r->wl[0].kind != WL_WRITE && r->wl[0].kind != WL_READ)
 		return fail(err, errlen, "--sweep varies bs, which workload \"%s\" has not: use copy, write or read",
 		            r->wl[0].text);
@@ -636,6 +663,12 @@ static int check_run(struct run *r, char *err, size_t errlen)
 	if (r->leave_placement && r->mode != MODE_ATTACH)
 		return fail(err, errlen, "--leave-placement keeps the placement of attached processes: "
 		            "use it with --attach (workloads benchtop starts end with the run)");
+	if (r->format == FMT_BONNIE && (r->mode != MODE_RUN || !r->preset))
+		return fail(err, errlen, "--format bonnie prints bonnie++'s CSV line of the bonnie study: use it with "
+		            "--preset bonnie (else text, csv or json)");
+	if (r->mode == MODE_COMPARE && r->record && !ends_with(r->record, ".html") && !ends_with(r->record, ".htm"))
+		return fail(err, errlen, "bad compare output \"%s\": use a name ending in .html (the tables print "
+		            "to standard output without -o)", r->record);
 	if (r->mode == MODE_REPORT) {
 		if (!r->record)
 			return fail(err, errlen, "--report \"%s\" needs an output: -o OUT.svg or -o OUT.html", r->report);
@@ -646,12 +679,16 @@ static int check_run(struct run *r, char *err, size_t errlen)
 }
 
 /* SPEC §2: with nothing to run, benchtop copies a file of its own with the
- * 3-process pipe engine until the user quits. */
+ * 3-process pipe engine until the user quits.  Without a flush per pass
+ * (sync=none): an fsync at every pass of a cached copy draws a comb from 0
+ * to the memory's speed, where a first-time user should read one steady
+ * rate that pins and governors then move. */
 static void add_default(struct run *r)
 {
 	struct wl_spec w;
-	cli_spec_defaults(&w, WL_COPY, "copy:engine=pipe,procs=3");
+	cli_spec_defaults(&w, WL_COPY, "copy:engine=pipe,procs=3,sync=none");
 	w.engine = ENG_PIPE;
+	w.sync = SYNC_NONE;
 	w.is_default = true;
 	r->wl = xrealloc(r->wl, sizeof *r->wl);
 	r->wl[0] = w;
@@ -701,6 +738,9 @@ void cli_free(struct run *r)
 	for (size_t i = 0; i < r->nat; i++)
 		free(r->at[i].arg);
 	free(r->at);
+	for (size_t i = 0; i < r->ncompare; i++)
+		free(r->compare[i]);
+	free(r->compare);
 	free(r->attach);
 	char **strs[] = { &r->record, &r->replay, &r->report, &r->cpus, &r->governor, &r->sweep,
 	                  &r->matrix_placement, &r->matrix_governor, &r->cell, &r->preset,
@@ -735,6 +775,7 @@ void cli_print_help(void *out)
 	      "       benchtop --attach PID[,PID...] [OPTIONS]\n"
 	      "       benchtop --replay FILE [OPTIONS]\n"
 	      "       benchtop --report FILE -o OUT.svg|OUT.html\n"
+	      "       benchtop --compare FILE... [--format csv|json] [-o OUT.html]\n"
 	      "       benchtop --restore\n\n"
 	      "Runs copy and write workloads, plots their throughput live next to CPU\n"
 	      "placement and frequency, and lets you re-pin processes and switch\n"

@@ -1,4 +1,4 @@
-/* exp_run.c - running an experiment's steps: each a quiet batch run in a
+/* step.c - running an experiment's steps: each a quiet batch run in a
  * process of its own (a stop signal ends the whole experiment), with the
  * device's reads measured around it, files evicted from the page cache
  * before reads, and the one table written at the end. */
@@ -34,18 +34,26 @@
 static int open_record(struct exp *e)
 {
 	const char *path = e->r->record;
+	char msg[512];
 	if (!path)
 		return 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (e->r->force ? O_TRUNC : O_EXCL), 0644);
-	if (fd < 0 || !(e->rec = fdopen(fd, "w"))) {
-		int err = errno;
-		fprintf(stderr, "benchtop: -o %s: %s%s\n", path, strerror(err),
-		        err == EEXIST ? " (choose a new file, or add --force to overwrite it)" : "");
-		if (fd >= 0)
-			close(fd);
+	unsigned fl = OUTFILE_STREAM | (e->r->force ? OUTFILE_FORCE : 0);
+	if (outstream_open(&e->recs, "-o", path, fl, msg, sizeof msg) ||
+	    outstream_publish(&e->recs, fl, msg, sizeof msg)) {
+		fprintf(stderr, "benchtop: %s\n", msg);
+		outstream_discard(&e->recs);
 		return 3;
 	}
+	e->rec = e->recs.fp;
 	return 0;
+}
+
+/* After each line of the record: a failure is said once and the record
+ * ends there; the experiment goes on. */
+static void check_record(struct exp *e)
+{
+	if (e->rec && outstream_check(&e->recs))
+		e->rec = NULL;
 }
 
 static void jstr_or_null(FILE *fp, const char *s)
@@ -122,6 +130,7 @@ int exp_begin(struct exp *e, struct run *r, const char *kind, const char *dir)
 	e->t0 = clock_mono();
 	if (e->rec)
 		start_record(e, e->rec);
+	check_record(e);
 	if (e->json)
 		start_record(e, e->out);
 	return 0;
@@ -335,7 +344,10 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 	s->res.rec = e->rec;
 	s->res.t_offset = clock_mono() - e->t0;
 	s->res.cell = (int)e->nsteps;
+	s->from = s->res.t_offset;
 	s->status = step_process(e, c, &s->res);
+	s->to = clock_mono() - e->t0;
+	check_record(e);
 	s->disk_known = known && proc_read_bytes(getpid(), &d1) == 0 && d1 >= d0;
 	s->disk_read = s->disk_known ? d1 - d0 : 0;
 	for (int k = 0; k < s->res.nwl && k < APP_RESULT_MAX; k++) {
@@ -345,9 +357,12 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 		s->calls += s->res.wl[k].calls;
 		if (s->res.wl[k].elapsed > s->elapsed)
 			s->elapsed = s->res.wl[k].elapsed;
+		if (s->res.wl[k].io_elapsed > s->io_elapsed)
+			s->io_elapsed = s->res.wl[k].io_elapsed;
 	}
 	if (e->rec)
 		step_json(e, e->rec, s, extra_json);
+	check_record(e);
 	if (e->json)
 		step_json(e, e->out, s, extra_json);
 	return s;
@@ -363,6 +378,17 @@ double exp_hog(const struct step_res *s)
 double exp_rate(const struct step_res *s, uint64_t bytes)
 {
 	return num_div((double)bytes, s->elapsed);
+}
+
+double exp_us_per_call(const struct step_res *s)
+{
+	double t = s->io_elapsed > 0 ? s->io_elapsed : s->elapsed;
+	return s->calls ? t * 1e6 / (double)s->calls : NAN;
+}
+
+double exp_io_rate(const struct step_res *s, uint64_t bytes)
+{
+	return num_div((double)bytes, s->io_elapsed > 0 ? s->io_elapsed : s->elapsed);
 }
 
 double exp_from_disk(const struct exp *e, const struct step_res *s, uint64_t test_read)
@@ -398,6 +424,39 @@ bool exp_which(const char *prog, char *buf, size_t len)
 
 /* ---- the end ------------------------------------------------------------- */
 
+/* A step as a phase of the end record: its cell's stretch, its figures,
+ * its residency per CPU and their mean frequency (as a run's phases). */
+static void phase_json(FILE *fp, const struct step_res *s, size_t i)
+{
+	const struct app_result *r = &s->res;
+	double ks = 0, secs = 0;
+	fprintf(fp, "%s{\"from\":", i ? "," : "");
+	json_number(fp, s->from);
+	fprintf(fp, ",\"to\":");
+	json_number(fp, s->to);
+	fprintf(fp, ",\"label\":");
+	json_string(fp, s->name);
+	fprintf(fp, ",\"cell\":%zu,", i + 1);
+	totals_json(fp, s);
+	fprintf(fp, ",\"residency\":{");
+	for (int c = 0; c < r->ncpu_res; c++) {
+		fprintf(fp, "%s\"%d\":{", c ? "," : "", c);
+		for (int k = 0; k < r->nfreq[c]; k++) {
+			fprintf(fp, "%s\"%ld\":", k ? "," : "", r->khz[c][k]);
+			json_number(fp, r->secs[c][k]);
+			ks += (double)r->khz[c][k] * r->secs[c][k];
+			secs += r->secs[c][k];
+		}
+		fputc('}', fp);
+	}
+	fprintf(fp, "},\"mean_khz\":");
+	if (secs > 0)
+		fprintf(fp, "%.0f", ks / secs);
+	else
+		fputs("null", fp);
+	fputc('}', fp);
+}
+
 static void end_record(struct exp *e, FILE *fp, const struct st_table *t)
 {
 	fprintf(fp, "{\"type\":\"end\",\"t\":");
@@ -410,7 +469,10 @@ static void end_record(struct exp *e, FILE *fp, const struct st_table *t)
 		totals_json(fp, &e->steps[i]);
 		fputc('}', fp);
 	}
-	fprintf(fp, "],\"phases\":[],\"experiment\":");
+	fprintf(fp, "],\"phases\":[");
+	for (size_t i = 0; i < e->nsteps; i++)
+		phase_json(fp, &e->steps[i], i);
+	fprintf(fp, "],\"experiment\":");
 	st_json(t, fp);
 	fprintf(fp, "}\n");
 	fflush(fp);
@@ -429,6 +491,8 @@ void exp_end(struct exp *e, struct st_table *t)
 		end_record(e, e->rec, t);
 	if (e->json)
 		end_record(e, e->out, t);
+	else if (e->r->format == FMT_BONNIE)
+		bonnie_csv(e, t, e->out);
 	else if (e->r->format == FMT_CSV)
 		st_print_csv(t, e->out);
 	else
@@ -444,11 +508,10 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 	return 0;
 }
 
-void exp_close(struct exp *e)
+int exp_close(struct exp *e)
 {
-	if (e->rec)
-		fclose(e->rec);
 	e->rec = NULL;
+	int rc = e->recs.of.path ? outstream_close(&e->recs) : e->recs.err;
 	if (e->scratch) {
 		if (e->r->keep)
 			fprintf(stderr, "benchtop: kept the experiment's files in %s\n", e->scratch);
@@ -461,4 +524,5 @@ void exp_close(struct exp *e)
 	}
 	free(e->steps);
 	e->steps = NULL;
+	return rc ? 3 : 0;
 }

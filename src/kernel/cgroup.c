@@ -194,6 +194,20 @@ int cgroup_join(int procs_fd)
 	return write(procs_fd, "0", 1) == 1 ? 0 : -errno;
 }
 
+bool cgroup_holds(const struct cgroup *g, pid_t pid)
+{
+	char path[64], line[4096];
+	snprintf(path, sizeof path, "/proc/%d/cgroup", (int)pid);
+	if (first_line(path, is_v2_group, line, sizeof line))
+		return false;
+	line[strcspn(line, "\n")] = 0;
+	/* the group's path in the file system ends with the process's
+	 * group path (below the cgroup2 mount) */
+	size_t n = strlen(line + 3), m = strlen(g->path);
+	return n > 1 && n <= m && strcmp(g->path + m - n, line + 3) == 0 &&
+	       (n == m || g->path[m - n - 1] == '/' || line[3] == '/');
+}
+
 int cgroup_populated(const struct cgroup *g)
 {
 	char buf[256];

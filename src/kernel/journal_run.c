@@ -8,7 +8,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static struct {
@@ -174,6 +176,17 @@ int journal_forget_scratch(const char *path)
 	return forget_string(&run.j.scratch, &run.j.nscratch, path);
 }
 
+bool journal_scratch_below(const char *dir)
+{
+	size_t n = strlen(dir);
+
+	own_state();
+	for (size_t i = 0; i < run.j.nscratch; i++)
+		if (strncmp(run.j.scratch[i], dir, n) == 0 && run.j.scratch[i][n] == '/')
+			return true;
+	return false;
+}
+
 int journal_note_cgroup(const char *path)
 {
 	return note_string(&run.j.cgroup, &run.j.ncgroup, path);
@@ -292,6 +305,166 @@ static int other_holder(const char *want, const char *dir, char *msg, size_t len
 	return rc;
 }
 
+/* ---- claims ----
+ * Journals live where XDG_RUNTIME_DIR says, so two benchtops started with
+ * different ones would not see each other's.  Every policy a benchtop
+ * changes is therefore also claimed in one place that does not depend on
+ * the environment: /run/benchtop/claims for root, else
+ * /run/user/UID/benchtop/claims, else ~/.local/state/benchtop/claims
+ * (home from the password database).  A claim is a file named for the
+ * policy directory's device and inode ("policy.DEV.INO", whatever path
+ * reached it), holding the claimant's PID, start time and journal path.
+ * It holds while that journal holds the policy; otherwise it is stale and
+ * replaced. */
+
+static int claims_dir(int *dfd)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	uid_t uid = geteuid();
+
+	if (uid == 0) {
+		snprintf(dir, sizeof(dir), "/run/benchtop/claims");
+	} else {
+		snprintf(dir, sizeof(dir), "/run/user/%u", (unsigned)uid);
+		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid) {
+			snprintf(dir, sizeof(dir), "/run/user/%u/benchtop/claims", (unsigned)uid);
+		} else {
+			struct passwd *pw = getpwuid(uid);
+			if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/')
+				return -ENOENT;
+			snprintf(dir, sizeof(dir), "%s/.local/state/benchtop/claims", pw->pw_dir);
+		}
+	}
+	return journal_open_dir(dir, true, dfd, NULL, 0);
+}
+
+static int claim_name(const char *policy_path, char *name, size_t len)
+{
+	struct stat st;
+
+	if (stat(policy_path, &st) != 0)
+		return -errno;
+	snprintf(name, len, "policy.%llu.%llu", (unsigned long long)st.st_dev,
+	         (unsigned long long)st.st_ino);
+	return 0;
+}
+
+struct claim {
+	pid_t pid;
+	unsigned long long starttime;
+	char journal[PATH_MAX];
+};
+
+static bool read_claim(int dfd, const char *name, struct claim *c)
+{
+	char buf[PATH_MAX + 128];
+	struct stat st;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_uid == geteuid() || st.st_uid == 0))
+		n = read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	int pid = 0, off = 0;
+	if (sscanf(buf, "pid %d %llu\njournal %n", &pid, &c->starttime, &off) < 2 || !off || pid < 2)
+		return false;
+	c->pid = pid;
+	snprintf(c->journal, sizeof(c->journal), "%s", buf + off);
+	c->journal[strcspn(c->journal, "\n")] = '\0';
+	return c->journal[0] == '/';
+}
+
+/* Does the claim c on the policy at want still hold (its journal holds
+ * the policy)?  *alive: its benchtop runs. */
+static bool claim_holds(const struct claim *c, const char *want, bool *alive)
+{
+	struct journal j;
+	bool held;
+
+	if (journal_load(c->journal, &j, NULL, 0) < 0)
+		return false;
+	held = j.pid == c->pid && holds(&j, want);
+	*alive = journal_owner_alive(&j);
+	journal_free(&j);
+	return held;
+}
+
+/* The XDG_RUNTIME_DIR whose --restore reads journal path ("DIR/benchtop/journal.N"). */
+static void restore_hint(const char *path, char *buf, size_t len)
+{
+	const char *end = strstr(path, "/benchtop/journal.");
+	if (end && end > path)
+		snprintf(buf, len, "XDG_RUNTIME_DIR=%.*s benchtop --restore", (int)(end - path), path);
+	else
+		snprintf(buf, len, "benchtop --restore");
+}
+
+/* Claim the policy at want (canonical path) for this process: 0 (claimed,
+ * or no claims directory here), or -EBUSY with msg naming the holder. */
+static int claim_policy(const char *want, const char *dir, char *msg, size_t len)
+{
+	char name[96], text[PATH_MAX + 128], hint[PATH_MAX + 64];
+	const char *pol = strrchr(dir, '/');
+	struct claim c;
+	int dfd, rc = 0;
+
+	pol = pol ? pol + 1 : dir;
+	if (claim_name(want, name, sizeof(name)) < 0 || claims_dir(&dfd) < 0)
+		return 0;
+	for (int tries = 0; tries < 2; tries++) {
+		int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			int n = snprintf(text, sizeof(text), "pid %d %llu\njournal %s/%s\n", (int)run.owner,
+			                 journal_proc_starttime(run.owner), run.dir, run.name);
+			rc = journal_write_all(fd, text, (size_t)n);
+			close(fd);
+			if (rc < 0)
+				unlinkat(dfd, name, 0);
+			rc = 0;  /* a claim that cannot be written: the journal still is */
+			break;
+		}
+		if (errno != EEXIST)
+			break;
+		bool alive = false;
+		if (read_claim(dfd, name, &c) && c.pid == run.owner)
+			break;  /* ours already */
+		if (read_claim(dfd, name, &c) && claim_holds(&c, want, &alive)) {
+			restore_hint(c.journal, hint, sizeof(hint));
+			if (alive)
+				snprintf(msg, len, "%s is steered by benchtop %d, which is running (journal %s): "
+				         "left alone", pol, (int)c.pid, c.journal);
+			else
+				snprintf(msg, len, "%s still has the changes of benchtop %d, which stopped without "
+				         "undoing them (journal %s): run %s first", pol, (int)c.pid, c.journal, hint);
+			rc = -EBUSY;
+			break;
+		}
+		unlinkat(dfd, name, 0);  /* stale: its journal no longer holds the policy */
+	}
+	close(dfd);
+	return rc;
+}
+
+void journal_release_claim(const char *policy_path, pid_t pid)
+{
+	char name[96], real[PATH_MAX];
+	struct claim c;
+	int dfd;
+
+	canonical(policy_path, real);
+	if (claim_name(real, name, sizeof(name)) < 0 || claims_dir(&dfd) < 0)
+		return;
+	if (read_claim(dfd, name, &c) && c.pid == pid)
+		unlinkat(dfd, name, 0);
+	close(dfd);
+}
+
 int journal_note_policy(const char *sysfs_root, const struct journal_policy *p,
                         char *msg, size_t len)
 {
@@ -322,6 +495,8 @@ int journal_note_policy(const char *sysfs_root, const struct journal_policy *p,
 	if (rfd >= 0)
 		flock(rfd, LOCK_EX);
 	rc = other_holder(want, p->dir, msg, len);
+	if (rc == 0)
+		rc = claim_policy(want, p->dir, msg, len);
 	if (rc == 0 && r < 0) {
 		rc = journal_add_root(&run.j, root);
 		r = (int)run.j.nroots - 1;
@@ -331,6 +506,7 @@ int journal_note_policy(const char *sysfs_root, const struct journal_policy *p,
 		rc = journal_add_policy(&run.j, &q);
 	if (rc == 0 && (rc = sync_run()) < 0) {
 		run.j.n--; /* not on disk: not noted */
+		journal_release_claim(want, run.owner);
 		snprintf(msg, len, "the journal %s/%s cannot be written: %s", run.dir, run.name, strerror(-rc));
 	}
 	if (rfd >= 0)
@@ -347,6 +523,9 @@ int journal_forget_policy(const char *sysfs_root, const char *dir)
 	canonical(sysfs_root && sysfs_root[0] ? sysfs_root : "/", root);
 	if ((r = find_root(&run.j, root)) < 0 || (i = find_policy(&run.j, r, dir)) < 0)
 		return 0;
+	char full[PATH_MAX + JOURNAL_DIR_LEN];
+	snprintf(full, sizeof(full), "%s/%s", strcmp(root, "/") ? root : "", dir);
+	journal_release_claim(full, run.owner);
 	run.j.pol[i] = run.j.pol[--run.j.n];
 	return sync_run();
 }

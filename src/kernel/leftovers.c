@@ -353,8 +353,13 @@ int leftover_remove(const char *path, char *msg, size_t len)
 		snprintf(msg, len, "%s is not a name benchtop makes: left alone", path);
 		return -EINVAL;
 	}
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		rc = -errno;
+		snprintf(msg, len, "cannot remove scratch %s: %s", path, strerror(-rc));
+		return rc;
+	}
 	if (S_ISDIR(st.st_mode)) {
 		int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		rc = dfd < 0 ? -errno : empty_dir(dfd, 0);

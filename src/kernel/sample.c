@@ -111,42 +111,70 @@ void sample_role_settle(char *role, size_t len, struct sample_role_track *t, con
 }
 
 /* A descendant's slot: COMM.N, the first N no other process of its
- * workload has, so a restarted tree's processes take the same slots. */
-static void name_slot(struct sampler *sp, struct sproc *p)
+ * workload has, so a restarted tree's processes take the same slots.  One
+ * pass over the tracked set marks the numbers taken (N above the number
+ * of processes cannot be the first free one), so a tree of a thousand
+ * new processes is named in a million steps, not a billion. */
+static void name_slot(struct sampler *sp, struct sproc *p, unsigned char *used)
 {
 	const char *base = p->comm[0] ? p->comm : "proc";
-	for (int k = 1; k < 1000; k++) {
-		bool taken = false;
-		snprintf(p->slot, sizeof p->slot, "%s.%d", base, k);
-		for (int i = 0; i < sp->n && !taken; i++)
-			taken = &sp->procs[i] != p && sp->procs[i].wl == p->wl && !sp->procs[i].gone &&
-			        !strcmp(sp->procs[i].slot, p->slot);
-		if (!taken)
-			return;
+	size_t blen = strlen(base);
+	int max = sp->n + 1;
+	memset(used, 0, (size_t)max + 1);
+	for (int i = 0; i < sp->n; i++) {
+		const struct sproc *q = &sp->procs[i];
+		if (q == p || q->wl != p->wl || q->gone || strncmp(q->slot, base, blen) || q->slot[blen] != '.')
+			continue;
+		char *end;
+		long k = strtol(q->slot + blen + 1, &end, 10);
+		if (*end == '\0' && k >= 1 && k <= max)
+			used[k] = 1;
 	}
+	int k = 1;
+	while (used[k])
+		k++;
+	snprintf(p->slot, sizeof p->slot, "%s.%d", base, k);
 }
 
 /* Slots for new descendants, roles of command processes from this tick. */
 static void procs_roles(struct sampler *sp)
 {
+	unsigned char *used = NULL;
 	for (int i = 0; i < sp->n; i++) {
 		struct sproc *p = &sp->procs[i];
 		if (p->gone)
 			continue;
-		if (!p->slot[0] && p->comm[0])
-			name_slot(sp, p);
+		if (!p->slot[0] && p->comm[0] && (used || (used = malloc((size_t)sp->n + 2))))
+			name_slot(sp, p, used);
 		if (!p->infer || p->fresh)
 			continue;
 		const char *ev = sample_role_evidence(p->cpu_pct, p->frd, p->fwr,
 		                                      p->read_bps + p->write_bps > 0);
 		sample_role_settle(p->role, sizeof p->role, &p->track, ev);
 	}
+	free(used);
+}
+
+/* Nothing named a device to watch (attached processes): the device
+ * under the first regular file a measured tree holds open for writing. */
+static void watch_written(struct sampler *sp)
+{
+	if (ssys_watching(sp->sys))
+		return;
+	for (int i = 0; i < sp->n; i++) {
+		const struct sproc *p = &sp->procs[i];
+		for (int k = 0; p->measure_io && !p->gone && k < p->nof; k++)
+			if (p->of[k].write) {
+				ssys_watch_dev(sp->sys, p->of[k].dev);
+				return;
+			}
+	}
 }
 
 static int src_procs(struct sampler *sp, double dt)
 {
 	for (int w = 0; w <= sp->nwl; w++) {
-		sp->wl[w].wbytes_prev = sp->wl[w].wbytes;
+		sp->wl[w].wtotal_prev = sp->wl[w].wtotal;
 		sp->wl[w].rbytes_prev = sp->wl[w].rbytes;
 	}
 	sprocs_read(sp, dt);
@@ -155,8 +183,13 @@ static int src_procs(struct sampler *sp, double dt)
 		if (sp->procs[i].gone)
 			sfiles_forget(sp->files, &sp->procs[i]);
 	sfiles_settle(sp->files, sp->procs, sp->n, sp->wl, sp->nwl);
-	for (int w = 0; w <= sp->nwl; w++)
+	uint64_t out = own_output_size();
+	for (int w = 0; w <= sp->nwl; w++) {
+		struct swl *l = &sp->wl[w];
+		sreap_settle(sp, w);
 		root_reconcile(sp, w);
+		sreap_written(sp, w, out > l->out_start ? out - l->out_start : 0);
+	}
 	wl_sums(sp);
 	/* Over the time since the _prev values were read: on the first read
 	 * that is since the workload was first tracked (its processes from
@@ -165,12 +198,13 @@ static int src_procs(struct sampler *sp, double dt)
 	for (int w = 0; w <= sp->nwl; w++) {
 		struct swl *l = &sp->wl[w];
 		double dtw = l->t_prev > 0 ? sp->t_procs - l->t_prev : dt;
-		l->wbps = sample_rate(l->wbytes_prev, l->wbytes, dtw);
+		l->wbps = sample_rate(l->wtotal_prev, l->wtotal, dtw);
 		l->rbps = sample_rate(l->rbytes_prev, l->rbytes, dtw);
 		l->t_prev = sp->t_procs;
 	}
 	for (int i = 0; i < sp->n; i++)
 		sp->procs[i].fresh = false;
+	watch_written(sp);
 	return 0;
 }
 
@@ -280,6 +314,7 @@ void sampler_free(struct sampler *sp)
 	free(sp->mask);
 	free(sp->cpus);
 	free(sp->wl);
+	free(sp->big);
 	free(sp);
 }
 
@@ -296,15 +331,24 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	struct sproc *p = sprocs_find(sp, pid);
 	if (p && p->wl != workload)
 		sfiles_forget(sp->files, p);  /* its files belong to the old workload */
+	bool fresh = !p;
 	if (!p && !(p = sprocs_new(sp, pid, workload, role, measure_io)))
 		return -ENOMEM;
 	p->wl = workload;
 	p->measure_io = measure_io;
 	p->infer = measure_io;
 	p->root = true;
+	/* an attached process reaped children before benchtop looked */
+	p->past = role && strcmp(role, "attached") == 0;
+	if (fresh && measure_io && !p->past)
+		sreap_base(sp, p);
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	snprintf(p->slot, sizeof p->slot, "%s", slot ? slot : "");
 	sp->wl[workload].measure_io |= measure_io;
+	if (!sp->wl[workload].out_started) {
+		sp->wl[workload].out_start = own_output_size();
+		sp->wl[workload].out_started = true;
+	}
 	/* a --loop command may run again before the last run's exit is
 	 * reconciled at the next tick: its base stays the first run's */
 	if (!sp->wl[workload].rec_pending) {
@@ -333,8 +377,6 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 static void root_reconcile(struct sampler *sp, int wl)
 {
 	struct swl *w = &sp->wl[wl];
-	w->rbytes += w->pend_rbytes;
-	w->pend_rbytes = 0;
 	if (!w->rec_pending)
 		return;
 	w->rec_pending = false;
@@ -361,34 +403,15 @@ static void root_reconcile(struct sampler *sp, int wl)
 	w->root_out0 = w->rec_out;
 }
 
-/* The root's zombie rchar holds every read of the tree: beyond what the
- * processes tracked at the last tick had read then (and children already
- * handed to a parent), what readers of regular files read after their
- * last scan, at most what their files had left. */
-static void root_reads(struct sampler *sp, struct sproc *root, uint64_t rchar, uint64_t wb)
+int sampler_owner(const struct sampler *sp, pid_t pid)
 {
-	uint64_t seen = 0, cap = 0;
-
-	for (int i = 0; i < sp->n; i++) {
-		struct sproc *c = &sp->procs[i];
-		if (c->wl != root->wl || !c->io_known)
-			continue;
-		seen += c->rchar + c->pend_seen;
-		cap += c->pend_cap + (c->reads_files ? c->rd_left : 0);
-		c->pend_seen = c->pend_cap = c->rd_left = 0;
-	}
-	/* a tree never seen reading or writing any file (it started and
-	 * ended between two ticks) that wrote no file (write_bytes within
-	 * the page its own output may have dirtied) is taken at its rchar */
-	struct swl *w = &sp->wl[root->wl];
-	if (!cap && !w->wbytes && !w->rbytes && wb <= 4096)
-		cap = UINT64_MAX;
-	if (rchar > seen)
-		w->pend_rbytes += rchar - seen < cap ? rchar - seen : cap;
-	root->rchar = rchar;
+	for (int i = 0; i < sp->n; i++)
+		if (sp->procs[i].pid == pid)
+			return sp->procs[i].wl;
+	return -1;
 }
 
-uint64_t sampler_note_exit(struct sampler *sp, pid_t pid)
+uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl)
 {
 	struct sproc *p = sprocs_find(sp, pid);
 	unsigned id = (unsigned)pid;
@@ -399,9 +422,14 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid)
 	struct pids_result *h = f->stacks[0]->head;
 	uint64_t rchar = h[PI_RCHAR].result.ul_int, wb = h[PI_WBYTES].result.ul_int;
 	uint64_t wchar = h[PI_WCHAR].result.ul_int;
-	if (!p || !p->measure_io || p->exit_noted || !p->root)
+	if (p)
+		wl = p->wl;
+	if (wl < 0 || wl > sp->nwl || (p && p->exit_noted))
 		return wb;
-	root_reads(sp, p, rchar, wb);
+	/* what it read: the part its tree's processes were not seen reading */
+	sreap_zombie(sp, p, wl, pid, rchar, wchar);
+	if (!p || !p->measure_io)
+		return wb;
 	p->exit_noted = true;
 	if (p->root) {
 		/* every run that ended since the last tick adds up */
@@ -469,7 +497,13 @@ static double boot_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void fill_proc(struct proc_sample *o, const struct sproc *p, double hz)
+/* Does the workload count its reads (it read more than twice what it wrote)? */
+static bool wl_counts_reads(const struct swl *w)
+{
+	return w->rbytes > 2 * w->wtotal;
+}
+
+static void fill_proc(struct proc_sample *o, const struct sproc *p, const struct swl *w, double hz)
 {
 	double age = p->start > 0 ? boot_seconds() - p->start : -1;
 	*o = (struct proc_sample){
@@ -477,7 +511,9 @@ static void fill_proc(struct proc_sample *o, const struct sproc *p, double hz)
 		.pid = p->pid, .ppid = p->ppid, .workload = p->wl, .cpu = p->cpu, .state = p->state,
 		.nthreads = p->nthreads, .cpu_pct = p->cpu_pct, .wait_pct = p->wait_pct,
 		.utime = (double)p->utk / hz, .stime = (double)p->stk / hz,
-		.read_bps = p->read_bps, .write_bps = p->write_bps, .bytes = p->bytes,
+		.read_bps = p->read_bps, .write_bps = p->write_bps,
+		/* on its workload's side only, never read and written added */
+		.bytes = p->measure_io && wl_counts_reads(w) ? p->bytes_r : p->bytes,
 		.migrations = p->migrations, .alive = !p->zombie,
 	};
 	memcpy(o->role, p->role, sizeof o->role);
@@ -498,7 +534,7 @@ static int fill_procs(struct sampler *sp, struct snapshot *s)
 	s->nproc = 0;
 	for (int i = 0; i < sp->n; i++)
 		if (!sp->procs[i].gone)
-			fill_proc(&s->procs[s->nproc++], &sp->procs[i], (double)sp->hz);
+			fill_proc(&s->procs[s->nproc++], &sp->procs[i], &sp->wl[sp->procs[i].wl], (double)sp->hz);
 	return 0;
 }
 
@@ -541,11 +577,12 @@ static void fill_wls(struct sampler *sp, struct snapshot *s)
 		o->stime = w->st;
 		if (!w->measure_io)
 			continue;  /* engine workloads: the caller has exact counters */
-		/* the bytes that reached regular files; a command that wrote
-		 * none is measured by what it read from them */
-		o->counted = w->wbytes > 0 ? 'w' : w->rbytes > 0 ? 'r' : 0;
-		o->bytes = o->counted == 'r' ? w->rbytes : w->wbytes;
-		o->wbytes = w->wbytes;
+		/* rated by what it mostly moved: the bytes that reached
+		 * regular files, or what it read from them when that is more
+		 * than twice as much (md5sum big > sums) */
+		o->counted = wl_counts_reads(w) ? 'r' : w->wtotal > 0 ? 'w' : 0;
+		o->bytes = o->counted == 'r' ? w->rbytes : w->wtotal;
+		o->wbytes = w->wtotal;
 		o->rbytes = w->rbytes;
 		o->write_bps = w->wbps;
 		o->read_bps = w->rbps;

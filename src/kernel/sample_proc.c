@@ -3,8 +3,8 @@
  * processes that ran their children (tracked as they appear), their stat
  * and io through libproc2 (in chunks of pids), their threads, migrations
  * and allowed CPUs, and a scan of their open files when their I/O moved;
- * reads of processes that ended between two ticks are recovered from their
- * parent's rchar.  The tracked set itself (find, add, drop) lives here. */
+ * what processes that ended read is settled in sample_reap.c.  The
+ * tracked set itself (find, add, drop) lives here. */
 #include "benchtop/sample.h"
 #include "benchtop/ptree.h"
 #include "sample_priv.h"
@@ -23,31 +23,77 @@
 
 /* ---- /proc files held open ---------------------------------------- */
 
+/* Open /proc/PID/task/TID/NAME as *fd unless it is open: 0 or -errno. */
+static int pf_open(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name)
+{
+	if (*fd >= 0)
+		return 0;
+	char path[160];
+	snprintf(path, sizeof path, "%s/%d/task/%d/%s", sp->root, (int)pid, (int)tid, name);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	sp->held++;
+	return 0;
+}
+
+/* Past SAMPLE_MAX_HELD files held, a file is closed after each read. */
+static void pf_release(struct sampler *sp, int *fd)
+{
+	if (sp->held > SAMPLE_MAX_HELD) {
+		close(*fd);
+		*fd = -1;
+		sp->held--;
+	}
+}
+
 /* Read /proc/PID/task/TID/NAME into buf through *fd, opening it on first
  * use and keeping it open while under SAMPLE_MAX_HELD.  Returns bytes or
  * -errno (-ESRCH once the thread is gone). */
 static int pf_read(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name,
                    char *buf, size_t len)
 {
-	if (*fd < 0) {
-		char path[160];
-		snprintf(path, sizeof path, "%s/%d/task/%d/%s", sp->root, (int)pid, (int)tid, name);
-		*fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (*fd < 0)
-			return -errno;
-		sp->held++;
-	}
+	int rc = pf_open(sp, fd, pid, tid, name);
+	if (rc < 0)
+		return rc;
 	ssize_t n = pread(*fd, buf, len - 1, 0);
 	int err = errno;
-	if (sp->held > SAMPLE_MAX_HELD) {
-		close(*fd);
-		*fd = -1;
-		sp->held--;
-	}
+	pf_release(sp, fd);
 	if (n < 0)
 		return -err;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+/* The same, the whole file into sp->big (grown as needed): a file the
+ * kernel hands out a page per read (children: 4096 bytes are about 680
+ * PIDs) is read to its end. */
+static int pf_read_all(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name)
+{
+	size_t off = 0;
+	int rc = pf_open(sp, fd, pid, tid, name);
+	if (rc < 0)
+		return rc;
+	for (;;) {
+		if (sp->big_cap - off < 4097) {
+			size_t cap = sp->big_cap ? sp->big_cap * 2 : 16384;
+			char *b = realloc(sp->big, cap);
+			if (!b)
+				break;  /* what was read so far */
+			sp->big = b;
+			sp->big_cap = cap;
+		}
+		ssize_t n = pread(*fd, sp->big + off, sp->big_cap - off - 1, (off_t)off);
+		if (n < 0 && off == 0)
+			rc = -errno;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	pf_release(sp, fd);
+	if (sp->big)
+		sp->big[off] = '\0';
+	return rc < 0 ? rc : (int)off;
 }
 
 static void pf_close(struct sampler *sp, int *fd)
@@ -108,6 +154,7 @@ static void proc_poll(struct sampler *sp, struct sproc *p, double dt)
 		struct sthr *t = &p->thr[i];
 		if (thr_poll(sp, p, t, &dwait) < 0) {
 			p->migr_dead += t->migr;
+			sreap_thread_gone(sp, p, t);
 			thr_close(sp, t);
 			if (t->tid == p->pid)
 				p->gone = true;  /* the leader's files vanish only at reap */
@@ -155,7 +202,7 @@ static void proc_children(struct sampler *sp, int i)
 	for (int ti = 0; ti < sp->procs[i].nthr; ti++) {
 		struct sproc *p = &sp->procs[i];
 		struct sthr *t = &p->thr[ti];
-		int n = pf_read(sp, &t->fd_children, p->pid, t->tid, "children", sp->buf, sizeof sp->buf);
+		int n = pf_read_all(sp, &t->fd_children, p->pid, t->tid, "children");
 		if (n <= 0)
 			continue;
 		int wl = p->wl;
@@ -163,7 +210,7 @@ static void proc_children(struct sampler *sp, int i)
 		struct timespec since = p->since;
 		char role[MODEL_ROLE_LEN];
 		memcpy(role, p->role, sizeof role);
-		for (char *s = sp->buf, *end; *s; s = end) {
+		for (char *s = sp->big, *end; *s; s = end) {
 			long pid = strtol(s, &end, 10);
 			if (end == s)
 				break;
@@ -176,51 +223,18 @@ static void proc_children(struct sampler *sp, int i)
 	}
 }
 
-/* ---- reads recovered after the fact --------------------------------- */
-
-/* A process whose reads all came from its regular files (reads_files)
- * and that ended between two ticks read on past its last scan.  The
- * kernel adds a reaped child's I/O to its parent's, so the parent's next
- * rchar shows it: what the parent's rchar moved beyond the child's last
- * seen rchar, at most what the child had left unread in its files. */
-static void proc_children_gone(struct sampler *sp, struct sproc *p, uint64_t rchar)
-{
-	if (!p->pend_cap)
-		return;
-	uint64_t d = p->io_known && rchar > p->rchar ? rchar - p->rchar : 0;
-	if (p->io_known && d < p->pend_seen)
-		return;  /* not reaped yet */
-	uint64_t rem = d - (p->io_known ? p->pend_seen : d);
-	if (rem > p->pend_cap)
-		rem = p->pend_cap;
-	sp->wl[p->wl].rbytes += rem;
-	p->pend_seen = p->pend_cap = 0;
-}
-
-/* p is gone: hand what it may have read since its last scan to its parent. */
-static void proc_gone_reads(struct sampler *sp, struct sproc *p)
-{
-	struct sproc *parent = NULL;
-
-	if (!p->reads_files || !p->rd_left || p->exit_noted)
-		return;
-	for (int i = 0; i < sp->n && !parent; i++)
-		if (sp->procs[i].pid == p->ppid && !sp->procs[i].gone)
-			parent = &sp->procs[i];
-	if (!parent || parent->wl != p->wl)
-		return;
-	parent->pend_seen += p->rchar;
-	parent->pend_cap += p->rd_left;
-	p->rd_left = 0;
-}
-
 /* ---- libproc2: stat and io of the processes that ran ---------------- */
 
-static void proc_apply(struct sampler *sp, struct sproc *p, struct pids_result *h, double dt)
+static void proc_apply(struct sproc *p, struct pids_result *h, double dt)
 {
 	uint64_t rchar = h[PI_RCHAR].result.ul_int, wchar = h[PI_WCHAR].result.ul_int;
 
-	snprintf(p->comm, sizeof p->comm, "%s", h[PI_CMD].result.str ? h[PI_CMD].result.str : "");
+	const char *comm = h[PI_CMD].result.str ? h[PI_CMD].result.str : "";
+	/* a new program (a shell's child exec'd its command): what the fork
+	 * held before its redirections is not what the command reads */
+	if (p->comm[0] && strncmp(p->comm, comm, sizeof p->comm - 1) != 0)
+		p->piped = p->piped_w = false;
+	snprintf(p->comm, sizeof p->comm, "%s", comm);
 	p->state = (char)h[PI_STATE].result.s_ch;
 	p->zombie = p->state == 'Z' || p->state == 'X';
 	p->utk = h[PI_UTICS].result.ull_int;
@@ -235,7 +249,6 @@ static void proc_apply(struct sampler *sp, struct sproc *p, struct pids_result *
 	if (!p->io_known)
 		p->rchar0 = rchar;
 	p->io_known = true;
-	proc_children_gone(sp, p, rchar);
 	p->rchar = rchar;
 	p->wchar = wchar;
 	p->rbytes = h[PI_RBYTES].result.ul_int;
@@ -255,7 +268,7 @@ static void select_chunk(struct sampler *sp, int n, double dt)
 		for (int j = 0; j < got && !found; j++) {
 			struct pids_result *h = f->stacks[j]->head;
 			if ((unsigned)h[PI_PID].result.s_int == sp->sel[i]) {
-				proc_apply(sp, p, h, dt);
+				proc_apply(p, h, dt);
 				found = true;
 			}
 		}
@@ -366,10 +379,23 @@ void sprocs_read(struct sampler *sp, double dt)
 		if (sp->procs[i].ran && !sp->procs[i].gone)
 			proc_children(sp, i);
 	}
-	for (int i = 0; i < sp->n; i++)
-		if (sp->procs[i].gone && sp->procs[i].measure_io)
-			proc_gone_reads(sp, &sp->procs[i]);
+	/* a process that ended was reaped by its parent: read the parent's
+	 * count now, which holds it (sample_reap.c) */
+	for (int i = 0; i < sp->n; i++) {
+		struct sproc *q, *p = &sp->procs[i];
+		if (p->gone && p->measure_io && (q = sprocs_find(sp, p->ppid)) && !q->gone)
+			q->ran = true;
+	}
 	select_ran(sp, dt);
+	/* what ended processes read (sample_reap.c): the last look at
+	 * those that ended, the reapers' counts */
+	for (int i = 0; i < sp->n; i++) {
+		struct sproc *p = &sp->procs[i];
+		if (p->gone)
+			sreap_gone(sp, p);
+		else if (p->ran && p->io_moved)
+			sreap_read(sp, p);
+	}
 	for (int i = 0; i < sp->n; i++) {
 		struct sproc *p = &sp->procs[i];
 		if (p->gone)
@@ -385,5 +411,6 @@ void sprocs_read(struct sampler *sp, double dt)
 		p->frd = p->fwr = 0;
 		if (p->ran && p->measure_io && (p->io_moved || p->fresh || sfiles_holds_write(p)))
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
+		sreap_own(sp, p);
 	}
 }

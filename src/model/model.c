@@ -160,6 +160,20 @@ static uint64_t wl_bytes_total(const struct snapshot *s)
 	return b;
 }
 
+/* The previous snapshot's bytes as the new one counts them: a command
+ * whose bytes turned from written to read (or back) is measured on its
+ * new side in both, so a phase adds what that side moved. */
+static uint64_t wl_bytes_before(const struct snapshot *prev, const struct snapshot *s)
+{
+	uint64_t b = 0;
+	for (int i = 0; i < prev->nwl; i++) {
+		const struct wl_sample *o = &prev->wls[i];
+		char side = i < s->nwl ? s->wls[i].counted : 0;
+		b += side && side != o->counted ? (side == 'r' ? o->rbytes : o->wbytes) : o->bytes;
+	}
+	return b;
+}
+
 static double wl_cpu_total(const struct snapshot *s)
 {
 	double c = 0;
@@ -176,7 +190,7 @@ static void phase_account(struct history *h, const struct snapshot *s)
 	const struct snapshot *prev = history_last(h);
 	/* The first snapshot counts from zero: what moved before it belongs
 	 * to the first phase too. */
-	uint64_t b0 = prev ? wl_bytes_total(prev) : 0, b1 = wl_bytes_total(s);
+	uint64_t b0 = prev ? wl_bytes_before(prev, s) : 0, b1 = wl_bytes_total(s);
 	b0 += h->carry; /* already counted in the phase an event closed */
 	h->carry = 0;
 	if (b1 > b0)
@@ -218,6 +232,23 @@ int history_push(struct history *h, const struct snapshot *s)
 	}
 	snapshot_copy(h->ring[slot], s);
 	h->total++;
+	return 0;
+}
+
+int history_grow(struct history *h, size_t cap)
+{
+	if (cap <= h->cap)
+		return 0;
+	struct snapshot **ring = xcalloc(cap, sizeof *ring);
+	if (!ring)
+		return -ENOMEM;
+	/* oldest first from 0; slots never filled stay NULL */
+	for (size_t i = 0; i < h->cap; i++)
+		ring[i] = h->ring[(h->head + i) % h->cap];
+	free(h->ring);
+	h->ring = ring;
+	h->head = 0;
+	h->cap = cap;
 	return 0;
 }
 

@@ -17,6 +17,7 @@ struct rule {
 	char slot[SLOT_LEN];
 	unsigned char *mask;
 	bool live;
+	bool idle;                   /* its process does little (control, idle) */
 };
 
 struct placement_rules {
@@ -211,6 +212,62 @@ void placement_live_begin(struct placement_rules *p)
 {
 	for (int i = 0; i < p->nrules; i++)
 		p->rules[i].live = false;
+}
+
+void placement_idle(struct placement_rules *p, int wl, const char *slot, bool idle)
+{
+	struct rule *r = find(p, wl, slot);
+	if (r)
+		r->idle = idle;
+}
+
+/* Live busy roles on CPU cpu alone. */
+static int busy_held(const struct placement_rules *p, int cpu)
+{
+	int n = 0;
+	for (int i = 0; i < p->nrules; i++)
+		n += p->rules[i].live && !p->rules[i].idle && single(p->rules[i].mask, p->ncpu) == cpu;
+	return n;
+}
+
+int placement_rebalance(struct placement_rules *p)
+{
+	int moved = 0;
+	if (!p->spread)
+		return 0;
+	/* a busy role that shares its CPU with an earlier busy one moves to
+	 * the allowed CPU with the fewest busy roles (then fewest roles),
+	 * when that has none: busy roles get CPUs of their own first */
+	for (int i = 0; i < p->nrules; i++) {
+		struct rule *r = &p->rules[i];
+		int c = single(r->mask, p->ncpu);
+		if (!r->live || r->idle || c < 0)
+			continue;
+		bool shared = false;
+		for (int j = 0; j < i && !shared; j++)
+			shared = p->rules[j].live && !p->rules[j].idle && single(p->rules[j].mask, p->ncpu) == c;
+		if (!shared)
+			continue;
+		int best = -1;
+		for (int k = 0; k < p->ncpu; k++) {
+			if (!p->allowed[k] || busy_held(p, k) > 0)
+				continue;
+			if (best < 0 || placement_held(p, k) < placement_held(p, best))
+				best = k;
+		}
+		if (best < 0)
+			continue;
+		memset(r->mask, 0, (size_t)p->ncpu);
+		r->mask[best] = 1;
+		moved++;
+	}
+	return moved;
+}
+
+int placement_spread_cpu(const struct placement_rules *p, int wl, const char *slot)
+{
+	const struct rule *r = find(p, wl, slot);
+	return p->spread && r ? single(r->mask, p->ncpu) : -1;
 }
 
 void placement_live(struct placement_rules *p, int wl, const char *slot)

@@ -1,6 +1,8 @@
 /* tables.c - the summary, phase and policy tables (see tables.h). */
 #include "benchtop/tables.h"
 
+#include <string.h>
+
 #include "benchtop/num.h"
 #include "benchtop/units.h"
 
@@ -47,10 +49,10 @@ void tables_phase_row(FILE *fp, enum units_mode u, const struct phase_row *r)
 	        r->migrations, mhz, r->label ? r->label : "");
 }
 
-void tables_policy_head(FILE *fp)
+void tables_policy_head(FILE *fp, bool restored)
 {
 	fprintf(fp, "\n%-8s  %-8s  %-14s  %-12s  %s\n", "policy", "cpus", "driver", "governor",
-	        "limits MHz (at the end of the run)");
+	        restored ? "limits MHz (as restored at exit)" : "limits MHz (at the end of the run)");
 }
 
 static const char *or_dash(const char *s)
@@ -60,8 +62,13 @@ static const char *or_dash(const char *s)
 
 void tables_policy_row(FILE *fp, const struct policy_row *r)
 {
-	fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %ld-%ld\n", r->policy, or_dash(r->cpus),
+	fprintf(fp, "%-8d  %-8s  %-14s  %-12s  %ld-%ld", r->policy, or_dash(r->cpus),
 	        or_dash(r->driver), or_dash(r->governor), r->min_khz / 1000, r->max_khz / 1000);
+	if (r->ran_governor && (strcmp(r->ran_governor, r->governor ? r->governor : "") ||
+	                        r->ran_min_khz != r->min_khz || r->ran_max_khz != r->max_khz))
+		fprintf(fp, "  (the run ended under %s %ld-%ld)", or_dash(r->ran_governor),
+		        r->ran_min_khz / 1000, r->ran_max_khz / 1000);
+	fputc('\n', fp);
 }
 
 void tables_no_policies(FILE *fp, const char *why)

@@ -21,7 +21,9 @@ static int segment(int y, int x, int n, enum theme_role role, char mono_ch)
 }
 
 /* The pids on a CPU, cut at a whole pid with "+N" for the rest, so a
- * narrow panel never shows a pid it cut in half. */
+ * narrow panel never shows a pid it cut in half; "+N" only after at
+ * least one pid (where none fits, the placement strip and the process
+ * list say where they are). */
 static void fit_pids(const char *list, int room, char *out, size_t len)
 {
 	int total = 0, shown = 0;
@@ -36,8 +38,21 @@ static void fit_pids(const char *list, int room, char *out, size_t len)
 		}
 		p += n + (p[n] == ',');
 	}
-	if (shown < total)
-		snprintf(out + k, len - k, "%s+%d", k ? " " : "", total - shown);
+	if (shown < total && shown > 0) {
+		/* room for "+N": drop pids from the end until it fits */
+		char more[16];
+		while (shown > 0) {
+			int m = snprintf(more, sizeof more, " +%d", total - shown);
+			if ((int)(k + (size_t)m) <= room)
+				break;
+			char *c = strrchr(out, ',');
+			k = c ? (size_t)(c - out) : 0;
+			out[k] = 0;
+			shown--;
+		}
+		if (shown > 0)
+			snprintf(out + k, len - k, "%s", more);
+	}
 }
 
 /* The cap on a CPU's maximum frequency, 0 when none. */
@@ -46,21 +61,46 @@ static long cap_of(const struct ui_view *v, int cpu)
 	return v->caps && cpu >= 0 && cpu < v->ncaps ? v->caps[cpu] : 0;
 }
 
+/* A frequency in at most 5 columns: "800M", "1.4G". */
+static void short_khz(long khz, char *buf, size_t len)
+{
+	if (khz < 0)
+		snprintf(buf, len, "%s", ui_utf8 ? "\xe2\x80\x94" : "n/a");
+	else if (khz >= 1000000)
+		snprintf(buf, len, "%.2fG", khz / 1e6);
+	else
+		snprintf(buf, len, "%ldM", khz / 1000);
+}
+
+/* cpuN [bar] freq [cap] governor pids.  The governor and the cap are
+ * never cut: on a narrow panel the frequencies get short ("1.60G",
+ * "cap 1.40G") and the bar gives up room first, down to a few cells. */
 static void cpu_row(const struct ui_view *v, const struct cpu_sample *c, int y, int x, int w)
 {
 	char khz[24], pids[MODEL_CPUS_LEN + 8], cap[32] = "";
-	ui_fmt_khz(c->khz, khz, sizeof(khz));
+	const char *gov = c->governor[0] ? c->governor : "-";
+	int govw = ui_strwidth(gov) > 12 ? ui_strwidth(gov) : 12;
+	bool narrow = w < 8 + 6 + 10 + govw + 1 + 13;
+	if (narrow)
+		govw = ui_strwidth(gov);
 	long cp = cap_of(v, c->id);
+	if (narrow)
+		short_khz(c->khz, khz, sizeof(khz));
+	else
+		ui_fmt_khz(c->khz, khz, sizeof(khz));
 	if (cp > 0) {
 		char f[24];
-		ui_fmt_khz(cp, f, sizeof(f));
+		if (narrow)
+			short_khz(cp, f, sizeof(f));
+		else
+			ui_fmt_khz(cp, f, sizeof(f));
 		snprintf(cap, sizeof(cap), "cap %s ", f);
 	}
-	/* cpuN [bar] + " 9.99 GHz governor---- " + pids (two at least) */
-	int capw = ui_strwidth(cap);
-	int barw = w - 8 - 23 - 13 - capw;
-	if (barw < 6)
-		barw = 6;
+	int capw = ui_strwidth(cap), fw = narrow ? 7 : 10;
+	/* cpuN [bar] + freq + cap + governor + pids (two at least) */
+	int barw = w - 8 - fw - capw - govw - 1 - 13;
+	if (barw < 3)
+		barw = w - 8 - fw - capw - govw - 1 < 6 ? 3 : 6;
 	if (barw > 40)
 		barw = 40;
 	ui_textf(y, x, 6, ROLE_NORMAL, "cpu%-3d", c->id);
@@ -70,7 +110,9 @@ static void cpu_row(const struct ui_view *v, const struct cpu_sample *c, int y, 
 	static const char letters[4] = { 'u', 's', 'w', 'i' };
 	int bx = x + 7, used = 0;
 	for (int k = 0; k < 4; k++) {
-		int n = parts[k] > 0 ? (int)(parts[k] * barw / 100 + 0.5) : 0;
+		/* a recorded share may be anything: at most the whole bar */
+		double p = parts[k] > 100 ? 100 : parts[k];
+		int n = p > 0 ? (int)(p * barw / 100 + 0.5) : 0;
 		if (n > barw - used)
 			n = barw - used;
 		bx = segment(y, bx, n, roles[k], letters[k]);
@@ -78,15 +120,14 @@ static void cpu_row(const struct ui_view *v, const struct cpu_sample *c, int y, 
 	}
 	mvaddch(y, x + 7 + barw, ']' | ui_attr(ROLE_AXIS));
 	int tx = x + 8 + barw;
-	fit_pids(c->procs, x + w - tx - 23 - capw, pids, sizeof pids);
-	ui_textf(y, tx, x + w - tx, ui_freq_role(v, c->khz), " %8s ", khz);
-	tx += 10;
+	ui_textf(y, tx, x + w - tx, ui_freq_role(v, c->khz), narrow ? " %5s " : " %8s ", khz);
+	tx += fw;
 	if (capw) {
 		ui_text(y, tx, capw, ROLE_WARN, cap);
 		tx += capw;
 	}
-	ui_textf(y, tx, x + w - tx, ROLE_NORMAL, "%-12.12s %s",
-	         c->governor[0] ? c->governor : "-", pids);
+	fit_pids(c->procs, x + w - tx - govw - 1, pids, sizeof pids);
+	ui_textf(y, tx, x + w - tx, ROLE_NORMAL, "%-*s %s", govw, gov, pids);
 }
 
 void ui_cpus_draw(const struct ui_view *v, struct rect r)

@@ -218,11 +218,21 @@ static void set_dot(struct plot *p, int col, int sub, int dot, int owner)
 	p->owner[c] = (uint8_t)owner;
 }
 
-/* One series: a dot per sample, joined vertically to the previous one;
- * a value over the top is drawn at the top and marked clipped. */
+/* Dots lo..hi (either order) in dot column x. */
+static void dot_span(struct plot *p, int x, int a, int b, int owner)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+	for (int d = lo; d <= hi; d++)
+		set_dot(p, x / p->dpc, x % p->dpc, d, owner);
+}
+
+/* One series: a dot per sample, joined to the previous one (vertically
+ * in the next dot column; samples spread further apart, as a short
+ * recording is over a replay's width, by a line through the columns
+ * between); a value over the top is drawn at the top and marked clipped. */
 static void plot_series(const double *val, int owner, struct plot *p, double top)
 {
-	int ndots = p->h * p->vres, prev = -1;
+	int ndots = p->h * p->vres, prev = -1, prevx = 0;
 	for (int i = 0; i < p->ns; i++) {
 		double y = val[i];
 		if (!known(y)) {
@@ -233,10 +243,18 @@ static void plot_series(const double *val, int owner, struct plot *p, double top
 			p->clip[p->col[i]] = (uint8_t)owner;
 		int dot = (int)lround(y / top * (ndots - 1));
 		dot = dot < 0 ? 0 : dot >= ndots ? ndots - 1 : dot;
-		int lo = prev < 0 || prev > dot ? dot : prev, hi = prev > dot ? prev : dot;
-		for (int d = lo; d <= hi; d++)
-			set_dot(p, p->col[i], p->sub[i], d, owner);
+		int x = p->col[i] * p->dpc + p->sub[i], gap = abs(x - prevx);
+		if (prev >= 0 && gap > 1) {
+			int step = x > prevx ? 1 : -1;
+			for (int k = 1; k < gap; k++) {
+				int y = (int)lround(prev + (double)(dot - prev) * k / gap);
+				dot_span(p, prevx + k * step, prev, y, owner);
+				prev = y;
+			}
+		}
+		dot_span(p, x, prev < 0 ? dot : prev, dot, owner);
 		prev = dot;
+		prevx = x;
 	}
 }
 
@@ -313,6 +331,53 @@ static void pass_ticks(const struct ui_view *v, const struct plot *p, int y, int
 	}
 }
 
+/* A time label: seconds up to 10 minutes, then minutes (and seconds). */
+static int fmt_time(double t, char *b, size_t len)
+{
+	long s = lround(t);
+	if (s < 600)
+		return snprintf(b, len, "%lds", s);
+	return s % 60 ? snprintf(b, len, "%ldm%02ld", s / 60, s % 60) : snprintf(b, len, "%ldm", s / 60);
+}
+
+/* Time labels at round seconds (1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15,
+ * 30 min, 1 h ...), about every 10 columns or more, each under the column its
+ * time falls in and never over another label. */
+static void time_ticks(const struct plot *p, int y, int x0)
+{
+	static const double steps[] = { 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600,
+	                                7200, 21600, 43200, 86400 };
+	int first = 0;
+	while (first < p->w && p->col_t[first] < 0)
+		first++;
+	if (p->w - first < 2)
+		return;
+	double t0 = p->col_t[first], t1 = p->col_t[p->w - 1];
+	double per_col = (t1 - t0) / (p->w - 1 - first);
+	if (per_col <= 0)
+		return;
+	double step = steps[sizeof steps / sizeof *steps - 1];
+	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+		if (steps[i] >= per_col * 10) {
+			step = steps[i];
+			break;
+		}
+	int right = p->w;   /* labels are placed right to left */
+	char b[32];
+	for (double t = floor(t1 / step) * step; t >= t0 - 1e-9; t -= step) {
+		int c = first;
+		while (c < p->w && p->col_t[c] < t - 1e-9)
+			c++;
+		if (c >= p->w)
+			continue;
+		int n = fmt_time(t, b, sizeof b), at = c - n + 1;
+		if (at < 0 || at + n > right)
+			continue;
+		ui_text(y, x0 + at, n, ROLE_AXIS, b);
+		right = at - 1;
+	}
+}
+
 /* Tick labels at round values (1, 2 or 5 times a power of ten), each on
  * the row its value is drawn at; rows too close to the last are skipped. */
 static void draw_axes(const struct ui_view *v, const struct plot *p, int y0, int x0,
@@ -336,11 +401,7 @@ static void draw_axes(const struct ui_view *v, const struct plot *p, int y0, int
 	mvhline(y0 + p->h, x0, ACS_HLINE, p->w);
 	attroff(a);
 	pass_ticks(v, p, y0 + p->h, x0);
-	for (int c = p->w - 1; c >= 6; c -= 12)
-		if (p->col_t[c] >= 0) {
-			snprintf(b, sizeof(b), "%.0fs", p->col_t[c]);
-			ui_text(y0 + p->h, x0 + c - (int)strlen(b) + 1, (int)strlen(b), ROLE_AXIS, b);
-		}
+	time_ticks(p, y0 + p->h, x0);
 }
 
 /* The legend row: every series with its colour (or glyph), its name and
@@ -439,15 +500,33 @@ static int event_col(const struct plot *p, double t)
 #define LABEL_ROWS 2
 #define STRIP_MAX 64
 
+/* Whether columns [at, at + len) hold another marker's line. */
+static bool covers_line(const int *cols, int n, int own, int at, int len)
+{
+	for (int i = 0; i < n; i++)
+		if (cols[i] != own && cols[i] >= at && cols[i] < at + len)
+			return true;
+	return false;
+}
+
 /* Markers: a line in the kind's colour and glyph over the empty cells of
- * the event's column, the label beside it on one of the top rows where it
- * overlaps no other label; the ones that fit nowhere are returned (oldest
+ * the event's column; then each label beside its line (right, else left)
+ * on one of the top rows where it touches no other label and covers no
+ * other marker's line.  The ones that fit nowhere are returned (oldest
  * first) for the event strip. */
 static int draw_markers(const struct ui_view *v, const struct plot *p, int y0, int x0,
                         const struct event **cut)
 {
 	size_t ne = history_nevents(v->hist);
-	int taken[LABEL_ROWS] = { -1, -1 }, rows = p->h >= 6 ? LABEL_ROWS : 1, ncut = 0;
+	int rows = p->h >= 6 ? LABEL_ROWS : 1, ncut = 0, n = 0;
+	static int *cols;
+	static const struct event **evs;
+	static size_t cap;
+	if (ne > cap) {
+		cols = xreallocarray(cols, ne, sizeof *cols);
+		evs = xreallocarray(evs, ne, sizeof *evs);
+		cap = ne;
+	}
 	for (size_t i = 0; i < ne; i++) {
 		const struct event *e = history_event(v->hist, i);
 		int c = event_col(p, e->t);
@@ -458,20 +537,34 @@ static int draw_markers(const struct ui_view *v, const struct plot *p, int y0, i
 		for (int r = 0; r < p->h; r++)
 			if (!p->bits[(size_t)r * (size_t)p->w + (size_t)c])
 				ui_wch(y0 + r, x0 + c, k->line, k->ascii_line, a);
+		cols[n] = c;
+		evs[n++] = e;
+	}
+	/* cells taken by labels, per row: a label keeps a blank column on
+	 * each side */
+	char taken[LABEL_ROWS][1024] = { { 0 } };
+	int w = p->w < 1024 ? p->w : 1024;
+	for (int i = 0; i < n; i++) {
+		const struct event *e = evs[i];
+		const struct mark_kind *k = kind_of(e->action);
 		char lab[MODEL_LABEL_LEN + 8];
-		int len = snprintf(lab, sizeof(lab), "%s%s", ui_utf8 ? k->head : k->ascii_head,
-		                   event_label(e));
-		len = ui_strwidth(lab);
+		snprintf(lab, sizeof(lab), "%s%s", ui_utf8 ? k->head : k->ascii_head, event_label(e));
+		int len = ui_strwidth(lab), c = cols[i];
 		bool placed = false;
 		for (int r = 0; r < rows && !placed; r++) {
-			int at = c + 1;
-			if (at + len > p->w)
-				at = c - len;            /* left of its line */
-			if (at < 0 || at <= taken[r] || at + len > p->w)
-				continue;
-			ui_text(y0 + r, x0 + at, len, k->role, lab);
-			taken[r] = at + len;
-			placed = true;
+			for (int side = 0; side < 2 && !placed; side++) {
+				int at = side == 0 ? c + 1 : c - len;
+				if (at < 0 || at + len > w || covers_line(cols, n, c, at, len))
+					continue;
+				bool free = true;
+				for (int x = at > 0 ? at - 1 : 0; x < at + len + 1 && x < w && free; x++)
+					free = !taken[r][x];
+				if (!free)
+					continue;
+				memset(&taken[r][at], 1, (size_t)len);
+				ui_text(y0 + r, x0 + at, len, k->role, lab);
+				placed = true;
+			}
 		}
 		if (!placed && ncut < STRIP_MAX)
 			cut[ncut++] = e;

@@ -56,8 +56,13 @@ static void fmt_workloads(const struct ui_view *v, bool brief, char *buf, size_t
 		const char *name = v->wl_names && v->wl_names[i] ? v->wl_names[i] : "?";
 		int nl = brief ? (int)strcspn(name, " ") : (int)strlen(name);
 		n += (size_t)snprintf(buf + n, len - n, "%s%.*s", i ? ", " : "", nl, name);
-		if (passes && n + 1 < len)
+		/* a running workload is in its next pass; a finished one says
+		 * how many it did, when more than one */
+		bool ended = s && i < s->nwl && (s->wls[i].state == WLS_DONE || s->wls[i].state == WLS_FAILED);
+		if (passes && !ended && n + 1 < len)
 			n += (size_t)snprintf(buf + n, len - n, " (pass %llu)", passes + 1);
+		else if (passes > 1 && ended && n + 1 < len)
+			n += (size_t)snprintf(buf + n, len - n, " (%llu passes)", passes);
 	}
 	if (v->nwl == 0)
 		snprintf(buf, len, "(no workload)");

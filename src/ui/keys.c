@@ -19,7 +19,7 @@ const struct ui_key_binding ui_keys[] = {
 	{ .key = '0', .last = '9', .name = "0-9", .help = "pin the selected process (all its threads) to that CPU", .action = ACT_PIN_CPU, .bar_key = "0-9", .bar = "Pin" },
 	{ .key = 'p', .name = "p", .help = "pin the selected process to a typed CPU list (Tab: whole workload)", .action = ACT_PROMPT_PIN },
 	{ .key = 'a', .name = "a", .help = "affinity: a checkbox per CPU for the selected process (Space toggles, Enter pins)", .action = ACT_MENU_AFFINITY, .bar_key = "a", .bar = "Affin", .bar_prio = 2 },
-	{ .key = 's', .name = "s", .help = "spread: every process on a CPU of its own, round robin", .action = ACT_SPREAD, .bar_key = "s", .bar = "Spread" },
+	{ .key = 's', .name = "s", .help = "spread: busy roles on CPUs of their own first, idle ones share", .action = ACT_SPREAD, .bar_key = "s", .bar = "Spread" },
 	{ .key = 'c', .name = "c", .help = "pack: every process onto the selected process's CPU", .action = ACT_PACK, .bar_key = "c", .bar = "Pack" },
 	{ .key = 'f', .name = "f", .help = "free: every process back to all CPUs", .action = ACT_FREE, .bar_key = "f", .bar = "Free" },
 	{ .key = 'g', .name = "g", .help = "next governor on all CPUs", .action = ACT_GOV_NEXT, .bar_key = "g", .bar = "Gov" },

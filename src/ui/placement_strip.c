@@ -91,6 +91,43 @@ static int collect_rows(const struct ui_view *v, int span, struct row *rows, int
 	return n;
 }
 
+/* How much a row has to be shown when not all fit: a live process in a
+ * busy role first, then a live idle one (control, idle), then ended ones. */
+static int row_rank(const struct snapshot *s, const struct row *r)
+{
+	const struct proc_sample *p = find_proc(s, r);
+	if (!p || !p->alive)
+		return 0;
+	return !strcmp(p->role, "control") || !strcmp(p->role, "idle") ? 1 : 2;
+}
+
+/* Keep the nrows rows that matter most, in their order (a shown row does
+ * not move when another is dropped). */
+static int keep_rows(const struct snapshot *s, struct row *rows, int n, int nrows)
+{
+	int out = 0;
+	for (int rank = 2; rank >= 0 && n > nrows; rank--) {
+		int above = 0;
+		for (int i = 0; i < n; i++)
+			above += row_rank(s, &rows[i]) >= rank;
+		if (above < nrows)
+			continue;
+		/* rows of this rank or higher fill the panel: keep them, the
+		 * ones of this rank in order until the panel is full */
+		int room = nrows, higher = 0;
+		for (int i = 0; i < n; i++)
+			higher += row_rank(s, &rows[i]) > rank;
+		int same = room - higher;
+		for (int i = 0; i < n; i++) {
+			int k = row_rank(s, &rows[i]);
+			if (k > rank || (k == rank && same-- > 0))
+				rows[out++] = rows[i];
+		}
+		return out;
+	}
+	return n;
+}
+
 void ui_placement_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
@@ -99,6 +136,8 @@ void ui_placement_draw(const struct ui_view *v, struct rect r)
 	int n = s && w > 4 ? collect_rows(v, w, rows, MAX_ROWS) : 0;
 	char extra[96];
 	int more = n > nrows ? n - nrows : 0;
+	if (more)
+		n = keep_rows(s, rows, n, nrows);
 	snprintf(extra, sizeof(extra), "CPU of each role's process per sample, newest right%s",
 	         more ? " (more in a taller terminal)" : "");
 	ui_title(r, "Placement", extra);

@@ -170,23 +170,38 @@ static const struct column {
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-struct table { bool show[NCOLS]; bool compact; };
+/* rate_w: READ and WRITE in full ("9.99 Gbit/s" is one wider than
+ * "9.99 MiB/s"); comm_w: COMMAND, the last, gives up room first. */
+struct table { bool show[NCOLS]; bool compact; int rate_w, comm_w; };
+
+static int colw(const struct table *t, size_t i)
+{
+	if (t->compact)
+		return cols[i].cwidth;
+	if (cols[i].fn == c_read || cols[i].fn == c_write)
+		return t->rate_w;
+	return cols[i].fn == c_comm ? t->comm_w : cols[i].width;
+}
 
 static int need(const struct table *t)
 {
 	int n = 0;
 	for (size_t i = 0; i < NCOLS; i++)
-		n += t->show[i] ? (t->compact ? cols[i].cwidth : cols[i].width) + 1 : 0;
+		n += t->show[i] ? colw(t, i) + 1 : 0;
 	return n;
 }
 
 /* Everything in full if it fits; else compact, dropping the least
  * important columns until the row fits. */
-static void choose(int width, struct table *t)
+static void choose(int width, enum units_mode u, struct table *t)
 {
 	for (size_t i = 0; i < NCOLS; i++)
 		t->show[i] = true;
 	t->compact = false;
+	t->rate_w = u == UNITS_BITS ? 11 : 10;
+	t->comm_w = 15;
+	while (need(t) > width && t->comm_w > 9)
+		t->comm_w--;
 	if (need(t) <= width)
 		return;
 	t->compact = true;
@@ -210,7 +225,7 @@ static void row(const struct table *t, int y, int x, int w, enum theme_role role
 	for (size_t i = 0; i < NCOLS; i++) {
 		if (!t->show[i])
 			continue;
-		int cw = t->compact ? cols[i].cwidth : cols[i].width, len;
+		int cw = colw(t, i), len;
 		if (n + cw + 1 > (int)sizeof(line) - 1)
 			break;
 		if (c) {
@@ -282,7 +297,7 @@ static void heading(const struct table *t, int y, int x, int w)
 	for (size_t i = 0; i < NCOLS; i++) {
 		if (!t->show[i])
 			continue;
-		int cw = t->compact ? cols[i].cwidth : cols[i].width;
+		int cw = colw(t, i);
 		drawn_heads[ndrawn++] = (struct drawn_head){ cx - x, cw, cols[i].head };
 		if (h[0] && !strcmp(cols[i].head, h)) {
 			int hw = (int)strlen(h), at = cols[i].right ? cx + cw - hw : cx;
@@ -300,7 +315,7 @@ void ui_procs_draw(const struct ui_view *v, struct rect r)
 {
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
 	struct table t;
-	choose(r.w, &t);
+	choose(r.w, v->units, &t);
 	static const struct proc_sample *list[MAX_ROWS];
 	int n = ui_procs_list(v, list, MAX_ROWS), live = 0;
 	for (int i = 0; i < n; i++)
@@ -315,9 +330,10 @@ void ui_procs_draw(const struct ui_view *v, struct rect r)
 	ui_title(r, "Processes", extra);
 	heading(&t, r.y + 1, r.x, r.w);
 	int rows = r.h - 2, first = 0, sel = -1;
+	/* (no pointer into procs unless the selection is one of them: a
+	 * sample may have none) */
 	for (int i = 0; i < n; i++)
-		if (s && list[i] == &s->procs[v->selected < s->nproc && v->selected >= 0 ? v->selected : 0] &&
-		    v->selected >= 0 && v->selected < s->nproc)
+		if (s && v->selected >= 0 && v->selected < s->nproc && list[i] == &s->procs[v->selected])
 			sel = i;
 	/* Keep the selection on screen. */
 	if (sel >= rows)

@@ -258,10 +258,17 @@ static void title(const struct ui_view *v, struct rect r, const char *label)
 	else
 		snprintf(h, sizeof(h), " since %s %.0fs ago ", e->label[0] ? e->label : e->action,
 		         v->elapsed > e->t ? v->elapsed - e->t : 0.0);
-	ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
-	/* the colour ramp's legend where the title leaves room (the help
-	 * and the coloured shares say the same) */
-	if (x + ui_strwidth(h) + ramp_legend(r, false) < r.x + r.w)
+	/* the colour ramp's legend keeps its room at the right end: the
+	 * block's heading gets shorter first (without the time, then the
+	 * event's name) */
+	int limit = r.x + r.w - (lw ? lw + 1 : 0);
+	if (e && x + ui_strwidth(h) > limit)
+		snprintf(h, sizeof(h), " since %s ", e->label[0] ? e->label : e->action);
+	if (x + ui_strwidth(h) > limit)
+		snprintf(h, sizeof(h), " since %s ", e ? "the event" : "an event");
+	if (x + ui_strwidth(h) <= limit || !lw)
+		ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
+	if (lw && x + 1 + lw < r.x + r.w)
 		ramp_legend(r, true);
 }
 

@@ -206,6 +206,12 @@ void ui_resize(void)
 	ui_cache_invalidate();
 }
 
+size_t ui_history_need(void)
+{
+	int cols = stdscr && COLS > 0 ? COLS : 80;
+	return (size_t)cols * 2 + 8;  /* two dots a column (braille), a little slack */
+}
+
 const char *ui_next_theme(void)
 {
 	static char names[MAX_THEMES][THEME_NAME_LEN];

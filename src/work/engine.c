@@ -278,6 +278,12 @@ static char *job_name(const char *path, int j, int jobs)
 	return asprintf(&s, "%s.%d", path, j + 1) < 0 ? NULL : s;
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISBLK(m) ? "a block device" : S_ISCHR(m) ? "a character device" : S_ISFIFO(m) ? "a FIFO" :
+	       S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
 /* A file the user names as the result: refused when it exists, unless
  * force (then its blocks count as freed). */
 static int user_dst(struct target *t, const char *path, const char *key, bool force,
@@ -294,6 +300,12 @@ static int user_dst(struct target *t, const char *path, const char *key, bool fo
 		snprintf(msg, len, "%s=%s is a directory; give a file name or a directory "
 		         "without the job number", key, path);
 		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		/* --force never turns a device node or FIFO into a file */
+		snprintf(msg, len, "%s=%s is %s, not a regular file: benchtop writes only regular files "
+		         "(name a new file or a directory)", key, path, file_kind(st.st_mode));
+		return -EPERM;
 	}
 	if (!force) {
 		snprintf(msg, len, "%s=%s exists; benchtop does not overwrite files it did not "
@@ -511,6 +523,13 @@ static int make_empty(struct target *t, const char *prefix, bool force, char *ms
 		}
 		fd = mkostemp(t->path, O_CLOEXEC);
 	} else {
+		/* only a regular file or a link is replaced (checked again
+		 * here: a device node may have appeared since the plan) */
+		struct stat st;
+		if (force && lstat(t->path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+			errno = EPERM;
+			goto fail;
+		}
 		if (force && unlink(t->path) != 0 && errno != ENOENT)
 			goto fail;
 		fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -605,7 +624,14 @@ static int check_spec(const struct wl_spec *w, char *msg, size_t len)
 static int check_update(const struct wl_spec *w, bool force, char *msg, size_t len)
 {
 	struct stat st;
-	if (w->update <= 0 || force || !w->path || (stat(w->path, &st) == 0 && S_ISDIR(st.st_mode)))
+	if (w->update <= 0 || !w->path || stat(w->path, &st) != 0 || S_ISDIR(st.st_mode))
+		return 0;
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(msg, len, "update=%d writes into %s, which is %s: benchtop writes only regular files "
+		         "(drop update= to read it)", w->update, w->path, file_kind(st.st_mode));
+		return -EPERM;
+	}
+	if (force)
 		return 0;
 	snprintf(msg, len, "update=%d writes into %s, a file benchtop did not make: add --force to allow it, "
 	         "or give a directory", w->update, w->path);
@@ -696,9 +722,20 @@ void engine_cleanup(const struct wl_spec *w, struct engine_plan *plan, bool fail
 
 		if (jb->src && jb->src_invented && !keep)
 			unlink(jb->src);
-		/* A failed run's output is partial: it goes, even a kept one. */
-		if (jb->dst && (failed || (jb->dst_invented && !keep)))
+		/* A failed run's output is partial: an invented one goes, even a
+		 * kept one; a dst the user named is theirs and stays. */
+		if (jb->dst && jb->dst_invented && (failed || !keep))
 			unlink(jb->dst);
+	}
+}
+
+void engine_unmake(struct engine_plan *plan)
+{
+	for (int j = 0; plan->job && j < plan->jobs; j++) {
+		if (plan->job[j].src && plan->job[j].src_invented)
+			unlink(plan->job[j].src);
+		if (plan->job[j].dst)
+			unlink(plan->job[j].dst);
 	}
 }
 

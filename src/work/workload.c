@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +40,12 @@ static void make_name(struct workload *w)
 	size_t n = sizeof w->name;
 	int k = 0;
 	switch (s->kind) {
+	case WL_ATTACHED:
+		/* "attached dd if=/dev/zero of=out, sleep 60" */
+		k = snprintf(p, n, "attached");
+		for (char **a = s->argv; a && *a && k < (int)n; a++)
+			k += snprintf(p + k, n - k, "%s %s", a == s->argv ? "" : ",", *a);
+		return;
 	case WL_CMD:
 		k = snprintf(p, n, "cmd");
 		for (char **a = s->argv; a && *a && k < (int)n; a++) {
@@ -168,6 +175,25 @@ static int plan_source(struct workload *w, char *msg, size_t len)
 	return w->src_ctr ? 0 : -ENOMEM;
 }
 
+/* An invented file after the cleanup: out of the journal once it is gone;
+ * one that could not be removed (a file system shut down after EIO, or
+ * gone read-only) is said and stays in the journal for --restore. */
+static void forget_file(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0 && errno == ENOENT) {
+		journal_forget_scratch(path);
+		return;
+	}
+	int e = unlink(path) == 0 ? 0 : errno;
+	if (e == 0 || e == ENOENT) {
+		journal_forget_scratch(path);
+		return;
+	}
+	fprintf(stderr, "benchtop: cannot remove scratch file %s: %s; it stays in the journal%s%s "
+	        "for benchtop --restore\n", path, strerror(e), journal_path()[0] ? " " : "", journal_path());
+}
+
 /* The files benchtop invented for the workload (outside the scratch
  * directory too, in a directory the user named) are in the journal while
  * they exist, unless --keep keeps them. */
@@ -178,13 +204,13 @@ static void note_files(struct workload *w, bool note)
 		const char *f[2] = { jb->src_invented ? jb->src : NULL, jb->dst_invented ? jb->dst : NULL };
 		for (int k = 0; k < 2; k++)
 			if (f[k] && f[k][0] == '/')
-				note ? journal_note_scratch(f[k]) : journal_forget_scratch(f[k]);
+				note ? journal_note_scratch(f[k]) : forget_file(f[k]);
 	}
 }
 
 int workload_prepare(struct workload *w, char *msg, size_t len)
 {
-	if (w->spec->kind == WL_CMD || w->prepared)
+	if (w->spec->kind == WL_CMD || w->spec->kind == WL_ATTACHED || w->prepared)
 		return 0;
 	if (workload_needs_source(w))
 		return plan_source(w, msg, len);
@@ -246,6 +272,8 @@ static bool any_alive(const struct workload *w)
 
 bool workload_running(const struct workload *w)
 {
+	if (w->spec->kind == WL_ATTACHED)
+		return (w->state == WLS_RUNNING || w->state == WLS_PAUSED) && workload_attached_alive(w);
 	return any_alive(w) || w->sync_pid || w->tree_wait;
 }
 
@@ -277,6 +305,8 @@ static void finish_run(struct workload *w, double now)
 		w->passes_done_runs += workload_engine_passes(w);
 	else if (w->state == WLS_RUNNING || w->state == WLS_PAUSED)
 		w->passes_done_runs++;  /* a command that ran to its end: one pass */
+	if (w->ctr)
+		w->io_done += workload_io_span(w, now);
 	if (w->ctr) {
 		for (int j = 0; j < w->nctr; j++) {
 			w->bytes_done_runs += w->ctr[j].bytes;
@@ -287,6 +317,9 @@ static void finish_run(struct workload *w, double now)
 	}
 	if (w->state == WLS_RUNNING || w->state == WLS_PAUSED)
 		w->state = WLS_DONE;
+	/* every process of the run is reaped: its groups leave the journal
+	 * (a restart, --loop or r, makes new ones) */
+	workload_forget_groups(w);
 	if (w->prepared)
 		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, true);
 }
@@ -373,12 +406,23 @@ static void after_children(struct workload *w, double now)
 
 void workload_tree_check(struct workload *w, double now)
 {
+	/* attached processes end on their own: the workload with the last */
+	if (w->spec->kind == WL_ATTACHED && (w->state == WLS_RUNNING || w->state == WLS_PAUSED) &&
+	    !workload_attached_alive(w)) {
+		finish_run(w, now);
+		return;
+	}
 	if (w->tree_wait && !any_alive(w) && !w->sync_pid)
 		after_children(w, now);
 }
 
 void workload_signal(struct workload *w, int sig)
 {
+	/* benchtop never signals processes it did not start through their
+	 * workload (pause and resume of attached ones are the run's, which
+	 * knows which were stopped already) */
+	if (w->spec->kind == WL_ATTACHED)
+		return;
 	for (int i = 0; i < w->nch; i++) {
 		if (!w->ch[i].alive)
 			continue;
@@ -398,7 +442,7 @@ void workload_signal(struct workload *w, int sig)
 
 void workload_pause(struct workload *w, bool pause)
 {
-	if (!any_alive(w) && !w->tree_wait)
+	if (w->spec->kind == WL_ATTACHED ? !workload_running(w) : !any_alive(w) && !w->tree_wait)
 		return;
 	if (pause && !w->paused)
 		w->t_paused = clock_mono();
@@ -414,6 +458,16 @@ void workload_stop(struct workload *w)
 	w->stop_requested = true;
 	if (!workload_running(w))
 		return;
+	if (w->spec->kind == WL_ATTACHED) {
+		/* the run ends, the attached processes go on: the workload is
+		 * over for benchtop now */
+		if (w->paused && w->t_paused > 0)
+			w->paused_s += clock_mono() - w->t_paused;
+		w->paused = false;
+		w->state = WLS_RUNNING;
+		finish_run(w, w->t_start + (clock_mono() - w->t_called));
+		return;
+	}
 	workload_signal(w, SIGTERM);
 	workload_signal(w, SIGCONT);
 	if (w->state == WLS_PAUSED)
@@ -440,8 +494,10 @@ void workload_cleanup(struct workload *w)
 	/* a workload that never ran (the run was refused after its files
 	 * were made) leaves none of them, not even the result file */
 	if (w->prepared) {
-		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED || w->runs == 0,
-		               w->run->keep && w->runs > 0);
+		if (w->runs == 0)
+			engine_unmake(&w->plan);
+		else
+			engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, w->run->keep);
 		note_files(w, false);
 	}
 	if (w->src_made && !w->run->keep)

@@ -68,6 +68,22 @@ void workload_add_rewrite_rows(struct workload *w)
 	w->rows[1].runs++;
 }
 
+double workload_io_span(const struct workload *w, double now)
+{
+	double t0 = 0, t1 = 0;
+	for (int j = 0; j < w->nctr; j++) {
+		const struct engine_counters *c = &w->ctr[j];
+		if (c->phase_t[0] <= 0)
+			continue;
+		double end = c->phase_t[3] > 0 ? c->phase_t[3] : now;
+		if (t0 == 0 || c->phase_t[0] < t0)
+			t0 = c->phase_t[0];
+		if (end > t1)
+			t1 = end;
+	}
+	return t1 > t0 ? t1 - t0 : 0;
+}
+
 /* Passes every job of the running instance has completed. */
 uint64_t workload_engine_passes(const struct workload *w)
 {
@@ -109,6 +125,27 @@ static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 	ws->calls = total_calls;
 }
 
+/* Both directions of what it moved, never going back: a command's
+ * regular-file reads and writes, an engine's source and destination. */
+static void workload_note_rw(struct workload *w, const struct wl_sample *ws)
+{
+	uint64_t r = ws->rbytes, wr = ws->wbytes;
+	if (w->src_ctr && !w->src_ready)
+		return;  /* preparing the source is not the run */
+	if (w->ctr) {
+		bool reads = w->spec->kind == WL_READ || w->spec->kind == WL_SEEK;
+		r = reads ? ws->bytes : w->rbytes_last;
+		wr = reads ? 0 : ws->bytes;
+	} else if (w->spec->kind != WL_CMD) {
+		return;
+	}
+	if (r > w->rbytes_seen)
+		w->rbytes_seen = r;
+	if (wr > w->wbytes_seen)
+		w->wbytes_seen = wr;
+	w->rw_seen = true;
+}
+
 /* The CPU of every process its tree ever had, from its cgroup. */
 static bool cgroup_cpu_now(const struct workload *w, double *user, double *sys)
 {
@@ -127,7 +164,10 @@ uint64_t workload_passes(const struct workload *w)
 
 void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt)
 {
-	workload_tree_check(w, now);
+	/* (attached processes end by the run's clock: workload_tree_check
+	 * after each reaping pass) */
+	if (w->spec->kind != WL_ATTACHED)
+		workload_tree_check(w, now);
 	/* counters read now: their rates are over the time since their own
 	 * last read, not the loop's */
 	double t_read = clock_mono();
@@ -152,6 +192,7 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 	}
 	if (!w->ctr && !w->src_ctr)
 		w->both |= ws->wbytes > 0 && ws->rbytes > 0;
+	workload_note_rw(w, ws);
 	if (ws->bytes < w->bytes_seen)
 		ws->bytes = w->bytes_seen; /* totals never go backwards */
 	w->bytes_seen = ws->bytes;
@@ -166,9 +207,11 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 	}
 	/* Descendants reaped by someone else are only in the samples; the
 	 * default workload's source writer is not part of the copy. */
-	if (w->src_ctr && !w->src_ready) {
+	if ((w->src_ctr && !w->src_ready) || (w->spec->kind == WL_ATTACHED && !w->seen_based)) {
+		/* attached processes: their CPU counts from when benchtop found them */
 		w->seen_base_user = ws->utime;
 		w->seen_base_sys = ws->stime;
+		w->seen_based = true;
 	} else {
 		double u = ws->utime - w->seen_base_user, y = ws->stime - w->seen_base_sys;
 		w->seen_user = u > w->seen_user ? u : w->seen_user;
@@ -217,26 +260,31 @@ void workload_totals(const struct workload *w, struct workload_totals *t)
 {
 	memset(t, 0, sizeof *t);
 	/* Once every process is reaped, wait4's figures are the whole tree's
-	 * (descendants reaped inside it included, orphans added as benchtop
-	 * reaped them), exact to the microsecond; the samples' clock-tick
-	 * figures round each process up to a tick and only stand in while
-	 * processes still run.  A cgroup's cpu.stat counts every process of
-	 * the tree, escaped ones too, and wins where there is one. */
+	 * (descendants reaped inside it included, orphans added as benchtop,
+	 * their subreaper, reaped them), exact to the microsecond and split
+	 * into user and system as wait4 splits them.  While processes still
+	 * run, a cgroup's cpu.stat counts every process of the tree (its
+	 * split is the scheduler's tick sampling, not wait4's), else the
+	 * samples' clock-tick figures, which round each process up to a tick. */
 	bool reaped = !workload_running(w) && w->ru_user + w->ru_sys > 0;
 	t->user = reaped || w->ru_user > w->seen_user ? w->ru_user : w->seen_user;
 	t->sys = reaped || w->ru_sys > w->seen_sys ? w->ru_sys : w->seen_sys;
 	double u = w->cg_user, y = w->cg_sys;
-	if (w->cg && (cgroup_cpu_now(w, &u, &y) || u + y > 0)) {
+	if (!reaped && w->cg && (cgroup_cpu_now(w, &u, &y) || u + y > 0)) {
 		t->user = u;
 		t->sys = y;
 	}
 	t->elapsed = w->elapsed_done;
+	t->io_elapsed = w->io_done;
 	t->paused = w->paused_s + (w->paused && w->t_paused > 0 ? clock_mono() - w->t_paused : 0);
 	t->bytes = w->bytes_seen;
 	t->calls = w->calls_done_runs;
 	t->runs = w->runs;
-	t->counted = w->spec->kind != WL_CMD ? NULL : w->counted == 'r' ? "read" :
+	t->counted = w->spec->kind != WL_CMD && w->spec->kind != WL_ATTACHED ? NULL : w->counted == 'r' ? "read" :
 	             w->counted == 'w' && w->both ? "written" : NULL;
+	t->read_bytes = w->rbytes_seen;
+	t->write_bytes = w->wbytes_seen;
+	t->rw_known = w->rw_seen;
 }
 
 int workload_phase_rows(const struct workload *w, struct workload_totals rows[2],

@@ -21,6 +21,7 @@
 #include "benchtop/clock.h"
 #include "benchtop/engine.h"
 #include "benchtop/journal.h"
+#include "benchtop/priority.h"
 #include "benchtop/sample.h"
 #include "workload_priv.h"
 
@@ -50,9 +51,11 @@ static void engine_slot(const struct workload *w, int j, int r, char *buf, size_
 
 /* What a child does between fork and its real work: its own process
  * group (so a stop reaches its whole tree), death with benchtop, default
- * signal handling, and the placement chosen before it started. */
+ * signal handling, the priority benchtop was started with, and the
+ * placement chosen before it started. */
 static int child_setup(int cg_fd, pid_t pgid, const unsigned char *mask, int ncpu)
 {
+	priority_child();
 	/* into the workload's cgroup first: nothing it starts can leave it */
 	if (cg_fd >= 0) {
 		int rc = cgroup_join(cg_fd);
@@ -271,6 +274,7 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 	w->sp = sp;
 	w->ncpu = ncpu;
 	workload_set_mask(w, mask);
+	workload_forget_groups(w);  /* the last run's, should any be left */
 	w->nch = 0;
 	w->sync_pid = 0;
 	w->err[0] = 0;
@@ -284,7 +288,8 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 	if (rc == 0) {
 		if (w->ctr)
 			memset(w->ctr, 0, sizeof *w->ctr * (size_t)w->nctr);
-		rc = w->spec->kind == WL_CMD ? spawn_cmd(w, msg, len) :
+		rc = w->spec->kind == WL_ATTACHED ? workload_attach_start(w, msg, len) :
+		     w->spec->kind == WL_CMD ? spawn_cmd(w, msg, len) :
 		     workload_needs_source(w) ? spawn_source(w, msg, len) : spawn_engine(w, msg, len);
 	}
 	if (rc) {

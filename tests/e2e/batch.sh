@@ -37,8 +37,12 @@ fi
 # Text and CSV: a header and one line per interval.
 "$BENCHTOP" -b -i 0.1 -t 1 -- sleep 5 > "$T/text.out" 2>/dev/null
 check "text: header" grep -q '^ *t ' "$T/text.out"
-lines=$(grep -cE '^ *[0-9]+\.[0-9]+ ' "$T/text.out")
-check "text: about 10 lines in 1 s at 0.1 s ($lines)" [ "$lines" -ge 5 ] && [ "$lines" -le 14 ]
+# the sample lines: up to the blank line before the summary
+lines=$(awk '/^$/ { exit } /^ *[0-9]+\.[0-9]+ / { n++ } END { print n + 0 }' "$T/text.out")
+# one line per tick: never more than the 10 ticks of 1 s and the last
+# sample (taken after the run stopped), none earlier than the one before
+check "text: one line per tick ($lines lines in 1 s at 0.1 s)" [ "$lines" -ge 1 ] && [ "$lines" -le 11 ]
+check "text: t of each line never goes back" awk '/^$/ { exit } /^ *[0-9]+\.[0-9]+ / { if ($1 + 0 < last) exit 1; last = $1 + 0 }' "$T/text.out"
 check "text: summary table" grep -q 'hog' "$T/text.out"
 "$BENCHTOP" -b --format csv -i 0.1 -t 0.5 -- sleep 5 > "$T/csv.out" 2>/dev/null
 check "csv: header row" grep -q '^t,write_MiB/s' "$T/csv.out"
@@ -101,5 +105,27 @@ check "attach: exit 0" [ $? = 0 ]
 check "attach: process tracked" quiet jq -se "[.[] | select(.type==\"sample\") | .procs[] | select(.pid==$sp)] | length > 0" "$T/att.jsonl"
 check "attach: process still alive" kill -0 $sp
 kill $sp
+
+# A sample benchtop could not take in time says so: benchtop is stopped
+# for a second once it has printed two samples (the stop is the fixture,
+# nothing is timed): the next sample is late by most of that second.
+"$BENCHTOP" -b --format json -i 0.1 -t 30 -- sleep 60 > "$T/late.jsonl" 2> "$T/late.err" &
+bp=$!
+two_samples() { [ "$(grep -c '"type":"sample"' "$T/late.jsonl")" -ge 2 ]; }
+if wait_for 20 two_samples; then
+	kill -STOP $bp
+	sleep 1
+	kill -CONT $bp
+	# (the line being written may be cut: jq reads what came before it)
+	late_seen() { jq -r 'select(.type=="sample") | .late' "$T/late.jsonl" 2>/dev/null | awk '$1 >= 0.5 { f = 1 } END { exit !f }'; }
+	check "late: the sample after a stop says it came late" wait_for 20 late_seen
+	echo "# late samples [t, late]: $(jq -c 'select(.type=="sample" and .late > 0) | [.t, .late]' "$T/late.jsonl" 2>/dev/null | tr '\n' ' ')"
+	check "late: standard error says which sample came late" wait_for 5 grep -q 'came [0-9.]* s late' "$T/late.err"
+	check "late: every sample carries it, 0 or more seconds" sh -c "jq -r 'select(.type==\"sample\") | .late' '$T/late.jsonl' 2>/dev/null | awk '\$1 !~ /^[0-9.e+-]+\$/ || \$1 < 0 { exit 1 } { n++ } END { exit n < 2 }'"
+else
+	fail "late: benchtop printed no samples"
+fi
+kill $bp 2>/dev/null
+wait $bp 2>/dev/null
 
 finish

@@ -9,10 +9,7 @@ E2E_TMP=$(mktemp -d /var/tmp/benchtop-e2e.XXXXXX)
 trap 'e2e_cleanup' EXIT
 
 e2e_cleanup() {
-	for s in $(tmux ls -F '#{session_name}' 2>/dev/null | grep "^bt$$-"); do
-		tmux kill-session -t "$s" 2>/dev/null
-	done
-	[ "$TMUX_TMPDIR" = "$E2E_TMP" ] && tmux kill-server 2>/dev/null   # the script's own server
+	tmux kill-server 2>/dev/null
 	rm -rf "$E2E_TMP"
 }
 
@@ -29,10 +26,14 @@ finish() { echo "$E2E_PASSED passed, $E2E_FAILED failed, $E2E_SKIPPED skipped"; 
 # No user's config file (defaults for options) reaches a test.
 export XDG_CONFIG_HOME=$E2E_TMP/xdg-config
 
-# A tmux server of the script's own (its socket under E2E_TMP), so that
-# no other tmux user on the machine can end the sessions a test drives.
+# Scripts run side by side (tests/run.sh): each has its own runtime
+# directory (journals, the cached memcpy ceiling) unless it sets one, and
+# its own tmux server, which starts with this script's environment.
+export XDG_RUNTIME_DIR=$E2E_TMP/xdg-run
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+export TMUX_TMPDIR=$E2E_TMP/tmux
+mkdir -p "$TMUX_TMPDIR"
 unset TMUX
-export TMUX_TMPDIR=$E2E_TMP
 
 # Tests drive ncurses: make the Escape delay deterministic.
 export ESCDELAY=25

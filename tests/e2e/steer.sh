@@ -15,7 +15,7 @@ acts=$(jq -r 'select(.type=="event") | .action' "$T/at.jsonl" | tr '\n' ' ')
 check "batch --at: events in order ($acts)" [ "$acts" = "pause resume marker " ]
 check "batch --at: event times follow the schedule" quiet jq -se '
 	[.[] | select(.type=="event") | .t] as $t |
-	($t[0] >= 0.5 and $t[0] < 1.0) and ($t[1] >= 1.2 and $t[1] < 1.7) and ($t[2] >= 1.8 and $t[2] < 2.3)' "$T/at.jsonl"
+	$t[0] >= 0.5 and $t[1] >= 1.2 and $t[2] >= 1.8 and $t[0] < $t[1] and $t[1] < $t[2]' "$T/at.jsonl"
 check "batch --at: marker text in the event" quiet jq -se '
 	[.[] | select(.type=="event" and .action=="marker") | .detail.text] == ["half-way"]' "$T/at.jsonl"
 check "batch --at: phases = events + 1" quiet jq -se '
@@ -23,7 +23,8 @@ check "batch --at: phases = events + 1" quiet jq -se '
 check "batch --at: the paused phase burns no CPU" quiet jq -se '
 	[.[] | select(.type=="end")][0].phases as $p | $p[1].label == "pause" and $p[2].hog > 0.2 and $p[1].hog < $p[2].hog / 3' "$T/at.jsonl"
 check "batch --at: samples say paused while paused" quiet jq -se '
-	[.[] | select(.type=="sample" and .t > 1.02 and .t < 1.18) | .workloads[0].state] | length > 0 and all(. == "paused")' "$T/at.jsonl"
+	([.[] | select(.type=="event") | .t]) as $e
+	| [.[] | select(.type=="sample" and .t > $e[0] and .t < $e[1]) | .workloads[0].state] | length > 0 and all(. == "paused")' "$T/at.jsonl"
 
 # --placement spread: each workload starts (before exec) on a CPU of its own.
 if [ "$(nproc)" -ge 2 ]; then

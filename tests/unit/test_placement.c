@@ -184,6 +184,33 @@ static void test_bad_rules(void **s)
 	placement_free(p);
 }
 
+/* On 2 CPUs, roles asking in rsync's order (sender, generator,
+ * receiver) put sender and receiver together; once the generator shows
+ * idle, the receiver moves to the CPU no busy role holds. */
+static void test_spread_rebalance(void **s)
+{
+	(void)s;
+	const unsigned char two[NCPU] = { 1, 1, 0, 0 };
+	struct placement_rules *p = placement_new(NCPU, 1, two);
+	placement_spread(p);
+	int snd = cpu_of(placement_want(p, 1, "cmd", -1));
+	int gen = cpu_of(placement_want(p, 1, "rsync.1", -1));
+	int rcv = cpu_of(placement_want(p, 1, "rsync.2", -1));
+	assert_int_equal(snd, rcv);
+	assert_true(gen != snd);
+	placement_live_begin(p);
+	placement_live(p, 1, "cmd");
+	placement_live(p, 1, "rsync.1");
+	placement_live(p, 1, "rsync.2");
+	assert_int_equal(placement_rebalance(p), 0);   /* all busy: nowhere better */
+	placement_idle(p, 1, "rsync.1", true);
+	assert_int_equal(placement_rebalance(p), 1);
+	assert_int_equal(placement_spread_cpu(p, 1, "cmd"), snd);
+	assert_int_equal(placement_spread_cpu(p, 1, "rsync.2"), gen);
+	assert_int_equal(placement_rebalance(p), 0);   /* settled */
+	placement_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_pin_by_role),
 		cmocka_unit_test(test_pin_under_spread),
 		cmocka_unit_test(test_bad_rules),
+		cmocka_unit_test(test_spread_rebalance),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,9 +238,40 @@ int eng_pass_end(struct eng_ctx *x, int in, int fd, int fl, const char *path)
 	return 0;
 }
 
+int eng_shrunk(struct eng_ctx *x, int in, uint64_t size, int rc)
+{
+	struct stat st;
+
+	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= size)
+		return rc;
+	snprintf(x->c->msg, sizeof x->c->msg, "copying %s: the source changed size during the copy "
+	         "(%llu bytes when the copy began, %lld now)", x->job->src, (unsigned long long)size,
+	         (long long)st.st_size);
+	__atomic_store_n(&x->c->err, EIO, __ATOMIC_RELEASE);
+	eng_done(x->c);
+	return -EIO;
+}
+
+void eng_cut_dst(int out)
+{
+	off_t at = lseek(out, 0, SEEK_CUR);
+
+	if (at >= 0 && ftruncate(out, at) != 0)
+		return;  /* the copy has failed already: this only tidies */
+}
+
+/* Size of the regular file in, 0 when it is not one. */
+static uint64_t file_size(int in)
+{
+	struct stat st;
+
+	return fstat(in, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
 int eng_copy_files(struct eng_ctx *x, eng_loop loop)
 {
 	int in, out, rc, fl;
+	uint64_t size;
 
 	if ((rc = eng_open_src(x, &in)))
 		return rc;
@@ -248,11 +279,16 @@ int eng_copy_files(struct eng_ctx *x, eng_loop loop)
 		close(in);
 		return rc;
 	}
+	size = file_size(in);
 	fl = fcntl(out, F_GETFL);
 	for (;;) {
 		uint64_t before = eng_moved(x);
 
 		rc = loop(x, in, out);
+		/* A source that shrinks under --loop: said, and the destination
+		 * cut to this pass's bytes rather than left with the old tail. */
+		if (rc == 0 && x->loop && (rc = eng_shrunk(x, in, size, 0)))
+			eng_cut_dst(out);
 		/* A looping copy starts again at offset 0 of the same files,
 		 * unless the pass moved nothing (an empty source). */
 		if (rc || !x->loop || eng_moved(x) == before)

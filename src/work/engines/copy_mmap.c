@@ -51,19 +51,6 @@ static void on_sigbus(int sig)
 	_exit(1);
 }
 
-/* The source is shorter than size now: fail saying so (0 when it is not). */
-static int shrunk(struct eng_ctx *x, int in, size_t size, int rc)
-{
-	struct stat st;
-	if (fstat(in, &st) != 0 || (size_t)st.st_size >= size)
-		return rc;
-	snprintf(x->c->msg, sizeof x->c->msg, "copying %s: the source changed size during the copy "
-	         "(%zu bytes when the copy began, %lld now)", x->job->src, size, (long long)st.st_size);
-	__atomic_store_n(&x->c->err, EIO, __ATOMIC_RELEASE);
-	eng_done(x->c);
-	return -EIO;
-}
-
 static int mmap_loop(struct eng_ctx *x, int in, int out)
 {
 	struct stat st;
@@ -94,7 +81,7 @@ static int mmap_loop(struct eng_ctx *x, int in, int out)
 		if (off + n > mapped) {
 			size_t w = size - off < win ? size - off : win;
 
-			rc = shrunk(x, in, size, 0);
+			rc = eng_shrunk(x, in, size, 0);
 			if (rc)
 				break;
 			populate(map, off, w);
@@ -103,7 +90,7 @@ static int mmap_loop(struct eng_ctx *x, int in, int out)
 		eng_count(x, 0, n, 0);
 		rc = eng_write_all(x, out, map + off, n, x->job->dst);
 		if (rc == -EFAULT)
-			rc = shrunk(x, in, size, rc);
+			rc = eng_shrunk(x, in, size, rc);
 	}
 	signal(SIGBUS, SIG_DFL);
 	munmap(map, size);

@@ -36,6 +36,9 @@ int eng_pipe_reader(struct eng_ctx *x)
 	do {
 		rc = eng_rw_span(x, in, x->pipefd[1], x->job->src, "the pipe to the writer",
 		                 size ? size : UINT64_MAX, &moved);
+		/* a short pass: the source shrank under --loop */
+		if (rc == 0 && size && moved < size)
+			rc = eng_shrunk(x, in, size, 0);
 		/* the next pass reads the source again from its start */
 		if (rc == 0 && size && lseek(in, 0, SEEK_SET) < 0)
 			rc = eng_fail(x->c, errno, "seeking to the start of", x->job->src);
@@ -75,6 +78,8 @@ int eng_pipe_writer(struct eng_ctx *x)
 	if (rc == 0 && __atomic_load_n(&x->c->err, __ATOMIC_ACQUIRE) != 0)
 		rc = -x->c->err;
 	if (rc) {
+		if (size && moved < size)
+			eng_cut_dst(out);
 		close(out);
 		eng_done(x->c);
 		return rc;

@@ -77,6 +77,13 @@ void eng_pass(struct eng_ctx *x);
 /* Bytes this job has moved so far (to tell an empty pass). */
 uint64_t eng_moved(const struct eng_ctx *x);
 
+/* The source in is shorter than size now (it shrank under the copy):
+ * fail saying so with both sizes and return -EIO; else return rc. */
+int eng_shrunk(struct eng_ctx *x, int in, uint64_t size, int rc);
+/* Cut the destination out at its current offset (a failed looping pass
+ * leaves no tail of an earlier, longer one). */
+void eng_cut_dst(int out);
+
 /* The copy engines' frame: open the job's source and destination, run
  * loop(x, in, out), close, and on success eng_finish the destination. */
 typedef int (*eng_loop)(struct eng_ctx *x, int in, int out);
