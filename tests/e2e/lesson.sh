@@ -32,12 +32,12 @@ check "the first caption is a banner across the graph ($(banner b | tr -s ' ' | 
 tm_keys b z
 zoomed() { ! has b "Processes" && ! has b "Placement" && has b "Throughput" && banner b | grep -q "Step"; }
 check "z: no Processes or Placement panel, the graph and its caption stay" wait_for 5 zoomed
-axis_z=$(scr b | grep -n '────────────────.*[0-9]s$' | head -1 | cut -d: -f1)
+axis_z=$(scr b | grep -n '^ \{6,\}──────────────────────' | head -1 | cut -d: -f1)
 check "z: the time axis is near the bottom (line $axis_z of 40)" [ "${axis_z:-0}" -ge 34 ]
 check "the key bar stays ($(scr b | tail -1 | cut -c1-30))" has b "F10Quit"
 tm_keys b z
 check "z again: every panel back" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-b | grep -q 'Processes' && tmux capture-pane -p -t bt$$-b | grep -q 'Placement'"
-axis_n=$(scr b | grep -n '────────────────.*[0-9]s$' | head -1 | cut -d: -f1)
+axis_n=$(scr b | grep -n '^ \{6,\}──────────────────────' | head -1 | cut -d: -f1)
 check "the graph is its own size again (axis at line $axis_n, zoomed $axis_z)" [ "${axis_n:-99}" -lt "${axis_z:-0}" ]
 # v without cpufreq: said, not drawn
 tm_keys b v
