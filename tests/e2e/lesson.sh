@@ -53,7 +53,7 @@ wait_for 150 done_b
 sum=$(tmux capture-pane -p -S - -t "bt$$-b")
 steps=$(echo "$sum" | sed -n '/phase$/,$p' | grep -c 'Step [1-4] of 5')
 check "the summary's phase table has one row per step, named by its caption ($steps of 4)" [ "$steps" -eq 4 ]
-caps=$(jq -r 'select(.type=="event" and .action=="caption") | .detail.text' "$T/b.jsonl" 2>/dev/null | grep -c '^Step')
+caps=$(jq -r 'select(.type=="event" and .action=="caption") | .detail.text' "$T/b.jsonl" 2>/dev/null | grep -c 'Step [1-4] of 5')
 check "each caption is an event of the recording ($caps of 4)" [ "$caps" -eq 4 ]
 tm_kill b
 
