@@ -368,7 +368,10 @@ static void note_late(struct app *a, struct snapshot *s)
 	if (a->dashboard)
 		snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
 	else if (a->late.n == 1 || s->t - a->late.said >= 10) {
-		fprintf(stderr, "benchtop: %s\n", msg);
+		int n = fprintf(stderr, "benchtop: %s\n", msg);
+		fflush(stderr);
+		if (n > 0)  /* benchtop's words, not a command's output */
+			sampler_own_output(a->sp, (uint64_t)n);
 		a->late.said = s->t;
 	}
 }
