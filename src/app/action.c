@@ -632,11 +632,13 @@ static int act_caption(struct app *a, const struct action *act)
 	int k = snprintf(detail, sizeof detail, "{\"text\":");
 	k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
 	snprintf(detail + k, sizeof detail - k, "}");
-	/* right after an action that opened a phase (the same --at time):
-	 * the caption names that phase instead of opening an empty one */
+	/* right after an action that opened a phase (the same --at time, no
+	 * sample since): the caption names that phase instead of opening an
+	 * empty one */
 	size_t np = history_nphases(a->hist);
 	const struct phase *cur = np > 1 ? history_phase(a->hist, np - 1) : NULL;
-	if (cur && app_now(a) - cur->from < 1e-3) {
+	if (cur && app_now(a) - cur->from < 0.5 && cur->bytes == 0 && cur->cpu_s == 0 &&
+	    cur->khz_time == 0) {
 		history_label_phase(a->hist, act->text);
 		app_note_event(a, "caption", act->text, detail);
 	} else {

@@ -486,8 +486,7 @@ static void run_due_at(struct app *a)
 		/* a lesson's caption right after a governor step that this
 		 * machine cannot take says so */
 		if (at->kind == AT_CAPTION && nofreq_t == at->t)
-			snprintf(act.text + strlen(act.text), sizeof act.text - strlen(act.text),
-			         " (not here: no cpufreq)");
+			snprintf(act.text, sizeof act.text, "(not here: no cpufreq) %s", at->arg);
 		/* a failure, or policies left alone by a change that was made;
 		 * a placement the machine refused fails the run (exit 3), a
 		 * governor that could not be set is said and the run goes on */
