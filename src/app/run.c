@@ -201,6 +201,15 @@ static void reap_until(struct app *a, double deadline)
 		reap_children(a);
 }
 
+/* Has benchtop any child?  Without one it has no descendant either: an
+ * orphan is handed to benchtop (the subreaper), any other has a parent
+ * below it.  So a run with nothing left skips the scan of every process. */
+static bool has_children(void)
+{
+	siginfo_t si = { 0 };
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
 /* Stop every workload: SIGTERM, a short grace, then SIGKILL; reap all,
  * including orphans that were handed to benchtop as their subreaper. */
 static void stop_all(struct app *a)
@@ -219,7 +228,7 @@ static void stop_all(struct app *a)
 	double deadline = app_mono() + 3;
 	for (;;) {
 		int left = a->cg ? (cgroup_kill(a->cg), cgroup_populated(a->cg) == 1)
-		                 : ptree_signal_descendants(getpid(), SIGKILL) > 0;
+		                 : has_children() && ptree_signal_descendants(getpid(), SIGKILL) > 0;
 		siginfo_t si;
 		pid_t p;
 		for (;;) {
