@@ -323,7 +323,8 @@ static void check_output(struct app *a)
 /* A sample more than half an interval after its interval ended: the
  * machine did not run benchtop in time.  The sample says by how much;
  * batch runs say so on standard error (the first time, then at most every
- * 10 s), the dashboard on its status line; the end gives the count. */
+ * 10 s, and the count at the end); the dashboard's header shows the
+ * interval widened (the status line stays the user's). */
 static void note_late(struct app *a, struct snapshot *s)
 {
 	double over = s->dt - a->interval;
@@ -333,13 +334,9 @@ static void note_late(struct app *a, struct snapshot *s)
 	a->late.n++;
 	if (s->late > a->late.worst)
 		a->late.worst = s->late;
-	char msg[160];
-	snprintf(msg, sizeof msg, "the sample at %.2f s came %.2f s late (benchtop was not run in time)",
-	         s->t, s->late);
-	if (a->dashboard)
-		snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
-	else if (a->late.n == 1 || s->t - a->late.said >= 10) {
-		fprintf(stderr, "benchtop: %s\n", msg);
+	if (!a->dashboard && (a->late.n == 1 || s->t - a->late.said >= 10)) {
+		fprintf(stderr, "benchtop: the sample at %.2f s came %.2f s late (benchtop was not run in time)\n",
+		        s->t, s->late);
 		a->late.said = s->t;
 	}
 }
