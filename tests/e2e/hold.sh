@@ -34,10 +34,12 @@ check "--loop engine: the destination equals the source" cmp -s "$T/src" "$T/dst
 # seen from outside, then SIGTERM ends the run: nothing depends on how
 # fast the machine is.
 loop_until_runs() {
-	local n=$1 out=$2 runs=$3 iv=$4 cmd=$5 bp
+	# (names of their own: wait_for's locals would hide n and runs)
+	lur_n=$1 lur_runs=$3
+	local out=$2 iv=$4 cmd=$5 bp
 	"$BENCHTOP" -b --format json -i "$iv" -t 300 --loop --no-sync -- sh -c "$cmd" > "$out" 2>/dev/null &
 	bp=$!
-	enough() { [ "$(wc -l < "$runs" 2>/dev/null || echo 0)" -ge "$n" ]; }
+	enough() { [ "$(wc -l 2>/dev/null < "$lur_runs" || echo 0)" -ge "$lur_n" ]; }
 	wait_for 120 enough
 	kill -TERM $bp
 	wait $bp
