@@ -34,7 +34,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/tests/%)
 # Debian packages the build and the tests need.
 BUILD_DEBS = gcc make pkg-config libncurses-dev libproc2-dev libmicrohttpd-dev
 TEST_DEBS  = libcmocka-dev tmux rsync cpio jq man-db bsdutils coreutils procps util-linux \
-             prometheus prometheus-node-exporter curl gzip
+             prometheus prometheus-node-exporter curl gzip bonnie++ iproute2
 FUZZ_DEBS  = clang libclang-rt-dev
 BENCH_DEBS = valgrind
 
@@ -122,15 +122,19 @@ bench: deps-bench
 	bench/run.sh
 
 # make fuzz: every tests/fuzz/fuzz_NAME.c harness (one per parser that
-# reads outside input) is built with libFuzzer, ASan and UBSan against the
+# reads outside input, the HTTP handler, the sysfs and /proc readers, the
+# replay's rendering) is built with libFuzzer, ASan and UBSan against the
 # whole library and run for FUZZ_SECONDS, each on its own corpus
-# (build/fuzz/corpus/NAME, seeded from tests/fuzz/corpus/NAME).  A finding
-# stops the target and leaves its crash file in build/fuzz.
+# (build/fuzz/corpus/NAME, seeded from tests/fuzz/corpus/NAME).  Every
+# harness runs even after one has found something; each finding leaves its
+# crash file in build/fuzz, and the target fails at the end naming them all.
 FUZZ_SECONDS ?= 60
 FUZZ_HARNESSES := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_CFLAGS = -std=c17 -D_GNU_SOURCE -Iinclude $(PKG_CFLAGS) -DBENCHTOP_SHAREDIR='"$(SHAREDIR)"' \
               -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(LIBSRCS:%.c=build/fuzz/obj/%.o)
+# kept between runs (make would remove them as intermediate files)
+.SECONDARY: $(FUZZ_OBJS)
 
 build/fuzz/obj/%.o: %.c $(SHAREDIR_STAMP)
 	@mkdir -p $(dir $@)
@@ -143,15 +147,17 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 
 fuzz: deps-fuzz
 	$(MAKE) $(FUZZ_HARNESSES:%=build/fuzz/fuzz_%)
-	@for h in $(FUZZ_HARNESSES); do \
+	@found=""; for h in $(FUZZ_HARNESSES); do \
 	  mkdir -p build/fuzz/corpus/$$h; \
 	  cp -n tests/fuzz/corpus/$$h/* build/fuzz/corpus/$$h/ 2>/dev/null; \
 	  echo "fuzz_$$h: $(FUZZ_SECONDS) s"; \
 	  (cd build/fuzz && ./fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
-	    -print_final_stats=1 corpus/$$h > fuzz_$$h.log 2>&1); rc=$$?; \
+	    -artifact_prefix=fuzz_$$h- -print_final_stats=1 corpus/$$h > fuzz_$$h.log 2>&1); rc=$$?; \
 	  grep -E '^stat::number_of_executed_units|^Done' build/fuzz/fuzz_$$h.log; \
-	  if [ $$rc != 0 ]; then tail -40 build/fuzz/fuzz_$$h.log; echo "fuzz_$$h: a finding (see build/fuzz/fuzz_$$h.log)"; exit 1; fi; \
-	done
+	  if [ $$rc != 0 ]; then tail -40 build/fuzz/fuzz_$$h.log; echo "fuzz_$$h: a finding (see build/fuzz/fuzz_$$h.log)"; \
+	    found="$$found fuzz_$$h"; fi; \
+	done; \
+	if [ -n "$$found" ]; then echo "fuzz: findings in$$found"; exit 1; fi; echo "fuzz: nothing found"
 
 install: benchtop
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(SHAREDIR)/themes $(DESTDIR)$(SHAREDIR)/presets

@@ -163,10 +163,11 @@ awk '
 		for (x in pair) printf "  folders: %s\n", x
 	}' "$TMP/edges"
 
-echo "== uses of a higher layer (order: base cli kernel work model app out ui main)"
-awk '
-	BEGIN { split("base cli kernel work model app out ui main", L, " ")
-		for (i in L) rank[L[i]] = i }
+layers=$(sed -n 's/^Layers, each using only those before it: *//p' README.md | head -1 | tr -c 'a-z\n' ' ')
+echo "== uses of a higher layer (order: $layers)"
+awk -v layers="$layers" '
+	BEGIN { split(layers, L, " ")
+		for (i in L) rank[L[i]] = i + 0 }
 	function folder(p,   q) { q = p; sub(/^src\//, "", q)
 		if (q !~ /\//) return "main"; sub(/\/.*/, "", q); return q }
 	rank[folder($1)] < rank[folder($2)] { printf "  %s -> %s (%s)\n", $1, $2, $3; n++ }

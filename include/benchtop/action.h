@@ -1,5 +1,5 @@
 /* action.h - what a key press or an --at entry asks for.  The key table
- * (ui/keys.c) maps keys to these; the app applies them (app.c) and answers
+ * (ui/keys.c) maps keys to these; the app applies them (action.c) and answers
  * with a status line; nothing here draws. */
 #ifndef BENCHTOP_ACTION_H
 #define BENCHTOP_ACTION_H

@@ -1,7 +1,7 @@
-/* app.h - one run of benchtop: the state the poll loop, the actions, the
- * run's outputs and its summary share.  Internal to src/app/ (app.c,
- * app_setup.c, action.c, record.c, summary.c); out/ uses only
- * record_start_head, main.c only app_run. */
+/* app.h - one run of benchtop: the state the poll loop and the actions
+ * share.  Internal to src/app/ (run.c, run_setup.c, live_view.c,
+ * live_metrics.c, action.c, attach.c); exp/ uses app_run, main.c
+ * app_main.  The run's writers see it through struct run_out (record.h). */
 #ifndef BENCHTOP_APP_H
 #define BENCHTOP_APP_H
 
@@ -12,6 +12,7 @@
 #include "benchtop/cli.h"
 #include "benchtop/json.h"
 #include "benchtop/model.h"
+#include "benchtop/record.h"
 #include "benchtop/outfile.h"
 #include "benchtop/view.h"
 #include "benchtop/workload.h"
@@ -78,7 +79,7 @@ struct app {
 	bool keyed;                  /* a key came (the first-step hint is gone) */
 	/* each policy's governor and limits at the end of the run, kept when
 	 * they are restored before the summary (npol_end 0: not restored yet) */
-	struct policy_end { char governor[32]; long min_khz, max_khz; } *pol_end;
+	struct policy_end *pol_end;
 	int npol_end;
 	bool finishing;              /* stopping everything at the end of the run */
 	bool in_tick;                /* events from inside a tick follow its sample */
@@ -86,7 +87,7 @@ struct app {
 	double ended;                /* t of the end record */
 	double prep_sync, prep_drop; /* --drop-caches: seconds of the sync and the drop before t = 0, -1 none */
 	struct {
-		int n;               /* samples that came late (app.c: note_late) */
+		int n;               /* samples that came late (run.c: note_late) */
 		double worst, said;  /* the latest by; t of the last one said */
 	} late;
 	double membw;                /* memcpy bytes/s of this boot (ceiling.h), 0 until known */
@@ -96,6 +97,7 @@ struct app {
 		size_t n;
 		struct attach_state *st;  /* as found, to leave them so (attach.c) */
 	} attach;
+	struct wl_spec attach_spec;  /* workload 1 in attach mode: the attached processes */
 	bool action_failed;          /* an --at placement the machine refused (exit 3) */
 	char *governors[32];         /* for the G menu (NULL-terminated) */
 	struct app_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
@@ -160,6 +162,8 @@ void action_signal_release(struct app *a);
 void app_event(struct app *a, const char *action, const char *label, const char *detail_json);
 void app_event_at(struct app *a, double t, const char *action, const char *label,
                   const char *detail_json);
+/* An event that does not start a phase (recorded and drawn all the same). */
+void app_note_event(struct app *a, const char *action, const char *label, const char *detail_json);
 double app_now(const struct app *a);   /* seconds since start */
 void app_set_interval(struct app *a, double seconds);
 
@@ -175,26 +179,6 @@ bool attach_found_stopped(const struct app *a, pid_t pid);
  * unless --leave-placement, put back each re-pinned process's affinity. */
 void attach_restore(struct app *a);
 void attach_free(struct app *a);
-
-/* Outputs (record.c). */
-/* The first fields of a start record ({"type":"start",...,"interval":N,
- * "machine":{...}), left open for the caller's own fields.  The machine's
- * disks are those under r's workload paths and dir (may be NULL). */
-void record_start_head(FILE *fp, int ncpu, double interval, const struct run *r, const char *dir);
-void record_start(struct app *a, FILE *fp);
-void record_sample(struct app *a, FILE *fp, const struct snapshot *s);
-void record_event(FILE *fp, const struct event *e);
-void record_end(struct app *a, FILE *fp);
-void batch_header(struct app *a, FILE *fp);
-void batch_line(struct app *a, FILE *fp, const struct snapshot *s);
-
-/* The summary and phase tables (summary.c). */
-void summary_print(struct app *a, FILE *fp);
-/* Put the governors and limits back now (before the summary), keeping
- * what the run ended under, so the summary's cpufreq table shows what was
- * restored and, where it differed, what the run ran under. */
-void summary_restore_policies(struct app *a);
-void summary_json(struct app *a, FILE *fp);   /* "summary":[...],"phases":[...] */
 
 /* `benchtop --restore`: undo what benchtops that are gone left, as the
  * journals in this user's journal directory name it (with sysfs_root, only

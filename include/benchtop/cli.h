@@ -13,11 +13,13 @@
 
 #define CLI_ERR_MAX 512
 
-enum wl_kind { WL_COPY, WL_WRITE, WL_READ, WL_SEEK, WL_CMD, WL_NET };
+/* WL_ATTACHED: the processes of --attach, one workload benchtop did not
+ * start (never a -w kind). */
+enum wl_kind { WL_COPY, WL_WRITE, WL_READ, WL_SEEK, WL_CMD, WL_NET, WL_ATTACHED };
 enum copy_engine { ENG_RW, ENG_CFR, ENG_SENDFILE, ENG_SPLICE, ENG_MMAP, ENG_PIPE };
 enum sync_mode { SYNC_END, SYNC_NONE, SYNC_EACH };
 enum units_mode { UNITS_IEC, UNITS_SI, UNITS_BITS };
-enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON };
+enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_BONNIE };
 enum placement { PLACE_NONE, PLACE_PACK, PLACE_FREE, PLACE_SPREAD };
 enum run_mode { MODE_RUN, MODE_ATTACH, MODE_REPLAY, MODE_REPORT, MODE_RESTORE,
                 MODE_HELP, MODE_VERSION, MODE_COMPARE };
@@ -60,6 +62,8 @@ struct at_action {
 	enum at_kind kind;
 	char *arg;            /* pin: CPU list; governor: name; marker: text */
 	long khz;             /* maxfreq */
+	bool optional;        /* "T?:": a governor or maxfreq step skipped (with a
+	                       * note) where the machine has no cpufreq */
 };
 
 /* Everything the command line asks for. */

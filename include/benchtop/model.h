@@ -161,5 +161,8 @@ struct phase {
 /* Phases so far (at least one, the current last); phase i, 0-based. */
 size_t history_nphases(const struct history *h);
 const struct phase *history_phase(const struct history *h, size_t i);
+/* The current phase takes this label (a caption naming the step an
+ * action at the same moment opened). */
+void history_label_phase(struct history *h, const char *label);
 
 #endif

@@ -5,6 +5,7 @@
 #define BENCHTOP_PTREE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* The parent's PID, or -1 when pid is gone. */
@@ -13,6 +14,9 @@ pid_t ptree_parent(pid_t pid);
 char ptree_state(pid_t pid);
 /* True for a kernel thread (PF_KTHREAD: kthreadd, kworkers, kswapd...). */
 bool ptree_is_kernel_thread(pid_t pid);
+/* Its command line into buf (arguments separated by spaces; its name
+ * in brackets when it has none), "" when pid is gone. */
+void ptree_cmdline(pid_t pid, char *buf, size_t len);
 /* Send sig to every live descendant of ancestor, by parent links (benchtop
  * is its children's subreaper, so orphans of its tree are still its
  * descendants).  Returns how many were signalled. */

@@ -28,7 +28,7 @@ void sampler_free(struct sampler *sp);
  * descendants inherit the root's role unless added explicitly.
  * measure_io: count the bytes this tree moves to and from regular files
  * (sizes and fdinfo positions of the files it holds open, new files in
- * the directories it writes into; see sample_fd.c and sample_dir.c);
+ * the directories it writes into; see sample_filebytes.c and sample_newfiles.c);
  * false for built-in engines, whose counters the caller supplies. */
 int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, bool measure_io);
 /* sampler_add naming the process's slot in its workload ("writer",

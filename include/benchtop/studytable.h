@@ -37,6 +37,9 @@ struct st_col {
 struct st_row {
 	struct st_cell cell[ST_MAX_COLS];
 	char note[ST_TEXT];  /* "" or what the reader must know about the row */
+	char *json;          /* NULL, or JSON members (no braces) the row's
+	                      * object adds in its JSON, e.g. numbers that its
+	                      * text shows as words; malloc'd, st_free frees */
 };
 
 /* Chart hint: "bars" (x: a label column, y: up to 4 value columns),
@@ -74,6 +77,9 @@ void st_num(struct st_row *r, int col, double v);
 void st_word(struct st_row *r, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The column's key: "GROUP NAME" or NAME. */
 void st_key(const struct st_table *t, int col, char *buf, size_t len);
+/* The key as an identifier: lower case, runs of other characters one '_'
+ * ("throughput MiB/s" -> "throughput_mib_s", "#CPUs" -> "cpus"). */
+void st_id(const struct st_table *t, int col, char *buf, size_t len);
 /* True when any cell of row r is marked cached. */
 bool st_row_cached(const struct st_row *r);
 

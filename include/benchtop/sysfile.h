@@ -5,6 +5,16 @@
 #define BENCHTOP_SYSFILE_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+/* Open path (relative to dirfd, or AT_FDCWD) for reading only if it is a
+ * regular file.  The open is O_NONBLOCK, so a FIFO put where a file was
+ * expected (a theme, the config file, a file in a --sysfs tree) cannot
+ * block; the descriptor blocks again once checked.  Returns it, or -errno:
+ * -EISDIR for a directory, -EINVAL for anything else not regular. */
+int sysfile_open_regular(int dirfd, const char *path);
+/* The same as a stdio stream; NULL with *err the -errno. */
+FILE *sysfile_fopen_regular(const char *path, int *err);
 
 /* Read dir/name into buf[0..len), NUL-terminated at the first NUL or the
  * end, trailing white space cut.  Returns the length or -errno. */

@@ -101,6 +101,10 @@ struct workload_totals {
 	uint64_t read_bytes, write_bytes;
 	bool rw_known;
 	double paused;           /* seconds of elapsed it spent paused */
+	double io_elapsed;       /* engines: seconds from the first I/O mark of
+	                          * its processes to their last (its calls and
+	                          * flush, without the set-up around them); 0
+	                          * for commands */
 };
 /* Its totals over every run so far (bytes, calls, CPU, time) into *t. */
 void workload_totals(const struct workload *w, struct workload_totals *t);

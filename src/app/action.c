@@ -73,7 +73,7 @@ static int single_cpu_of(struct app *a, const struct proc_sample *p)
  * PID 42 (rsync)": what a rule on p's role is about, for the status line. */
 static void role_words(const struct proc_sample *p, char *buf, size_t len)
 {
-	if (p->workload == 0)
+	if (!strcmp(p->role, "attached") || (p->slot[0] && !strncmp(p->slot, "pid", 3)))
 		snprintf(buf, len, "attached PID %d (%s)", (int)p->pid, p->comm);
 	else if (!strncmp(p->comm, "bt-", 3) || !p->comm[0])
 		snprintf(buf, len, "the %s of workload %d", p->role, p->workload);
@@ -575,7 +575,7 @@ static struct workload *selected_workload(struct app *a)
 static int act_restart_stop(struct app *a, bool restart)
 {
 	struct workload *w = selected_workload(a);
-	if (!w) {
+	if (!w || !strcmp(workload_kind(w), "attached")) {
 		snprintf(a->vs.status, sizeof a->vs.status, "no workload here (attached processes are not stopped or restarted)");
 		return -ESRCH;
 	}
@@ -632,7 +632,16 @@ static int act_caption(struct app *a, const struct action *act)
 	int k = snprintf(detail, sizeof detail, "{\"text\":");
 	k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
 	snprintf(detail + k, sizeof detail - k, "}");
-	app_event(a, "caption", act->text, detail);
+	/* right after an action that opened a phase (the same --at time):
+	 * the caption names that phase instead of opening an empty one */
+	size_t np = history_nphases(a->hist);
+	const struct phase *cur = np > 1 ? history_phase(a->hist, np - 1) : NULL;
+	if (cur && app_now(a) - cur->from < 1e-3) {
+		history_label_phase(a->hist, act->text);
+		app_note_event(a, "caption", act->text, detail);
+	} else {
+		app_event(a, "caption", act->text, detail);
+	}
 	snprintf(a->vs.status, sizeof a->vs.status, "%s", act->text);
 	return 0;
 }

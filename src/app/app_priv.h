@@ -1,4 +1,4 @@
-/* app_priv.h - what app.c (the loop) and app_setup.c (setting a run up,
+/* app_priv.h - what run.c (the loop) and run_setup.c (setting a run up,
  * checking the command line against the machine, tearing it down) share.
  * Private to those two files. */
 #ifndef BENCHTOP_APP_PRIV_H
@@ -44,7 +44,7 @@ int app_abandon(struct app *a, int status);
 /* Give the terminal back and kill the workloads if benchtop crashes. */
 void app_catch_crashes(struct app *a);
 
-/* --metrics and --metrics-listen (app_metrics.c): open before the run
+/* --metrics and --metrics-listen (live_metrics.c): open before the run
  * starts (0, -EINVAL for a bad address: exit 2, else -errno: exit 3, with
  * msg); after every tick's sample; the listener's descriptor for the poll
  * loop (-1 when none), the poll timeout it needs, answering scrapes after
@@ -57,7 +57,7 @@ void app_metrics_serve(struct app *a);
 void app_metrics_close(struct app *a);
 
 /* What the dashboard shows of run a now, for ui_draw and ui_key
- * (app_view.c): the view state, history, workloads and cpufreq's figures.
+ * (live_view.c): the view state, history, workloads and cpufreq's figures.
  * v points into a until the next call. */
 struct ui_view;
 void app_view_of(struct app *a, struct ui_view *v);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "benchtop/affinity.h"
 #include "benchtop/cpulist.h"
@@ -40,6 +41,16 @@ int attach_check(pid_t pid, char *msg, size_t len)
 		snprintf(msg, len, "--attach: no process %d (give PIDs of running processes)", (int)pid);
 		return -ESRCH;
 	}
+	/* benchtop itself or a process it runs under: pausing or pinning it
+	 * would stop or pin benchtop too (a pause would never be undone) */
+	int up = 0;
+	for (pid_t p = getpid(); p > 1 && up++ < 4096; p = ptree_parent(p))
+		if (p == pid) {
+			snprintf(msg, len, "--attach %d: PID %d is %s: benchtop does not steer itself "
+			         "or a process it runs under; give the PIDs of other processes", (int)pid,
+			         (int)pid, p == getpid() ? "benchtop itself" : "an ancestor of benchtop");
+			return -EINVAL;
+		}
 	if (ptree_is_kernel_thread(pid)) {
 		snprintf(msg, len, "--attach %d: PID %d is a kernel thread: its placement is the "
 		         "kernel's, and benchtop steers only user processes", (int)pid, (int)pid);

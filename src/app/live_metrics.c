@@ -1,4 +1,4 @@
-/* app_metrics.c - a live run's figures for --metrics and --metrics-listen:
+/* live_metrics.c - a live run's figures for --metrics and --metrics-listen:
  * what each workload is, and after every tick a view of the snapshot, the
  * residency, the events and benchtop's own CPU time for metrics.c.
  *

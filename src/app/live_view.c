@@ -1,4 +1,4 @@
-/* app_view.c - what the dashboard of a live run shows, gathered for the
+/* live_view.c - what the dashboard of a live run shows, gathered for the
  * draw pass: the view state, the run's workloads and history, and what
  * cpufreq says (frequency source, residency, governors, caps). */
 #include "benchtop/app.h"

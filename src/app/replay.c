@@ -1,7 +1,6 @@
 /* replay.c - --replay: the live dashboard fed from a recording
- * (recording.c) at the recorded pace instead of the kernel, through the
+ * (record_read.c) at the recorded pace instead of the kernel, through the
  * same loop, view state and view keys as a live run. */
-#include "benchtop/replay.h"
 #include "benchtop/replay.h"
 
 #include <errno.h>
@@ -33,6 +32,7 @@
 #define REPLAY_HISTORY 3600
 #define SPEED_MIN 0.25
 #define SPEED_MAX 16.0
+#define REPLAY_FREQS 64
 
 struct player {
 	const struct run *run;
@@ -47,6 +47,8 @@ struct player {
 	char line[384];              /* the status line: the replay's state and vs.status */
 	struct replay_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
 	bool headless;               /* -b with metrics: play without a screen */
+	long res_khz[2][REPLAY_FREQS];   /* residency rows handed to the panel: */
+	double res_secs[2][REPLAY_FREQS]; /* [0] since start, [1] since the last event */
 };
 
 /* Recording time on screen now. */
@@ -111,6 +113,23 @@ static void make_status(struct player *p)
 	         position(p), p->duration, p->vs.status[0] ? "  | " : "", p->vs.status);
 }
 
+/* The residency panel's rows: the recorded residency (the kernel's
+ * time_in_state deltas, or sampled) of the phases that have ended by now;
+ * since the last event is the phase in progress, known once it has
+ * ended: at the end of the recording. */
+static size_t residency_rows(void *ctx, int cpu, bool since_event, const long **khz,
+                             const double **secs)
+{
+	struct player *p = ctx;
+	int k = since_event ? 1 : 0;
+	*khz = p->res_khz[k];
+	*secs = p->res_secs[k];
+	if (since_event && !p->ended)
+		return 0;
+	return recording_residency(p->rec, p->ended ? INFINITY : position(p), since_event, cpu,
+	                           p->res_khz[k], p->res_secs[k], REPLAY_FREQS);
+}
+
 static void view_of(struct player *p, struct ui_view *v)
 {
 	memset(v, 0, sizeof *v);
@@ -125,8 +144,16 @@ static void view_of(struct player *p, struct ui_view *v)
 	const char *fs = json_str(json_get(recording_start(p->rec), "freq_source"), "none");
 	v->freq_source = strcmp(fs, "none") ? fs : "not observable here";
 	const char *rk = recording_cpufreq(p->rec);
-	v->residency_label = strcmp(rk, "none") ? "recorded per phase: see the summary or --report"
-	                                        : "no cpufreq here (VM?)";
+	if (!strcmp(rk, "none")) {
+		v->residency_label = "no cpufreq here (VM?)";
+	} else if (!recording_end(p->rec)) {
+		v->residency_label = "recorded per phase in the end record, which this recording lacks";
+	} else {
+		v->residency_label = !strcmp(rk, "kernel") ? "kernel stats, phases that ended" :
+		                                             "sampled, phases that ended";
+		v->residency = residency_rows;
+		v->residency_ctx = p;
+	}
 	v->paused = p->paused;
 	v->replay = true;
 	v->elapsed = position(p);
@@ -163,8 +190,7 @@ static void set_speed(struct player *p, double factor)
 		return;
 	}
 	reanchor(p);
-	p->speed = s;
-	snprintf(p->vs.status, sizeof p->vs.status, "speed %gx", s);
+	p->speed = s;   /* the status line shows the speed */
 }
 
 static void apply(struct player *p, const struct action *act)
@@ -254,6 +280,22 @@ static void play(struct player *p)
 			}
 		}
 	}
+}
+
+void replay_draw_frames(const struct run *r, struct recording *rec, int n)
+{
+	struct player p = { .run = r, .rec = rec, .speed = 1, .paused = true, .vs = { .units = r->units } };
+	struct ui_view v;
+	p.duration = recording_duration(rec);
+	p.hist = history_new(REPLAY_HISTORY);
+	for (int k = 0; p.hist && k <= n; k++) {
+		seek(&p, n ? p.duration * k / n : p.duration);
+		if (history_last(p.hist))
+			view_clamp(&p.vs, history_last(p.hist)->nproc);
+		view_of(&p, &v);
+		ui_draw(&v);
+	}
+	history_free(p.hist);
 }
 
 int replay_main(const struct run *r)

@@ -1,4 +1,4 @@
-/* app.c - one run: set up, the poll loop (tick timer, signals, keys), and
+/* run.c - one run: set up, the poll loop (tick timer, signals, keys), and
  * an orderly end whatever way it comes (end of work, duration, q, signal).
  *
  * Data flows one way: sampler -> snapshot -> history -> views and records;
@@ -79,6 +79,11 @@ void app_event_at(struct app *a, double t, const char *action, const char *label
 	event_at(a, t, action, label, detail, strcmp(action, "workload_end") != 0);
 }
 
+void app_note_event(struct app *a, const char *action, const char *label, const char *detail)
+{
+	event_at(a, app_now(a), action, label, detail, false);
+}
+
 /* phase: the event opens a phase (a user's or --at action, a marker). */
 static void event_at(struct app *a, double t, const char *action, const char *label,
                      const char *detail, bool phase)
@@ -109,6 +114,39 @@ static void event_at(struct app *a, double t, const char *action, const char *la
 		record_event(a->out, &e);
 	else if (a->out && a->run->batch && a->run->format == FMT_TEXT)
 		fprintf(a->out, "# %.2f s: %s\n", e.t, e.label);
+}
+
+/* Put the governors and limits back now (before the summary), keeping
+ * what the run ended under, so the summary's cpufreq table shows what was
+ * restored and, where it differed, what the run ran under. */
+static void restore_policies_for_summary(struct app *a)
+{
+	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
+	if (n == 0 || a->npol_end)
+		return;
+	a->pol_end = xcalloc((size_t)n, sizeof *a->pol_end);
+	for (int p = 0; p < n; p++) {
+		const char *g = cpufreq_policy_governor(a->cf, p);
+		snprintf(a->pol_end[p].governor, sizeof a->pol_end[p].governor, "%s", g ? g : "");
+		a->pol_end[p].min_khz = cpufreq_policy_min(a->cf, p);
+		a->pol_end[p].max_khz = cpufreq_policy_max(a->cf, p);
+	}
+	a->npol_end = n;
+	cpufreq_restore(a->cf);
+}
+
+/* The run as its writers see it (record.h). */
+static struct run_out run_out_of(const struct app *a)
+{
+	return (struct run_out){
+		.run = a->run, .ncpu = a->ncpu, .interval = a->interval, .units = a->vs.units,
+		.wl = a->wl, .nwl = a->nwl, .hist = a->hist, .cf = a->cf,
+		.rec = a->rec, .t_offset = a->t_offset, .cell = a->cell, .membw = a->membw,
+		.prep_sync = a->prep_sync, .prep_drop = a->prep_drop, .ended = a->ended,
+		.attached = a->attach.pids, .nattached = a->attach.n,
+		.scratch = a->scratch_made ? a->scratch : NULL,
+		.pol_end = a->pol_end, .npol_end = a->npol_end,
+	};
 }
 
 /* ---- children ---------------------------------------------------------- */
@@ -370,10 +408,11 @@ static void tick_body(struct app *a)
 	a->self_cpu_last = cpu1;
 	history_push(a->hist, s);
 	app_metrics_tick(a);
+	struct run_out o = run_out_of(a);
 	if (a->rec)
-		record_sample(a, a->rec, s);
+		record_sample(&o, a->rec, s);
 	if (a->run->batch && a->out)
-		batch_line(a, a->out, s);
+		batch_line(&o, a->out, s);
 	/* After the sample: what a workload moved up to its end belongs to
 	 * the phase before its end event. */
 	note_workload_ends(a);
@@ -430,7 +469,7 @@ static void handle_signals(struct app *a, const struct loop_wake *w)
 
 static void run_due_at(struct app *a)
 {
-	double t = app_now(a);
+	double t = app_now(a), nofreq_t = -1;
 	while (a->next_at < a->run->nat && a->run->at[a->next_at].t <= t + 1e-6) {
 		const struct at_action *at = &a->run->at[a->next_at++];
 		struct action act = { .policy = -1 };
@@ -447,11 +486,18 @@ static void run_due_at(struct app *a)
 			snprintf(act.text, sizeof act.text, "%s", at->arg);
 		if (at->kind == AT_PAUSE && a->paused)
 			continue;
+		/* a lesson's caption right after a governor step that this
+		 * machine cannot take says so */
+		if (at->kind == AT_CAPTION && nofreq_t == at->t)
+			snprintf(act.text + strlen(act.text), sizeof act.text - strlen(act.text),
+			         " (not here: no cpufreq)");
 		/* a failure, or policies left alone by a change that was made;
 		 * a placement the machine refused fails the run (exit 3), a
 		 * governor that could not be set is said and the run goes on */
 		bool gov = act.id == ACT_GOV_SET || act.id == ACT_MAXFREQ;
 		int arc = action_apply(a, &act);
+		if (arc == -ENODEV && gov)
+			nofreq_t = at->t;
 		if (arc < 0 && (act.id == ACT_PIN_LIST || act.id == ACT_PACK || act.id == ACT_FREE ||
 		                act.id == ACT_SPREAD))
 			a->action_failed = true;
@@ -621,10 +667,11 @@ static void finish(struct app *a)
 	/* The ceiling is measured after the last sample, when no phase runs. */
 	if (!(a->membw > 0))
 		a->membw = ceiling_measure();
+	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
-		record_end(a, a->rec);
+		record_end(&o, a->rec);
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
-		record_end(a, a->out);
+		record_end(&o, a->out);
 	/* Governors are restored in teardown, after the summary has said
 	 * what the run ended under. */
 }
@@ -810,12 +857,13 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		fprintf(stderr, "benchtop: %s\n", msg);
 		return app_abandon(a, 3);
 	}
+	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
-		record_start(a, a->rec);
+		record_start(&o, a->rec);
 	if (a->out && run->batch && run->format == FMT_JSON)
-		record_start(a, a->out);
+		record_start(&o, a->out);
 	else if (a->out && run->batch)
-		batch_header(a, a->out);
+		batch_header(&o, a->out);
 	/* The start record comes first; the governor's event follows it. */
 	if (run->governor) {
 		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
@@ -828,6 +876,10 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		}
 		if (cpufreq_left_alone(a->cf) && run->batch)
 			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->vs.status);
+		/* the run's residency is its governor's: the kernel's time
+		 * before the switch (the previous governor's) is left out */
+		if (a->cf)
+			cpufreq_start_clock(a->cf);
 	}
 	/* --placement spread: each process starts on a CPU of its own */
 	if (run->placement == PLACE_SPREAD)
@@ -892,8 +944,9 @@ int app_run(struct run *run, struct app_result *res)
 		 * can still be read (a log of standard error). */
 		FILE *sum = a->term_lost || a->out_lost ||
 		            (run->batch && run->format != FMT_TEXT) ? stderr : stdout;
-		summary_restore_policies(a);
-		summary_print(a, sum);
+		restore_policies_for_summary(a);
+		struct run_out o = run_out_of(a);
+		summary_print(&o, sum);
 		if (sum == stdout && !a->out_lost && (fflush(stdout) != 0 || ferror(stdout))) {
 			fprintf(stderr, "benchtop: standard output: %s: the summary is lost\n", strerror(errno));
 			a->out_lost = true;

@@ -1,4 +1,4 @@
-/* app_setup.c - setting a run up and tearing it down: the scratch
+/* run_setup.c - setting a run up and tearing it down: the scratch
  * directory, the checks of the command line against this machine (CPUs,
  * governors, theme, permissions), the workloads' files, the event loop's
  * descriptors, the record file, and what a crash must still undo. */
@@ -22,7 +22,9 @@
 #include "benchtop/engine.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
+#include "benchtop/ptree.h"
 #include "benchtop/sample.h"
+#include "benchtop/strv.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
 #include "benchtop/workload.h"
@@ -225,6 +227,9 @@ int app_check_start(struct app *a, char *msg, size_t len)
 		                           offline_cpu(a, m, err, sizeof err))) {
 			snprintf(msg, len, "--at %g:pin=%s: %s", at->t, at->arg, err);
 			rc = -EINVAL;
+		} else if (at->optional && (at->kind == AT_GOVERNOR || at->kind == AT_MAXFREQ) &&
+		           (!a->cf || cpufreq_npolicies(a->cf) == 0)) {
+			continue;   /* "T?:": skipped here, with a note when its time comes */
 		} else if (at->kind == AT_GOVERNOR) {
 			snprintf(what, sizeof what, "--at %g:governor=%s", at->t, at->arg);
 			rc = check_governor(a, what, at->arg, msg, len);
@@ -364,21 +369,37 @@ int app_start_workloads(struct app *a, char *msg, size_t len)
 	return 0;
 }
 
+/* The attached processes are workload 1, kind attached: its spec names
+ * each by PID and command ("1234: dd if=/dev/zero of=out"), its name by
+ * command; it is measured like a command (the sampler follows it from
+ * workload_start), and the disk line is the device under the files it
+ * writes (no path is watched: the sampler takes the first written one). */
 static int setup_attach(struct app *a, char *msg, size_t len)
 {
 	a->attach.pids = a->run->attach;
 	a->attach.n = a->run->nattach;
+	struct wl_spec *s = &a->attach_spec;
+	*s = (struct wl_spec){ .kind = WL_ATTACHED, .bs = 128 * 1024, .jobs = 1 };
+	s->argv = xcalloc(a->attach.n + 1, sizeof *s->argv);
+	size_t tl = 64 + a->attach.n * 320, k = 0;
+	s->text = xcalloc(tl, 1);
 	for (size_t i = 0; i < a->attach.n; i++) {
 		pid_t p = a->attach.pids[i];
 		if (kill(p, 0) < 0 && errno == ESRCH) {
 			snprintf(msg, len, "--attach: no process %d (give PIDs of running processes)", (int)p);
 			return -ESRCH;
 		}
-		char slot[32];
-		snprintf(slot, sizeof slot, "pid%d", (int)p);  /* a rule on it is on this PID */
 		attach_remember(a, p);
-		sampler_add_slot(a->sp, p, 0, "attached", slot, true);
+		char cmd[256];
+		ptree_cmdline(p, cmd, sizeof cmd);
+		s->argv[i] = xstrdup(cmd[0] ? cmd : "?");
+		k += (size_t)snprintf(s->text + k, tl - k, "%s%d: %s", i ? "; " : "", (int)p, s->argv[i]);
 	}
+	a->wl[0] = workload_new(1, s, a->run, NULL);
+	if (!a->wl[0])
+		return -ENOMEM;
+	a->wl_names[0] = workload_name(a->wl[0]);
+	workload_set_placer(a->wl[0], action_placer, a);
 	return 0;
 }
 
@@ -402,8 +423,10 @@ int app_setup(struct app *a, char *msg, size_t len)
 	a->vs.units = r->units;
 	a->interval = r->interval;
 	a->hist = history_new(a->dashboard ? app_history_need() : HISTORY_BATCH);
-	a->sp = sampler_new("/proc", a->ncpu, (int)r->nwl);
-	a->snap = snapshot_new(a->ncpu, 16, (int)r->nwl);
+	/* attached processes are one workload */
+	int nwl = r->mode == MODE_ATTACH ? 1 : (int)r->nwl;
+	a->sp = sampler_new("/proc", a->ncpu, nwl);
+	a->snap = snapshot_new(a->ncpu, 16, nwl);
 	if (!a->hist || !a->sp || !a->snap)
 		return -ENOMEM;
 	a->cf = cpufreq_open(r->sysfs, a->ncpu);
@@ -417,7 +440,7 @@ int app_setup(struct app *a, char *msg, size_t len)
 		return -e;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	a->nwl = r->mode == MODE_ATTACH ? 0 : (int)r->nwl;
+	a->nwl = nwl;
 	a->wl = xcalloc((size_t)a->nwl + 1, sizeof *a->wl);
 	a->wl_names = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_names);
 	a->wl_seen = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_seen);
@@ -454,6 +477,10 @@ void app_teardown(struct app *a)
 	placement_free(a->pl);
 	free(a->plog.v);
 	attach_free(a);
+	strv_free(a->attach_spec.argv);
+	free(a->attach_spec.text);
+	a->attach_spec.argv = NULL;
+	a->attach_spec.text = NULL;
 	free(a->pol_end);
 	a->pol_end = NULL;
 	for (int i = 0; a->governors[i]; i++)

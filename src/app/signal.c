@@ -33,10 +33,10 @@ static void hold(pid_t pid, bool stopped)
 void action_signal_release(struct app *a)
 {
 	for (size_t i = 0; i < nheld; i++) {
-		if (attach_found_stopped(a, held[i]))
-			continue;
-		kill(held[i], SIGCONT);
+		/* out of the journal either way: a later --restore must not resume it */
 		journal_note_resumed(held[i]);
+		if (!attach_found_stopped(a, held[i]))
+			kill(held[i], SIGCONT);
 	}
 	nheld = 0;
 }

@@ -2,6 +2,7 @@
 #include "benchtop/json.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -145,11 +146,17 @@ static struct json *parse_number(struct parser *ps)
 	}
 	memcpy(buf, ps->p, n);
 	buf[n] = 0;
+	locale_t loc = c_locale();
+	double num = loc ? strtod_l(buf, NULL, loc) : strtod(buf, NULL);
+	if (!isfinite(num)) {
+		/* 1e999: no JSON number is infinite, as none is NaN */
+		fail_at(ps, ps->p, "number out of range (%s): at most about 1.8e308", buf);
+		return NULL;
+	}
 	struct json *v = node(ps, JSON_NUMBER);
 	if (!v)
 		return NULL;
-	locale_t loc = c_locale();
-	v->num = loc ? strtod_l(buf, NULL, loc) : strtod(buf, NULL);
+	v->num = num;
 	ps->p = q;
 	return v;
 }

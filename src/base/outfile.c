@@ -117,11 +117,11 @@ static int check_name(struct outfile *o, const char *what, unsigned flags, char 
 	return 0;
 }
 
-int outfile_open(struct outfile *o, const char *what, const char *path, unsigned flags,
-                 char *msg, size_t len)
+static void free_names(struct outfile *o);
+
+static int open_checked(struct outfile *o, const char *what, const char *path, unsigned flags,
+                        char *msg, size_t len)
 {
-	memset(o, 0, sizeof *o);
-	o->fd = o->dirfd = -1;
 	int rc = split(o, path);
 	if (rc)
 		return refuse(rc, msg, len, "%s %s: cannot use its directory: %s (give a file in an existing, "
@@ -139,6 +139,17 @@ int outfile_open(struct outfile *o, const char *what, const char *path, unsigned
 	if (rc == -ENXIO)
 		return refuse(rc, msg, len, "%s %s: %s", what, path, "a FIFO without a reader (start its reader first)");
 	return refuse(rc, msg, len, "%s %s: cannot write there: %s", what, path, strerror(-rc));
+}
+
+int outfile_open(struct outfile *o, const char *what, const char *path, unsigned flags,
+                 char *msg, size_t len)
+{
+	memset(o, 0, sizeof *o);
+	o->fd = o->dirfd = -1;
+	int rc = open_checked(o, what, path, flags, msg, len);
+	if (rc)
+		free_names(o);  /* nothing to close or remove on a refusal */
+	return rc;
 }
 
 int outfile_publish(struct outfile *o, unsigned flags)

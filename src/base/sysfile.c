@@ -7,7 +7,35 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+int sysfile_open_regular(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int rc = fstat(fd, &st) != 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : !S_ISREG(st.st_mode) ? -EINVAL : 0;
+	int fl = rc ? -1 : fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+FILE *sysfile_fopen_regular(const char *path, int *err)
+{
+	int fd = sysfile_open_regular(AT_FDCWD, path);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	*err = fd < 0 ? fd : f ? 0 : -errno;
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
 
 int sysfile_read(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -15,9 +43,9 @@ int sysfile_read(const char *dir, const char *name, char *buf, size_t len)
 	int fd, n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sysfile_open_regular(AT_FDCWD, path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = (int)read(fd, buf, len - 1);
 	if (n < 0)
 		n = -errno;
@@ -33,9 +61,9 @@ int sysfile_read(const char *dir, const char *name, char *buf, size_t len)
 
 int sysfile_read_at(int dirfd, const char *name, char *buf, size_t len)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	int fd = sysfile_open_regular(dirfd, name);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ssize_t n = read(fd, buf, len - 1);
 	int err = errno;
 	close(fd);

@@ -82,11 +82,12 @@ static int pick(const char *const *words, const char *opt, const char *v, unsign
 
 static int o_format(struct run *r, const char *v, char *err, size_t errlen)
 {
-	static const char *const w[] = { "text", "csv", "json", NULL };
+	static const char *const w[] = { "text", "csv", "json", "bonnie", NULL };
+	static const enum out_format f[] = { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_BONNIE };
 	unsigned i = 0;
 	if (pick(w, "--format", v, &i, err, errlen))
 		return -1;
-	r->format = i == 0 ? FMT_TEXT : i == 1 ? FMT_CSV : FMT_JSON;
+	r->format = f[i];
 	return 0;
 }
 
@@ -320,7 +321,7 @@ const struct cli_option cli_options[] = {
 	{ 0, "no-sync", NULL, "no sync(2) after a command workload, flush not counted", O_NO_SYNC, false, o_no_sync },
 	{ 0, "at", "T:ACTION", "at time T: pin=LIST pack free spread governor=NAME maxfreq=KHZ marker=TEXT caption=TEXT pause resume (repeatable)", O_AT, true, o_at },
 	{ 'b', "batch", NULL, "no screen: one line per interval to stdout, then the summary", O_BATCH, false, o_batch },
-	{ 0, "format", "FMT", "batch output: text, csv or json (JSON Lines)", O_FORMAT, false, o_format },
+	{ 0, "format", "FMT", "batch output: text, csv or json (JSON Lines); bonnie: bonnie++ 1.98's CSV line (--preset bonnie)", O_FORMAT, false, o_format },
 	{ 'o', "record", "FILE", "record samples and events to FILE (JSON Lines); with --report: the output", O_RECORD, false, o_record },
 	{ 0, "replay", "FILE", "show a recording in the dashboard", O_REPLAY, false, o_replay },
 	{ 0, "report", "FILE", "render a recording to the -o file (.svg or .html)", O_REPORT, false, o_report },
@@ -628,8 +629,10 @@ static int check_experiment(struct run *r, char *err, size_t errlen)
 		            "use it with --sweep or --matrix", r->cell);
 	if (!r->sweep)
 		return 0;
-	if (r->nwl > 1)
-		return fail(err, errlen, "--sweep runs one workload, but %zu are given", r->nwl);
+	for (size_t i = 0; r->nwl > 1 && i < r->nwl; i++)
+		if (r->wl[i].kind != WL_READ)
+			return fail(err, errlen, "--sweep over %zu workloads compares read sources, but \"%s\" is not a read: "
+			            "use one workload, or -w read:path=A -w read:path=B", r->nwl, r->wl[i].text);
 	if (r->nwl == 1 && r->wl[0].kind != WL_COPY && r->wl[0].kind != WL_WRITE && r->wl[0].kind != WL_READ)
 		return fail(err, errlen, "--sweep varies bs, which workload \"%s\" has not: use copy, write or read",
 		            r->wl[0].text);
@@ -660,6 +663,9 @@ static int check_run(struct run *r, char *err, size_t errlen)
 	if (r->leave_placement && r->mode != MODE_ATTACH)
 		return fail(err, errlen, "--leave-placement keeps the placement of attached processes: "
 		            "use it with --attach (workloads benchtop starts end with the run)");
+	if (r->format == FMT_BONNIE && (r->mode != MODE_RUN || !r->preset))
+		return fail(err, errlen, "--format bonnie prints bonnie++'s CSV line of the bonnie study: use it with "
+		            "--preset bonnie (else text, csv or json)");
 	if (r->mode == MODE_COMPARE && r->record && !ends_with(r->record, ".html") && !ends_with(r->record, ".htm"))
 		return fail(err, errlen, "bad compare output \"%s\": use a name ending in .html (the tables print "
 		            "to standard output without -o)", r->record);
@@ -673,12 +679,16 @@ static int check_run(struct run *r, char *err, size_t errlen)
 }
 
 /* SPEC §2: with nothing to run, benchtop copies a file of its own with the
- * 3-process pipe engine until the user quits. */
+ * 3-process pipe engine until the user quits.  Without a flush per pass
+ * (sync=none): an fsync at every pass of a cached copy draws a comb from 0
+ * to the memory's speed, where a first-time user should read one steady
+ * rate that pins and governors then move. */
 static void add_default(struct run *r)
 {
 	struct wl_spec w;
-	cli_spec_defaults(&w, WL_COPY, "copy:engine=pipe,procs=3");
+	cli_spec_defaults(&w, WL_COPY, "copy:engine=pipe,procs=3,sync=none");
 	w.engine = ENG_PIPE;
+	w.sync = SYNC_NONE;
 	w.is_default = true;
 	r->wl = xrealloc(r->wl, sizeof *r->wl);
 	r->wl[0] = w;

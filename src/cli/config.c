@@ -2,8 +2,10 @@
  * per line (config.h).  The words it makes go through the same option
  * table as the command line, so the two can never disagree. */
 #include "benchtop/config.h"
+#include "benchtop/sysfile.h"
 #include "benchtop/strv.h"
 #include "benchtop/cli.h"
+#include "benchtop/shown.h"
 #include "benchtop/xalloc.h"
 #include "cli_priv.h"
 
@@ -119,6 +121,10 @@ static int parse_line(struct config *c, const char *s, const char *e, const char
 	    !strcmp(o->long_name, "restore"))
 		return fail(err, errlen, "%s:%d: \"%s\" cannot be a default: give it on the command line",
 		            file, lineno, o->long_name);
+	/* overwriting files is asked for run by run, never by default */
+	if (!strcmp(o->long_name, "force"))
+		return fail(err, errlen, "%s:%d: \"force\" cannot be a default: overwriting files is "
+		            "asked for on the command line, run by run (--force)", file, lineno);
 	for (int i = 0; i < c->nwords && !o->repeatable; i++)
 		if (c->opt[i] == opt)
 			return fail(err, errlen, "%s:%d: \"%s\" given twice: give it once", file,
@@ -167,6 +173,8 @@ int config_parse_text(const char *text, size_t len, const char *file,
 			if (rc == -ENOMEM)
 				fail(err, errlen, "%s:%d: out of memory", file, lineno);
 			config_free(out);
+			if (err && errlen)
+				shown_escape(err, errlen);  /* the file's words, never raw */
 			return -1;
 		}
 		i = (size_t)(e - text) + 1;
@@ -196,11 +204,13 @@ int config_path(char *buf, size_t len)
 int config_load(const char *path, struct config *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
-	FILE *f = fopen(path, "re");
+	int e;
+	FILE *f = sysfile_fopen_regular(path, &e);
 	if (!f) {
-		if (errno == ENOENT || errno == ENOTDIR)
+		if (e == -ENOENT || e == -ENOTDIR)
 			return 0;
-		return fail(err, errlen, "cannot read the config file %s: %s", path, strerror(errno));
+		return fail(err, errlen, "cannot read the config file %s: %s", path,
+		            e == -EINVAL ? "not a regular file (a FIFO or device is never read)" : strerror(-e));
 	}
 	char *text = NULL;
 	size_t cap = 0, n = 0, got;
@@ -222,6 +232,8 @@ int config_load(const char *path, struct config *out, char *err, size_t errlen)
 	int rc = bad ? fail(err, errlen, "cannot read the config file %s", path)
 	             : config_parse_text(text, n, path, out, err, errlen);
 	free(text);
+	if (rc < 0 && err && errlen)
+		shown_escape(err, errlen);
 	return rc;
 }
 

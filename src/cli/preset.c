@@ -1,6 +1,7 @@
 /* preset.c - named experiments: preset files (presets/NAME.preset), where
  * they are found, and how a preset's arguments merge with the user's. */
 #include "benchtop/preset.h"
+#include "benchtop/sysfile.h"
 #include "benchtop/xalloc.h"
 
 #include "benchtop/builtin.h"
@@ -281,13 +282,14 @@ int preset_list(FILE *fp)
 
 static char *slurp(const char *path, int *e)
 {
-	FILE *f = fopen(path, "r");
+	int rc;
+	FILE *f = sysfile_fopen_regular(path, &rc);
 	char *text = NULL;
 	size_t n = 0, cap = 0;
 	struct stat st;
 	*e = 0;
 	if (!f) {
-		*e = errno;
+		*e = rc == -EINVAL ? ENOTREGULAR : -rc;
 		return NULL;
 	}
 	/* a directory reads as an I/O error: say what it is */

@@ -42,7 +42,8 @@ static const struct wl_key wl_keys[] = {
 	{ "path", K(WL_WRITE) | K(WL_READ) | K(WL_SEEK) | K(WL_NET), KT_STR, F(path), 0, 0, NULL, "PATH",
 	  "file (read, seek: required) or, for write and net, file or directory (default: scratch directory)" },
 	{ "bs", K(WL_COPY) | K(WL_WRITE) | K(WL_READ) | K(WL_SEEK), KT_SIZE, F(bs), 1, MAX_BS, NULL, "SIZE", "bytes per call (default 128k)" },
-	{ "size", K(WL_WRITE) | K(WL_NET), KT_SIZE, F(size), 1, UINT64_MAX, NULL, "SIZE", "bytes to write (default: the engine's)" },
+	{ "size", K(WL_WRITE) | K(WL_NET) | K(WL_READ), KT_SIZE, F(size), 1, UINT64_MAX, NULL, "SIZE",
+	  "bytes to write (default: the engine's); read: at most this many a pass (default: to the end)" },
 	{ "engine", K(WL_COPY), KT_ENUM, F(engine), 0, 0, engine_words, "ENGINE", "rw, cfr, sendfile, splice, mmap or pipe (default rw)" },
 	{ "procs", K(WL_COPY), KT_INT, F(procs), 2, 3, NULL, "N", "engine=pipe: 2 or 3 processes (default 3)" },
 	{ "sync", K(WL_COPY) | K(WL_WRITE) | K(WL_NET), KT_ENUM, F(sync), 0, 0, sync_words, "MODE", "end, none or each (default end)" },
@@ -51,7 +52,7 @@ static const struct wl_key wl_keys[] = {
 	{ "pattern", K(WL_WRITE) | K(WL_NET), KT_BOOLWORD, F(rewrite), 0, 0, pattern_words, "PATTERN",
 	  "seq (net: write) or rewrite: write, evict, then overwrite in place (default seq)" },
 	{ "mss", K(WL_NET), KT_INT, F(mss), 88, 32767, NULL, "BYTES",
-	  "TCP_MAXSEG of the loopback stream: the payload per segment (default 1448, Ethernet's)" },
+	  "TCP_MAXSEG of the loopback stream, 88 to 32767 (default 1448, Ethernet's payload; TCP options such as timestamps take a few bytes of each segment)" },
 	{ "align", K(WL_NET), KT_ALIGN, F(align), 1, MAX_BS, NULL, "BYTES|none",
 	  "the receiver gathers what arrives into writes of BYTES (default none: each recv is written as it came)" },
 	{ "unit", K(WL_WRITE) | K(WL_READ), KT_BOOLWORD, F(unit_char), 0, 0, unit_words, "UNIT", "block or char (default block)" },
@@ -73,6 +74,8 @@ static const struct { const char *name; enum wl_kind kind; const char *required;
 
 const char *cli_kind_name(enum wl_kind k)
 {
+	if (k == WL_ATTACHED)
+		return "attached";
 	for (size_t i = 0; i < NKINDS; i++)
 		if (wl_kinds[i].kind == k)
 			return wl_kinds[i].name;
@@ -348,6 +351,11 @@ static int parse_at(const char *s, struct at_action *a, char *err, size_t errlen
 	if (!colon)
 		return fail(err, errlen, "bad --at \"%s\": use T:ACTION, e.g. 10s:spread or 20:pin=0", s);
 	t = xstrndup(s, (size_t)(colon - s));
+	size_t tl = strlen(t);
+	if (tl > 1 && t[tl - 1] == '?') {   /* only where the machine can */
+		t[tl - 1] = 0;
+		a->optional = true;
+	}
 	rc = cli_parse_time(t, &a->t, "--at", err, errlen);
 	free(t);
 	if (rc)

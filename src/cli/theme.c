@@ -1,5 +1,7 @@
 /* theme.c - theme files: `role = colour [on colour] [bold]` lines. */
 #include "benchtop/theme.h"
+#include "benchtop/sysfile.h"
+#include "benchtop/shown.h"
 #include "benchtop/xalloc.h"
 
 #include "benchtop/builtin.h"
@@ -191,6 +193,8 @@ int theme_parse(const char *text, const char *file, struct theme *t,
 		rc = parse_line(line, file, lineno, t, err, errlen);
 	}
 	free(copy);
+	if (rc < 0 && err && errlen)
+		shown_escape(err, errlen);  /* the file's words, never raw */
 	return rc;
 }
 
@@ -202,15 +206,27 @@ static void name_from_path(const char *path, char *name, size_t len)
 	if (n > 6 && strcmp(base + n - 6, ".theme") == 0)
 		n -= 6;
 	snprintf(name, len, "%.*s", (int)n, base);
+	shown_escape(name, len);  /* a file name is shown: never raw */
 }
+
+static int load_file(const char *path, struct theme *t, char *err, size_t errlen);
 
 int theme_load_file(const char *path, struct theme *t, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	int rc = load_file(path, t, err, errlen);
+	if (rc < 0 && err && errlen)
+		shown_escape(err, errlen);  /* the path is the user's: never raw */
+	return rc;
+}
+
+static int load_file(const char *path, struct theme *t, char *err, size_t errlen)
+{
+	int e;
+	FILE *f = sysfile_fopen_regular(path, &e);
 	if (!f) {
-		int e = errno;
-		snprintf(err, errlen, "theme file '%s': %s", path, strerror(e));
-		return -e;
+		snprintf(err, errlen, "theme file '%s': %s", path, e == -EISDIR ? "is a directory, not a theme file" :
+		         e == -EINVAL ? "is not a regular file" : strerror(-e));
+		return e == -EISDIR ? -EINVAL : e;
 	}
 	/* a directory or a device (/dev/zero) is no theme: refused before
 	 * anything is read */
@@ -249,11 +265,11 @@ int theme_find(const char *name, char *path, size_t len)
 	int n = config_search_dirs("themes", dirs);
 	for (int i = 0; i < n; i++) {
 		snprintf(path, len, "%s/%s.theme", dirs[i], name);
-		FILE *f = fopen(path, "r");
-		if (f) {
-			fclose(f);
+		/* a FIFO or device here is found (and refused when
+		 * loaded), never opened */
+		struct stat st;
+		if (stat(path, &st) == 0)
 			return 0;
-		}
 	}
 	if (builtin_text("theme", name)) {
 		snprintf(path, len, "built-in:%s", name);
@@ -276,6 +292,7 @@ int theme_load(const char *name, struct theme *t, char *err, size_t errlen)
 		         "default, mono, high-contrast or light, or a name in "
 		         "$XDG_CONFIG_HOME/benchtop/themes or %s/themes)",
 		         name, BENCHTOP_SHAREDIR);
+		shown_escape(err, errlen);
 		return -ENOENT;
 	}
 	const char *built = !strncmp(path, "built-in:", 9) ? builtin_text("theme", path + 9) : NULL;

@@ -1,9 +1,8 @@
-/* recording.c - a JSON Lines recording read back into the model: its
+/* record_read.c - a JSON Lines recording read back into the model: its
  * samples and events in time order, its workloads' names, and the summary
  * and phase tables it ended with, printed as a live run prints them.  Every
  * line is outside input: a broken one is named by line and column. */
-#include "benchtop/replay.h"
-#include "benchtop/replay.h"
+#include "benchtop/recording.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/freqrows.h"
 #include "benchtop/num.h"
 #include "benchtop/tables.h"
 #include "benchtop/units.h"
@@ -248,6 +248,27 @@ static int set_names(struct recording *rec)
 	return 0;
 }
 
+/* Workloads the samples carry beyond those the start record names (an
+ * experiment's preset steps run workloads of their own): "workload N". */
+static void more_names(struct recording *rec)
+{
+	int n = rec->nwl;
+	for (size_t i = 0; i < rec->nsamples; i++)
+		for (int w = 0; w < rec->samples[i]->nwl; w++)
+			if (rec->samples[i]->wls[w].id > n && rec->samples[i]->wls[w].id <= 64)
+				n = rec->samples[i]->wls[w].id;
+	if (n == rec->nwl)
+		return;
+	rec->wl_names = xrealloc(rec->wl_names, ((size_t)n + 1) * sizeof *rec->wl_names);
+	for (int i = rec->nwl; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "workload %d", i + 1);
+		rec->wl_names[i] = xstrdup(name);
+	}
+	rec->wl_names[n] = NULL;
+	rec->nwl = n;
+}
+
 /* One line: 0 when used or skipped, else -EINVAL / -ENOMEM with err. */
 static int take_line(struct recording *rec, const char *path, size_t lineno, char *line,
                      size_t len, char *err, size_t errlen)
@@ -299,14 +320,15 @@ static bool blank(const char *s, size_t n)
 	return true;
 }
 
-/* One line of fp into *line (grown as needed, the newline kept), at most
- * RECORDING_LINE_MAX bytes: its length, -1 at the end of the file, -E2BIG
- * for a longer line (nothing more is read of it). */
+/* One line of fp into *line (grown as needed, the newline kept, NUL bytes
+ * in it kept too), at most RECORDING_LINE_MAX bytes: its length, -1 at the
+ * end of the file, -E2BIG for a longer line (nothing more is read of it). */
 static ssize_t read_line(FILE *fp, char **line, size_t *cap)
 {
 	size_t n = 0;
-	for (;;) {
-		if (*cap - n < 2) {
+	int c;
+	while ((c = getc_unlocked(fp)) != EOF) {
+		if (n + 2 > *cap) {
 			size_t want = *cap ? *cap * 2 : 4096;
 			if (want > RECORDING_LINE_MAX + 2)
 				want = RECORDING_LINE_MAX + 2;
@@ -315,14 +337,14 @@ static ssize_t read_line(FILE *fp, char **line, size_t *cap)
 			*line = xrealloc(*line, want);
 			*cap = want;
 		}
-		if (!fgets(*line + n, (int)(*cap - n), fp))
-			return n ? (ssize_t)n : -1;
-		n += strlen(*line + n);
-		if ((*line)[n - 1] == '\n')
-			return (ssize_t)n;
-		if (n > RECORDING_LINE_MAX)
-			return -E2BIG;
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
 	}
+	if (!n)
+		return -1;
+	(*line)[n] = 0;
+	return (ssize_t)n;
 }
 
 /* A recording is a regular file: a directory, a device (/dev/zero) or a
@@ -398,6 +420,7 @@ int recording_load(const char *path, struct recording **out, char *err, size_t e
 		recording_free(rec);
 		return rc;
 	}
+	more_names(rec);
 	*out = rec;
 	return 0;
 }
@@ -459,6 +482,29 @@ double recording_duration(const struct recording *rec)
 const char *recording_cpufreq(const struct recording *rec)
 {
 	return json_str(json_get(rec->start, "cpufreq"), "none");
+}
+
+size_t recording_residency(const struct recording *rec, double t, bool last_only, int cpu,
+                           long *khz, double *secs, size_t cap)
+{
+	const struct json *phases = json_get(rec->end, "phases");
+	char key[16];
+	snprintf(key, sizeof key, "%d", cpu);
+	size_t n = 0, first = 0, upto = 0;
+	while (upto < json_len(phases) && num(json_at(phases, upto), "to", INFINITY) <= t + 1e-9)
+		upto++;
+	if (last_only)
+		first = upto ? upto - 1 : 0;
+	for (size_t p = first; p < upto; p++) {
+		const struct json *rows = json_get(json_get(json_at(phases, p), "residency"), key);
+		for (size_t k = 0; k < json_len(rows); k++) {
+			long f = atol(json_key(rows, k));
+			double v = json_num(json_at(rows, k), 0);
+			if (f > 0 && v > 0)
+				freqrows_add(khz, secs, &n, cap, f, v);
+		}
+	}
+	return n;
 }
 
 /* ---- the summary --------------------------------------------------------- */

@@ -1,6 +1,6 @@
-/* record.c - JSON Lines records (SPEC §4: start, sample, event, end) and
+/* record_write.c - JSON Lines records (SPEC §4: start, sample, event, end) and
  * the batch text / CSV lines.  Writers only: they read the model. */
-#include "benchtop/app.h"
+#include "benchtop/record.h"
 
 #include <math.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "benchtop/cpufreq.h"
+#include "benchtop/json.h"
 #include "benchtop/machine.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
@@ -51,34 +52,34 @@ void record_start_head(FILE *fp, int ncpu, double interval, const struct run *r,
 	record_machine(fp, r, dir);
 }
 
-void record_start(struct app *a, FILE *fp)
+void record_start(const struct run_out *o, FILE *fp)
 {
-	record_start_head(fp, a->ncpu, a->interval, a->run, a->scratch_made ? a->scratch : NULL);
-	json_member_string(fp, "cpufreq", a->cf ? cpufreq_residency_kind(a->cf) : "none");
+	record_start_head(fp, o->ncpu, o->interval, o->run, o->scratch);
+	json_member_string(fp, "cpufreq", o->cf ? cpufreq_residency_kind(o->cf) : "none");
 	fprintf(fp, ",\"freq_source\":");
-	enum freq_source fs = a->cf ? cpufreq_source(a->cf) : FREQ_NONE;
+	enum freq_source fs = o->cf ? cpufreq_source(o->cf) : FREQ_NONE;
 	json_string(fp, fs == FREQ_NONE ? "none" : cpufreq_source_name(fs));
-	if (a->cf) {
+	if (o->cf) {
 		fprintf(fp, ",\"policies\":");
-		cpufreq_policies_json(a->cf, fp);
+		cpufreq_policies_json(o->cf, fp);
 	}
 	fprintf(fp, ",\"memcpy_bps\":");
-	json_number(fp, a->membw > 0 ? a->membw : NAN);
-	if (a->prep_sync >= 0)
-		fprintf(fp, ",\"preparation\":{\"sync_s\":%.6f,\"drop_caches_s\":%.6f}", a->prep_sync, a->prep_drop);
-	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(a->vs.units));
-	for (int i = 0; i < a->nwl; i++) {
-		const struct wl_spec *s = workload_spec(a->wl[i]);
+	json_number(fp, o->membw > 0 ? o->membw : NAN);
+	if (o->prep_sync >= 0)
+		fprintf(fp, ",\"preparation\":{\"sync_s\":%.6f,\"drop_caches_s\":%.6f}", o->prep_sync, o->prep_drop);
+	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(o->units));
+	for (int i = 0; i < o->nwl; i++) {
+		const struct wl_spec *s = workload_spec(o->wl[i]);
 		fprintf(fp, "%s{\"id\":%d,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, cli_kind_name(s->kind));
-		json_string(fp, s->text ? s->text : workload_name(a->wl[i]));
-		json_member_string(fp, "name", workload_name(a->wl[i]));
+		json_string(fp, s->text ? s->text : workload_name(o->wl[i]));
+		json_member_string(fp, "name", workload_name(o->wl[i]));
 		fputc('}', fp);
 	}
 	fprintf(fp, "]");
-	if (a->attach.n) {
+	if (o->nattached) {
 		fprintf(fp, ",\"attached\":[");
-		for (size_t i = 0; i < a->attach.n; i++)
-			fprintf(fp, "%s%d", i ? "," : "", (int)a->attach.pids[i]);
+		for (size_t i = 0; i < o->nattached; i++)
+			fprintf(fp, "%s%d", i ? "," : "", (int)o->attached[i]);
 		fprintf(fp, "]");
 	}
 	fprintf(fp, "}\n");
@@ -139,12 +140,12 @@ static void record_procs(FILE *fp, const struct snapshot *s)
 	fputc(']', fp);
 }
 
-void record_sample(struct app *a, FILE *fp, const struct snapshot *s)
+void record_sample(const struct run_out *o, FILE *fp, const struct snapshot *s)
 {
 	fprintf(fp, "{\"type\":\"sample\",\"t\":");
-	json_number(fp, s->t + (fp == a->rec ? a->t_offset : 0));
-	if (a->cell > 0 && fp == a->rec)
-		fprintf(fp, ",\"cell\":%d", a->cell);
+	json_number(fp, s->t + (fp == o->rec ? o->t_offset : 0));
+	if (o->cell > 0 && fp == o->rec)
+		fprintf(fp, ",\"cell\":%d", o->cell);
 	/* the measured interval every rate of this sample is over (wider
 	 * than the asked one when a tick could not finish in time) */
 	fprintf(fp, ",\"interval\":");
@@ -194,49 +195,49 @@ void record_event(FILE *fp, const struct event *e)
 	fflush(fp);
 }
 
-void record_end(struct app *a, FILE *fp)
+void record_end(const struct run_out *o, FILE *fp)
 {
 	fprintf(fp, "{\"type\":\"end\",\"t\":");
-	json_number(fp, a->ended);
+	json_number(fp, o->ended);
 	fprintf(fp, ",\"memcpy_bps\":");
-	json_number(fp, a->membw > 0 ? a->membw : NAN);
+	json_number(fp, o->membw > 0 ? o->membw : NAN);
 	fputc(',', fp);
-	summary_json(a, fp);
+	summary_json(o, fp);
 	fprintf(fp, "}\n");
 	fflush(fp);
 }
 
 /* ---- batch text and CSV -------------------------------------------------- */
 
-void batch_header(struct app *a, FILE *fp)
+void batch_header(const struct run_out *o, FILE *fp)
 {
-	bool csv = a->run->format == FMT_CSV;
-	const char *u = units_rate_label(a->vs.units);
+	bool csv = o->run->format == FMT_CSV;
+	const char *u = units_rate_label(o->units);
 	if (csv) {
 		fprintf(fp, "t,write_%s,read_%s,disk_write_%s,disk_read_%s,dirty_bytes,writeback_bytes,bytes",
 		        u, u, u, u);
-		for (int c = 0; c < a->ncpu; c++)
+		for (int c = 0; c < o->ncpu; c++)
 			fprintf(fp, ",cpu%d_busy_pct,cpu%d_khz", c, c);
 		fprintf(fp, ",procs,self_cpu_pct\n");
 		return;
 	}
-	for (int i = 0; i < a->nwl; i++)
-		fprintf(fp, "# workload %d: %s\n", i + 1, workload_name(a->wl[i]));
+	for (int i = 0; i < o->nwl; i++)
+		fprintf(fp, "# workload %d: %s\n", i + 1, workload_name(o->wl[i]));
 	fprintf(fp, "%7s %10s %10s %10s %10s %9s %9s %10s", "t", "write", "read", "disk_wr", "disk_rd",
 	        "dirty", "wback", "bytes");
-	for (int c = 0; c < a->ncpu; c++)
+	for (int c = 0; c < o->ncpu; c++)
 		fprintf(fp, " %5s%-2d %6s", "cpu", c, "MHz");
 	fprintf(fp, " %5s %5s\n", "procs", "self%");
 	fprintf(fp, "%7s %10s %10s %10s %10s %9s %9s %10s", "s", u, u, u, u, "MiB", "MiB", "MiB");
-	for (int c = 0; c < a->ncpu; c++)
+	for (int c = 0; c < o->ncpu; c++)
 		fprintf(fp, " %7s %6s", "busy%", "");
 	fprintf(fp, "\n");
 }
 
-void batch_line(struct app *a, FILE *fp, const struct snapshot *s)
+void batch_line(const struct run_out *o, FILE *fp, const struct snapshot *s)
 {
-	if (a->run->format == FMT_JSON) {
-		record_sample(a, fp, s);
+	if (o->run->format == FMT_JSON) {
+		record_sample(o, fp, s);
 		return;
 	}
 	double wr = 0, rd = 0;
@@ -246,8 +247,8 @@ void batch_line(struct app *a, FILE *fp, const struct snapshot *s)
 		rd += s->wls[i].read_bps;
 		bytes += s->wls[i].bytes;
 	}
-	enum units_mode u = a->vs.units;
-	bool csv = a->run->format == FMT_CSV;
+	enum units_mode u = o->units;
+	bool csv = o->run->format == FMT_CSV;
 	const char *f = csv ? "%.3f,%.3f,%.3f,%.3f,%.3f,%llu,%llu,%llu" :
 	                      "%7.2f %10.2f %10.2f %10.2f %10.2f %9.1f %9.1f %10.1f";
 	if (csv)

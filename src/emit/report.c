@@ -168,13 +168,16 @@ static void axes(FILE *fp, const struct frame *f)
 {
 	double ys = nice_step(f->ymax), xs = nice_step(f->t1);
 	fprintf(fp, "<g class=\"axis\">\n");
-	for (double v = 0; v <= f->ymax + ys * 1e-6; v += ys) {
+	/* at most a few dozen lines whatever the figures (a step that
+	 * does not move v, a NaN) */
+	int nv = 0, nt = 0;
+	for (double v = 0; v <= f->ymax + ys * 1e-6 && nv++ < 64; v += ys) {
 		double y = fy(f, v);
 		fprintf(fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
 		        "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
 		        PL, y, PR, y, PL - 6, y + 4, v);
 	}
-	for (double t = 0; t <= f->t1 + xs * 1e-6; t += xs)
+	for (double t = 0; t <= f->t1 + xs * 1e-6 && nt++ < 64; t += xs)
 		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%gs</text>\n", fx(f, t),
 		        f->top + CHART_H + 14, t);
 	fprintf(fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n",
@@ -184,25 +187,101 @@ static void axes(FILE *fp, const struct frame *f)
 	fprintf(fp, "</g>\n");
 }
 
-/* A dashed line and a label per event; labels step down three rows so
- * neighbours do not print over each other. */
-static void markers(FILE *fp, const struct recording *rec, const struct frame *f)
+/* Marker labels: 12 px sans-serif is at most about 7.5 px a character
+ * (digits and capitals; most letters are narrower), so a label is given
+ * that much room and labels keep a gap between them. */
+#define LABEL_CHAR_W 7.5
+#define LABEL_GAP 8
+#define LABEL_ROWS 6
+
+static double label_w(const char *s)
 {
+	double n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		n += (*p & 0xC0) != 0x80;
+	return n * LABEL_CHAR_W;
+}
+
+static void label_text(FILE *fp, double x, int y, bool end, const struct event *e)
+{
+	fprintf(fp, "<text class=\"ev\" x=\"%.1f\" y=\"%d\" fill=\"#d62728\"%s><title>", x, y,
+	        end ? " text-anchor=\"end\"" : "");
+	esc(fp, e->action, 0);
+	fprintf(fp, " at %.2f s</title>", e->t);
+	esc(fp, e->label[0] ? e->label : e->action, 0);
+	fprintf(fp, "</text>\n");
+}
+
+/* A dashed line per event; its label beside it (right, else left) on the
+ * first of the top rows where it keeps clear of every label already
+ * there.  Returns how many fit nowhere: those are listed under the chart
+ * (cut, oldest first). */
+static size_t markers(FILE *fp, const struct recording *rec, const struct frame *f, size_t *cut)
+{
+	size_t ne = recording_nevents(rec), ncut = 0;
+	double (*row)[2] = ne ? xcalloc(ne * LABEL_ROWS, sizeof *row) : NULL;
+	size_t nrow[LABEL_ROWS] = { 0 };
 	fprintf(fp, "<g class=\"events\">\n");
-	for (size_t i = 0; i < recording_nevents(rec); i++) {
+	for (size_t i = 0; i < ne; i++) {
 		const struct event *e = recording_event(rec, i);
-		double x = fx(f, e->t);
-		int ly = f->top + 12 + 13 * (int)(i % 3);
+		double x = fx(f, e->t), w = label_w(e->label[0] ? e->label : e->action);
 		fprintf(fp, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
-		        "stroke-dasharray=\"4 3\"/>", x, f->top, x, f->top + CHART_H);
-		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" fill=\"#d62728\"%s><title>", x + 3, ly,
-		        x > PR - 120 ? " text-anchor=\"end\"" : "");
-		esc(fp, e->action, 0);
-		fprintf(fp, " at %.2f s</title>", e->t);
-		esc(fp, e->label, 32);
-		fprintf(fp, "</text>\n");
+		        "stroke-dasharray=\"4 3\"/>\n", x, f->top, x, f->top + CHART_H);
+		bool placed = false;
+		for (int r = 0; r < LABEL_ROWS && !placed; r++) {
+			for (int side = 0; side < 2 && !placed; side++) {
+				double x0 = side == 0 ? x + 3 : x - 3 - w, x1 = x0 + w;
+				if (x0 < PL || x1 > PR)
+					continue;
+				bool clear = true;
+				for (size_t k = 0; k < nrow[r] && clear; k++) {
+					const double *o = row[(size_t)r * ne + k];
+					clear = x1 + LABEL_GAP <= o[0] || x0 >= o[1] + LABEL_GAP;
+				}
+				if (!clear)
+					continue;
+				double *o = row[(size_t)r * ne + nrow[r]++];
+				o[0] = x0;
+				o[1] = x1;
+				label_text(fp, side == 0 ? x0 : x1, f->top + 12 + 13 * r, side == 1, e);
+				placed = true;
+			}
+		}
+		if (!placed)
+			cut[ncut++] = i;
 	}
 	fprintf(fp, "</g>\n");
+	free(row);
+	return ncut;
+}
+
+/* The labels that did not fit on the chart, each with its time, in rows
+ * from y down; returns the y under them. */
+static int marker_strip(FILE *fp, const struct recording *rec, const size_t *cut, size_t ncut, int y)
+{
+	if (!ncut)
+		return y;
+	double x = PL;
+	y += 22;
+	fprintf(fp, "<g class=\"strip\">\n");
+	for (size_t i = 0; i < ncut; i++) {
+		const struct event *e = recording_event(rec, cut[i]);
+		char t[32];
+		snprintf(t, sizeof t, "%.1f s ", e->t);
+		double w = label_w(t) + label_w(e->label[0] ? e->label : e->action);
+		if (x > PL && x + w > PR) {
+			x = PL;
+			y += 16;
+		}
+		fprintf(fp, "<text class=\"ev\" x=\"%.1f\" y=\"%d\" fill=\"#d62728\"><title>", x, y);
+		esc(fp, e->action, 0);
+		fprintf(fp, " at %.2f s</title>%s", e->t, t);
+		esc(fp, e->label[0] ? e->label : e->action, 0);
+		fprintf(fp, "</text>\n");
+		x += w + LABEL_GAP * 2;
+	}
+	fprintf(fp, "</g>\n");
+	return y;
 }
 
 static int throughput(FILE *fp, const struct recording *rec, int top, enum units_mode u)
@@ -240,7 +319,10 @@ static int throughput(FILE *fp, const struct recording *rec, int top, enum units
 			legend(fp, &lx, &ly, c, "6 3", label);
 		}
 	}
-	markers(fp, rec, &f);
+	size_t ne = recording_nevents(rec), *cut = ne ? xcalloc(ne, sizeof *cut) : NULL;
+	size_t ncut = markers(fp, rec, &f, cut);
+	ly = marker_strip(fp, rec, cut, ncut, ly);
+	free(cut);
 	return ly + 18;
 }
 
@@ -533,7 +615,11 @@ static void header_text(FILE *fp, const struct recording *rec)
 	const struct json *st = recording_start(rec);
 	fprintf(fp, "<text x=\"%d\" y=\"24\" class=\"t\">benchtop: ", PL);
 	const char *const *names = recording_wl_names(rec);
-	for (int i = 0; i < recording_nwl(rec); i++) {
+	/* an experiment by its title ("matrix ...: 4 cells"), a run by its workloads */
+	const char *title = json_str(json_get(json_get(recording_end(rec), "experiment"), "title"), NULL);
+	if (title)
+		esc(fp, title, 120);
+	for (int i = 0; !title && i < recording_nwl(rec); i++) {
 		fputs(i ? ", " : "", fp);
 		esc(fp, names[i], 60);
 	}

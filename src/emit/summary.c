@@ -1,29 +1,16 @@
 /* summary.c - the end of a run in the form people publish: one row per
  * workload (user sys elaps hog rate test), then one row per phase (the
  * stretches between events), as text and as the end record's JSON. */
-#include "benchtop/app.h"
+#include "benchtop/record.h"
 
 #include <string.h>
 
 #include "benchtop/cpufreq.h"
+#include "benchtop/json.h"
 #include "benchtop/num.h"
 #include "benchtop/tables.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
-#include "benchtop/xalloc.h"
-
-/* CPU and bytes of attached processes live only in the samples. */
-static void attached_totals(struct app *a, struct workload_totals *t)
-{
-	memset(t, 0, sizeof *t);
-	const struct snapshot *s = history_last(a->hist);
-	for (int i = 0; s && i < s->nproc; i++) {
-		t->user += s->procs[i].utime;
-		t->sys += s->procs[i].stime;
-		t->bytes += s->procs[i].bytes;
-	}
-	t->elapsed = a->ended;
-}
 
 /* One summary row; paused time (inside elapsed) is its own column when
  * any workload was paused. */
@@ -44,42 +31,26 @@ static double phase_mean_mhz(const struct phase *p)
 /* A phase shorter than two samples has no rate or hog worth a number
  * (bytes and CPU time over a sliver of time): they are shown as "-" and
  * recorded as null. */
-static bool phase_too_short(const struct app *a, const struct phase *p)
+static bool phase_too_short(const struct run_out *o, const struct phase *p)
 {
-	return p->to - p->from < 2 * a->interval - 1e-9;
+	return p->to - p->from < 2 * o->interval - 1e-9;
 }
 
-void summary_restore_policies(struct app *a)
+static void print_policies(const struct run_out *o, FILE *fp)
 {
-	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
-	if (n == 0 || a->npol_end)
-		return;
-	a->pol_end = xcalloc((size_t)n, sizeof *a->pol_end);
-	for (int p = 0; p < n; p++) {
-		const char *g = cpufreq_policy_governor(a->cf, p);
-		snprintf(a->pol_end[p].governor, sizeof a->pol_end[p].governor, "%s", g ? g : "");
-		a->pol_end[p].min_khz = cpufreq_policy_min(a->cf, p);
-		a->pol_end[p].max_khz = cpufreq_policy_max(a->cf, p);
-	}
-	a->npol_end = n;
-	cpufreq_restore(a->cf);
-}
-
-static void print_policies(struct app *a, FILE *fp)
-{
-	int n = a->cf ? cpufreq_npolicies(a->cf) : 0;
+	int n = o->cf ? cpufreq_npolicies(o->cf) : 0;
 	if (n == 0) {
-		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
+		const char *why = o->cf ? cpufreq_unavailable_reason(o->cf) : NULL;
 		tables_no_policies(fp, why ? why : "no cpufreq policies here");
 		return;
 	}
-	tables_policy_head(fp, a->npol_end > 0);
+	tables_policy_head(fp, o->npol_end > 0);
 	for (int p = 0; p < n; p++) {
-		struct policy_row r = { p, cpufreq_policy_cpus(a->cf, p), cpufreq_policy_driver(a->cf, p),
-		                        cpufreq_policy_governor(a->cf, p), cpufreq_policy_min(a->cf, p),
-		                        cpufreq_policy_max(a->cf, p), NULL, 0, 0 };
-		if (p < a->npol_end) {
-			const struct policy_end *e = &a->pol_end[p];
+		struct policy_row r = { p, cpufreq_policy_cpus(o->cf, p), cpufreq_policy_driver(o->cf, p),
+		                        cpufreq_policy_governor(o->cf, p), cpufreq_policy_min(o->cf, p),
+		                        cpufreq_policy_max(o->cf, p), NULL, 0, 0 };
+		if (p < o->npol_end) {
+			const struct policy_end *e = &o->pol_end[p];
 			r.ran_governor = e->governor;
 			r.ran_min_khz = e->min_khz;
 			r.ran_max_khz = e->max_khz;
@@ -88,54 +59,50 @@ static void print_policies(struct app *a, FILE *fp)
 	}
 }
 
-void summary_print(struct app *a, FILE *fp)
+void summary_print(const struct run_out *o, FILE *fp)
 {
-	enum units_mode u = a->vs.units;
+	enum units_mode u = o->units;
 	bool show_paused = false;
-	for (int i = 0; i < a->nwl; i++) {
+	for (int i = 0; i < o->nwl; i++) {
 		struct workload_totals pt;
-		workload_totals(a->wl[i], &pt);
+		workload_totals(o->wl[i], &pt);
 		show_paused |= pt.paused > 0;
 	}
 	tables_summary_head(fp, u, show_paused);
 	struct workload_totals t;
-	for (int i = 0; i < a->nwl; i++) {
+	for (int i = 0; i < o->nwl; i++) {
 		struct workload_totals rows[2];
 		const char *names[2];
-		int nr = workload_phase_rows(a->wl[i], rows, names);
+		int nr = workload_phase_rows(o->wl[i], rows, names);
 		for (int k = 0; k < nr; k++)
 			row(fp, u, &rows[k], names[k], false, show_paused);
 		if (nr)
 			continue;
-		workload_totals(a->wl[i], &t);
+		workload_totals(o->wl[i], &t);
 		char name[320], rd[32], wr[32], both[96] = "";
 		if (t.counted && t.rw_known) {
 			units_fmt_bytes(u, t.read_bytes, rd, sizeof rd);
 			units_fmt_bytes(u, t.write_bytes, wr, sizeof wr);
 			snprintf(both, sizeof both, ": read %s, written %s", rd, wr);
 		}
-		snprintf(name, sizeof name, "%s%s%s%s%s", workload_name(a->wl[i]),
+		snprintf(name, sizeof name, "%s%s%s%s%s", workload_name(o->wl[i]),
 		         t.counted ? " (" : "", t.counted ? t.counted : "", both, t.counted ? ")" : "");
-		row(fp, u, &t, name, workload_state(a->wl[i]) == WLS_FAILED, show_paused);
+		row(fp, u, &t, name, workload_state(o->wl[i]) == WLS_FAILED, show_paused);
 	}
-	if (a->attach.n) {
-		attached_totals(a, &t);
-		row(fp, u, &t, "attached", false, show_paused);
-	}
-	size_t n = history_nphases(a->hist);
+	size_t n = history_nphases(o->hist);
 	tables_phase_head(fp, u);
 	for (size_t i = 0; i < n; i++) {
-		const struct phase *p = history_phase(a->hist, i);
+		const struct phase *p = history_phase(o->hist, i);
 		double len = p->to - p->from;
 		struct phase_row r = { p->from, p->to, num_div((double)p->bytes, len),
 		                       num_div(p->cpu_s, len), (double)p->migrations,
-		                       phase_mean_mhz(p), p->label, phase_too_short(a, p) };
+		                       phase_mean_mhz(p), p->label, phase_too_short(o, p) };
 		tables_phase_row(fp, u, &r);
 	}
-	if (a->prep_sync >= 0)
+	if (o->prep_sync >= 0)
 		fprintf(fp, "\npreparation before the run (not in any row): sync %.3f s, drop caches %.3f s\n",
-		        a->prep_sync, a->prep_drop);
-	print_policies(a, fp);
+		        o->prep_sync, o->prep_drop);
+	print_policies(o, fp);
 	fflush(fp);
 }
 
@@ -158,14 +125,14 @@ static void json_totals(FILE *fp, const struct workload_totals *t, const char *n
 	fputc('}', fp);
 }
 
-void summary_json(struct app *a, FILE *fp)
+void summary_json(const struct run_out *o, FILE *fp)
 {
 	struct workload_totals t;
 	fprintf(fp, "\"summary\":[");
-	for (int i = 0; i < a->nwl; i++) {
+	for (int i = 0; i < o->nwl; i++) {
 		struct workload_totals rows[2];
 		const char *names[2];
-		int nr = workload_phase_rows(a->wl[i], rows, names);
+		int nr = workload_phase_rows(o->wl[i], rows, names);
 		for (int k = 0; k < nr; k++) {
 			if (i || k)
 				fputc(',', fp);
@@ -173,37 +140,31 @@ void summary_json(struct app *a, FILE *fp)
 		}
 		if (nr)
 			continue;
-		workload_totals(a->wl[i], &t);
+		workload_totals(o->wl[i], &t);
 		if (i)
 			fputc(',', fp);
-		json_totals(fp, &t, workload_name(a->wl[i]), i + 1);
-	}
-	if (a->attach.n) {
-		attached_totals(a, &t);
-		if (a->nwl)
-			fputc(',', fp);
-		json_totals(fp, &t, "attached", 0);
+		json_totals(fp, &t, workload_name(o->wl[i]), i + 1);
 	}
 	fprintf(fp, "],\"workloads\":[");
-	for (int i = 0; i < a->nwl; i++) {
+	for (int i = 0; i < o->nwl; i++) {
 		fprintf(fp, "%s{\"id\":%d,\"state\":\"%s\",\"error\":", i ? "," : "", i + 1,
-		        model_wl_state_name(workload_state(a->wl[i])));
-		json_string(fp, workload_error(a->wl[i]));
+		        model_wl_state_name(workload_state(o->wl[i])));
+		json_string(fp, workload_error(o->wl[i]));
 		fputc('}', fp);
 	}
 	fprintf(fp, "],\"policies\":");
-	if (a->cf)
-		cpufreq_policies_json(a->cf, fp);
+	if (o->cf)
+		cpufreq_policies_json(o->cf, fp);
 	else
 		fputs("[]", fp);
 	fprintf(fp, ",\"phases\":[");
-	size_t n = history_nphases(a->hist);
+	size_t n = history_nphases(o->hist);
 	for (size_t i = 0; i < n; i++) {
-		const struct phase *p = history_phase(a->hist, i);
+		const struct phase *p = history_phase(o->hist, i);
 		double len = p->to - p->from;
 		fprintf(fp, "%s{\"from\":%.3f,\"to\":%.3f,\"label\":", i ? "," : "", p->from, p->to);
 		json_string(fp, p->label);
-		if (phase_too_short(a, p))
+		if (phase_too_short(o, p))
 			fprintf(fp, ",\"bytes\":%llu,\"bps\":null,\"hog\":null",
 			        (unsigned long long)p->bytes);
 		else
@@ -217,8 +178,8 @@ void summary_json(struct app *a, FILE *fp)
 		else
 			fprintf(fp, ",\"mean_khz\":null");
 		fprintf(fp, ",\"residency\":");
-		if (a->cf)
-			cpufreq_phase_residency_json(a->cf, i, fp);
+		if (o->cf)
+			cpufreq_phase_residency_json(o->cf, i, fp);
 		else
 			fputs("{}", fp);
 		fputc('}', fp);

@@ -1,5 +1,5 @@
-/* exp_priv.h - private to the experiment modules in src/out/ (experiment.c,
- * exp_run.c, studies*.c): one experiment's state, its steps (each one quiet
+/* exp_priv.h - private to the experiment modules in src/exp/ (sweep.c,
+ * step.c, study_*.c): one experiment's state, its steps (each one quiet
  * batch run, app_run, in a process of its own), the cache honesty around
  * them, and the one table it ends with. */
 #ifndef BENCHTOP_EXP_PRIV_H
@@ -21,9 +21,12 @@ struct step_res {
 	char name[160];
 	int status;                  /* app_run's */
 	double user, sys, elapsed;   /* elapsed: the longest workload's */
+	double io_elapsed;           /* the longest workload's time in its calls
+	                              * (engines; 0 for commands) */
 	uint64_t bytes, calls;
 	uint64_t disk_read;          /* device bytes read during the step */
 	bool disk_known;
+	double from, to;             /* experiment seconds the step ran over (its cell) */
 	struct app_result res;       /* the step's own totals and residency */
 };
 
@@ -82,10 +85,23 @@ int exp_close(struct exp *e);
 /* Helpers the tables share. */
 double exp_hog(const struct step_res *s);
 double exp_rate(const struct step_res *s, uint64_t bytes);   /* bytes/s */
+/* Microseconds per call over the calls only (the engine's own marks, not
+ * the step's set-up); NaN without calls. */
+double exp_us_per_call(const struct step_res *s);
+/* bytes over the same time: the rate of the calls. */
+double exp_io_rate(const struct step_res *s, uint64_t bytes);
 /* The program's full path in $PATH into buf; false when not installed. */
 bool exp_which(const char *prog, char *buf, size_t len);
 
-/* The studies (studies.c): each runs its steps and fills t. */
+/* The bonnie study's table as bonnie++ 1.98's CSV line (--format bonnie),
+ * the fields of bon_csv2html(1), for bon_csv2txt and bon_csv2html. */
+void bonnie_csv(const struct exp *e, const struct st_table *t, FILE *fp);
+
+/* A preset's description for its banner: the first size in it ("one 2 GiB
+ * file") becomes cell's (--cell SIZE) when cell is not 0. */
+void study_banner(const char *desc, uint64_t cell, char *out, size_t len);
+
+/* The studies (study_copy.c, study_fs.c): each runs its steps and fills t. */
 int study_run(struct exp *e, const char *study, struct st_table *t);
 bool study_known(const char *study);
 

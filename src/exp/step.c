@@ -1,4 +1,4 @@
-/* exp_run.c - running an experiment's steps: each a quiet batch run in a
+/* step.c - running an experiment's steps: each a quiet batch run in a
  * process of its own (a stop signal ends the whole experiment), with the
  * device's reads measured around it, files evicted from the page cache
  * before reads, and the one table written at the end. */
@@ -344,7 +344,9 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 	s->res.rec = e->rec;
 	s->res.t_offset = clock_mono() - e->t0;
 	s->res.cell = (int)e->nsteps;
+	s->from = s->res.t_offset;
 	s->status = step_process(e, c, &s->res);
+	s->to = clock_mono() - e->t0;
 	check_record(e);
 	s->disk_known = known && proc_read_bytes(getpid(), &d1) == 0 && d1 >= d0;
 	s->disk_read = s->disk_known ? d1 - d0 : 0;
@@ -355,6 +357,8 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 		s->calls += s->res.wl[k].calls;
 		if (s->res.wl[k].elapsed > s->elapsed)
 			s->elapsed = s->res.wl[k].elapsed;
+		if (s->res.wl[k].io_elapsed > s->io_elapsed)
+			s->io_elapsed = s->res.wl[k].io_elapsed;
 	}
 	if (e->rec)
 		step_json(e, e->rec, s, extra_json);
@@ -374,6 +378,17 @@ double exp_hog(const struct step_res *s)
 double exp_rate(const struct step_res *s, uint64_t bytes)
 {
 	return num_div((double)bytes, s->elapsed);
+}
+
+double exp_us_per_call(const struct step_res *s)
+{
+	double t = s->io_elapsed > 0 ? s->io_elapsed : s->elapsed;
+	return s->calls ? t * 1e6 / (double)s->calls : NAN;
+}
+
+double exp_io_rate(const struct step_res *s, uint64_t bytes)
+{
+	return num_div((double)bytes, s->io_elapsed > 0 ? s->io_elapsed : s->elapsed);
 }
 
 double exp_from_disk(const struct exp *e, const struct step_res *s, uint64_t test_read)
@@ -409,6 +424,39 @@ bool exp_which(const char *prog, char *buf, size_t len)
 
 /* ---- the end ------------------------------------------------------------- */
 
+/* A step as a phase of the end record: its cell's stretch, its figures,
+ * its residency per CPU and their mean frequency (as a run's phases). */
+static void phase_json(FILE *fp, const struct step_res *s, size_t i)
+{
+	const struct app_result *r = &s->res;
+	double ks = 0, secs = 0;
+	fprintf(fp, "%s{\"from\":", i ? "," : "");
+	json_number(fp, s->from);
+	fprintf(fp, ",\"to\":");
+	json_number(fp, s->to);
+	fprintf(fp, ",\"label\":");
+	json_string(fp, s->name);
+	fprintf(fp, ",\"cell\":%zu,", i + 1);
+	totals_json(fp, s);
+	fprintf(fp, ",\"residency\":{");
+	for (int c = 0; c < r->ncpu_res; c++) {
+		fprintf(fp, "%s\"%d\":{", c ? "," : "", c);
+		for (int k = 0; k < r->nfreq[c]; k++) {
+			fprintf(fp, "%s\"%ld\":", k ? "," : "", r->khz[c][k]);
+			json_number(fp, r->secs[c][k]);
+			ks += (double)r->khz[c][k] * r->secs[c][k];
+			secs += r->secs[c][k];
+		}
+		fputc('}', fp);
+	}
+	fprintf(fp, "},\"mean_khz\":");
+	if (secs > 0)
+		fprintf(fp, "%.0f", ks / secs);
+	else
+		fputs("null", fp);
+	fputc('}', fp);
+}
+
 static void end_record(struct exp *e, FILE *fp, const struct st_table *t)
 {
 	fprintf(fp, "{\"type\":\"end\",\"t\":");
@@ -421,7 +469,10 @@ static void end_record(struct exp *e, FILE *fp, const struct st_table *t)
 		totals_json(fp, &e->steps[i]);
 		fputc('}', fp);
 	}
-	fprintf(fp, "],\"phases\":[],\"experiment\":");
+	fprintf(fp, "],\"phases\":[");
+	for (size_t i = 0; i < e->nsteps; i++)
+		phase_json(fp, &e->steps[i], i);
+	fprintf(fp, "],\"experiment\":");
 	st_json(t, fp);
 	fprintf(fp, "}\n");
 	fflush(fp);
@@ -440,6 +491,8 @@ void exp_end(struct exp *e, struct st_table *t)
 		end_record(e, e->rec, t);
 	if (e->json)
 		end_record(e, e->out, t);
+	else if (e->r->format == FMT_BONNIE)
+		bonnie_csv(e, t, e->out);
 	else if (e->r->format == FMT_CSV)
 		st_print_csv(t, e->out);
 	else

@@ -1,4 +1,4 @@
-/* studies.h - private to studies.c and studies_io.c: the studies and the
+/* studies.h - private to study_copy.c and study_fs.c: the studies and the
  * helpers they share. */
 #ifndef BENCHTOP_STUDIES_H
 #define BENCHTOP_STUDIES_H

@@ -1,7 +1,8 @@
-/* studies.c - the classic studies, each in its own table: copytools (one
+/* study_copy.c - the classic studies, each in its own table: copytools (one
  * big file copied by rsync, cpio -p, cp and cat) and rsync-demo (rsync
  * under placement x governor).  bonnie, aligntest and blocksize are in
- * studies_io.c. */
+ * study_fs.c. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 
 #include "benchtop/cpufreq.h"
 #include "benchtop/experiment.h"
+#include "benchtop/json.h"
 #include "benchtop/pagecache.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
@@ -53,6 +55,28 @@ void study_size_text(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%.*f MiB", bytes % MIB ? 1 : 0, (double)bytes / MIB);
 	else
 		snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes / 1024));
+}
+
+void study_banner(const char *desc, uint64_t cell, char *out, size_t len)
+{
+	static const char *const units[] = { " KiB", " MiB", " GiB" };
+	snprintf(out, len, "%s", desc);
+	if (!cell)
+		return;
+	for (const char *p = desc; *p; p++) {
+		if (!isdigit((unsigned char)*p) || (p > desc && isdigit((unsigned char)p[-1])))
+			continue;
+		const char *q = p;
+		while (isdigit((unsigned char)*q))
+			q++;
+		for (int u = 0; u < 3; u++)
+			if (!strncmp(q, units[u], 4)) {
+				char sz[32];
+				study_size_text(cell, sz, sizeof sz);
+				snprintf(out, len, "%.*s%s%s", (int)(p - desc), desc, sz, q + 4);
+				return;
+			}
+	}
 }
 
 /* Remove what a copy made at path (a file, or a directory with files). */
@@ -277,6 +301,37 @@ static void residency_text(const struct app_result *r, char *buf, size_t len)
 	}
 }
 
+/* The residency as numbers for the row's JSON: "residency":{"CPU":{"kHz":
+ * seconds,...},...} and "mean_khz":{"CPU":kHz|null,...}. */
+static char *residency_json(const struct app_result *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	if (!fp)
+		return NULL;
+	fputs("\"residency\":{", fp);
+	for (int c = 0; c < r->ncpu_res; c++) {
+		fprintf(fp, "%s\"%d\":{", c ? "," : "", c);
+		for (int f = 0; f < r->nfreq[c]; f++) {
+			fprintf(fp, "%s\"%ld\":", f ? "," : "", r->khz[c][f]);
+			json_number(fp, r->secs[c][f]);
+		}
+		fputc('}', fp);
+	}
+	fputs("},\"mean_khz\":{", fp);
+	for (int c = 0; c < r->ncpu_res; c++) {
+		fprintf(fp, "%s\"%d\":", c ? "," : "", c);
+		if (r->mean_khz[c] > 0)
+			fprintf(fp, "%ld", r->mean_khz[c]);
+		else
+			fputs("null", fp);
+	}
+	fputc('}', fp);
+	fclose(fp);
+	return text;
+}
+
 static void demo_freq(const struct app_result *r, const char *gov, char *buf, size_t len)
 {
 	double sum = 0;
@@ -322,6 +377,7 @@ static int demo_cell(struct exp *e, struct st_table *t, const struct rcols *k, c
 			row->cell[k->freq].type = ST_WORD;
 			residency_text(&s->res, row->cell[k->res].text, sizeof row->cell[k->res].text);
 			row->cell[k->res].type = ST_WORD;
+			row->json = residency_json(&s->res);
 		}
 		if (s->status)
 			snprintf(row->note, sizeof row->note, "failed (exit %d)", s->status);

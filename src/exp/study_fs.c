@@ -1,4 +1,4 @@
-/* studies_io.c - the file-system studies: bonnie's one-line table,
+/* study_fs.c - the file-system studies: bonnie's one-line table,
  * aligntest (write, then rewrite in place with aligned and misaligned
  * blocks) and blocksize (the cost of one read(2) per block size). */
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include "benchtop/experiment.h"
 #include "benchtop/pagecache.h"
 #include "benchtop/units.h"
+#include "benchtop/xalloc.h"
 #include "studies.h"
 
 /* ---- bonnie ------------------------------------------------------------ */
@@ -166,6 +167,60 @@ int study_bonnie(struct exp *e, struct st_table *t)
 	return status;
 }
 
+/* ---- bonnie++'s CSV line ------------------------------------------------ */
+
+/* The cell of group g named name in the one row, or NULL. */
+static const struct st_cell *bonnie_cell(const struct st_table *t, const char *g, const char *name)
+{
+	for (int c = 0; c < t->ncols && t->nrows; c++)
+		if (!strcmp(t->col[c].group, g) && !strcmp(t->col[c].name, name))
+			return &t->rows[0].cell[c];
+	return NULL;
+}
+
+/* A figure and its %CPU as bonnie++ writes them: whole numbers, "+++++"
+ * and "+++" for a test too short to time, nothing for one not run. */
+static void bonnie_pair(FILE *fp, const struct st_table *t, const char *g, const char *rate)
+{
+	const struct st_cell *r = bonnie_cell(t, g, rate), *c = bonnie_cell(t, g, "%CPU");
+	if (r && r->type == ST_NUM && c && c->type == ST_NUM)
+		fprintf(fp, ",%.0f,%.0f", r->v, c->v);
+	else if (r && r->type == ST_WORD && !strcmp(r->text, "too short"))
+		fputs(",+++++,+++", fp);
+	else
+		fputs(",,", fp);
+}
+
+void bonnie_csv(const struct exp *e, const struct st_table *t, FILE *fp)
+{
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	/* a comma would end the name field */
+	for (char *p = host; *p; p++)
+		if (*p == ',')
+			*p = '_';
+	const struct st_cell *mib = bonnie_cell(t, "", "MiB");
+	unsigned long long m = mib && mib->type == ST_NUM ? (unsigned long long)mib->v : 0;
+	/* 0-8: format, version, name, concurrency, seed (none: benchtop's
+	 * seekers draw their own), size, chunk size (empty: bonnie++'s 8192),
+	 * seeks, seeker processes */
+	fprintf(fp, "1.98,1.98,%s,1,,", host);
+	if (m && m % 1024 == 0)
+		fprintf(fp, "%lluG", m / 1024);
+	else
+		fprintf(fp, "%lluM", m);
+	fprintf(fp, ",,%d,%d", BONNIE_SEEKS * BONNIE_SEEKERS, BONNIE_SEEKERS);
+	for (int b = 0; b < B_N; b++)
+		bonnie_pair(fp, t, btests[b].group, b == B_SEEK ? "/sec" : "K/sec");
+	/* 21-37: the file-creation tests benchtop does not run; 38-49: the
+	 * latencies it does not measure */
+	for (int i = 21; i <= 49; i++)
+		fputc(',', fp);
+	fputc('\n', fp);
+	fflush(fp);
+	(void)e;
+}
+
 /* ---- aligntest (and netwrite's table, in the same layout) ----------------- */
 
 void align_table(struct exp *e, struct st_table *t, struct acols *k, const char *study, const char *what,
@@ -277,12 +332,34 @@ static void warm(const char *path)
 		close(fd);
 }
 
+/* -w read:path=FILE names what blocksize reads: a file, or a device such
+ * as /dev/urandom (*device set); NULL: a file of its own. */
+static const char *named_file(const struct exp *e, bool *device, uint64_t *fsize)
+{
+	struct stat st;
+	for (size_t i = 0; i < e->r->nwl; i++) {
+		const char *p = e->r->wl[i].path;
+		if (e->r->wl[i].kind == WL_READ && p && stat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			*device = !S_ISREG(st.st_mode);
+			*fsize = (uint64_t)st.st_size;
+			return p;
+		}
+	}
+	return NULL;
+}
+
 int study_blocksize(struct exp *e, struct st_table *t)
 {
-	uint64_t size = e->r->cell_bytes ? e->r->cell_bytes : 32 * MIB, bs[EXP_MAX_STEPS];
-	char *src, sz[32], title[400], step[40];
-	int status = exp_source(e, size, &src);
-	if (status)
+	uint64_t size = e->r->cell_bytes ? e->r->cell_bytes : 32 * MIB, bs[EXP_MAX_STEPS], fsize = 0;
+	char *src = NULL, sz[32], title[400], step[40];
+	bool device = false;
+	const char *named = named_file(e, &device, &fsize);
+	int status = 0;
+	if (named && !device && !e->r->cell_bytes)
+		size = fsize;
+	if (named)
+		src = xstrdup(named);
+	else if ((status = exp_source(e, size, &src)))
 		return status;
 	size_t n = experiment_steps(16, 64 * 1024, bs, EXP_MAX_STEPS);
 	study_size_text(size, sz, sizeof sz);
@@ -290,8 +367,8 @@ int study_blocksize(struct exp *e, struct st_table *t)
 		snprintf(step, sizeof step, ", each step for at most %g s", e->r->cell_sec);
 	else
 		step[0] = 0;
-	snprintf(title, sizeof title, "blocksize: read(2) of a %s file (%s) at each bs from 16 B to 64 KiB, "
-	         "doubling%s", sz, src, step);
+	snprintf(title, sizeof title, "blocksize: read(2) of %s%s %s (%s) at each bs from 16 B to 64 KiB, "
+	         "doubling%s", device ? "" : "a ", sz, device ? "a step from the device" : "file", src, step);
 	st_init(t, "blocksize", title);
 	int cb = st_col(t, NULL, "bs", 0), cc = st_col(t, NULL, "calls", 0), cm = st_col(t, NULL, "MiB read", 1);
 	int cr = st_col(t, NULL, units_rate_label(e->r->units), 1), cu = st_col(t, NULL, "us/call", 3);
@@ -304,9 +381,11 @@ int study_blocksize(struct exp *e, struct st_table *t)
 		struct wl_spec w;
 		struct run c;
 		char name[64];
-		if ((status = study_workload(&w, "read:path=%s,bs=%llu", src, (unsigned long long)bs[i])))
+		if ((status = study_workload(&w, "read:path=%s,bs=%llu,size=%llu", src, (unsigned long long)bs[i],
+		                             (unsigned long long)size)))
 			break;
-		warm(src);
+		if (!device)
+			warm(src);
 		exp_child_run(e, &w, &c);
 		if (e->r->cell_sec > 0)
 			c.duration = e->r->cell_sec;
@@ -314,16 +393,16 @@ int study_blocksize(struct exp *e, struct st_table *t)
 		struct step_res *s = exp_step(e, &c, name, NULL);
 		struct st_row *row = st_row(t);
 		cli_free_workload(&w);
-		double us = s->calls ? s->elapsed * 1e6 / (double)s->calls : NAN;
+		double us = exp_us_per_call(s);
 		x[i] = (double)bs[i] / 1024, y[i] = us;
 		if (!row)
 			continue;
 		st_num(row, cb, (double)bs[i]);
 		st_num(row, cc, (double)s->calls);
 		st_num(row, cm, (double)s->bytes / MIB);
-		st_num(row, cr, units_rate_value(e->r->units, exp_rate(s, s->bytes)));
+		st_num(row, cr, units_rate_value(e->r->units, exp_io_rate(s, s->bytes)));
 		st_num(row, cu, us);
-		exp_disk_cell(row, cd, exp_from_disk(e, s, s->bytes));
+		exp_disk_cell(row, cd, device ? NAN : exp_from_disk(e, s, s->bytes));
 		if (s->status)
 			snprintf(row->note, sizeof row->note, "failed (exit %d)", s->status);
 		else if (st_row_cached(row))
@@ -331,10 +410,14 @@ int study_blocksize(struct exp *e, struct st_table *t)
 		status = s->status > 1 ? s->status : 0;
 	}
 	if (experiment_fit(x, y, (size_t)t->nrows, &a, &b) == 0)
-		st_note(t, "fit (least squares over %d steps): us/call = %.3f + %.4f x KiB: a fixed cost of %.3f us per "
+		st_note(t, "fit (least squares over %d steps, each over its calls only): us/call = %.3f + %.4f x KiB: a "
+		        "fixed cost of %.3f us per "
 		        "call and %.4f us per KiB", t->nrows, a, b, a, b);
-	st_note(t, "the file is read from the page cache on purpose (read once before each step): us/call is the cost "
-	        "of the call and the copy, not of the disk");
+	if (device)
+		st_note(t, "%s is a device: each step reads %s from it (--cell SIZE), and from disk does not apply", src, sz);
+	else
+		st_note(t, "the file is read from the page cache on purpose (read once before each step): us/call is the "
+		        "cost of the call and the copy, not of the disk");
 	free(src);
 	return status;
 }

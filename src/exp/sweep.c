@@ -1,6 +1,6 @@
-/* experiment.c - sweeps, matrices and presets: one workload (or a preset's
- * runs) repeated as quiet batch runs (exp_run.c), ending with one table
- * (studytable.h); presets that name a study hand over to studies.c. */
+/* sweep.c - sweeps, matrices and presets: one workload (or a preset's
+ * runs) repeated as quiet batch runs (step.c), ending with one table
+ * (studytable.h); presets that name a study hand over to study_copy.c. */
 #include "benchtop/experiment.h"
 
 #include <errno.h>
@@ -92,6 +92,7 @@ static const char *read_file(const struct wl_spec *w)
 /* One cell of a sweep or matrix. */
 struct cell {
 	uint64_t bs;
+	size_t src;                  /* a sweep over read sources: the workload */
 	enum placement place;
 	const char *gov;
 };
@@ -103,6 +104,8 @@ struct generic {
 	char *src;                   /* the source made for every step, or NULL */
 	struct cell *cells;
 	size_t ncells;
+	size_t nsrc;                 /* read sources compared (each step runs one), else 0 */
+	bool evicted;                /* a file was evicted before a step */
 	char *govbuf;
 };
 
@@ -123,7 +126,7 @@ static void generic_run(struct generic *g, size_t i, struct run *c)
 	}
 	for (size_t k = 0; k < r->nwl; k++) {
 		struct wl_spec *w = &g->wl[k];
-		*w = r->wl[k];
+		*w = r->wl[g->nsrc ? cl->src : k];
 		w->is_default = false;
 		if (needs_source(w) && g->src)
 			*(w->kind == WL_COPY ? &w->src : &w->path) = g->src;
@@ -136,6 +139,8 @@ static void generic_run(struct generic *g, size_t i, struct run *c)
 		if (g->reuse[k] && i > 0)
 			c->force = true;
 	}
+	if (g->nsrc)
+		c->nwl = 1;   /* one source per step: the sources never share the machine */
 }
 
 /* Bytes the step's workloads read (writes read nothing). */
@@ -143,7 +148,7 @@ static uint64_t step_read(const struct run *r, const struct step_res *s)
 {
 	uint64_t n = 0;
 	for (int k = 0; k < s->res.nwl && k < (int)r->nwl; k++)
-		if (r->wl[k].kind != WL_WRITE)
+		if (r->wl[k].kind != WL_WRITE && r->wl[k].kind != WL_NET)
 			n += s->res.wl[k].bytes;
 	return n;
 }
@@ -158,13 +163,13 @@ static void evict_reads(struct generic *g, const struct run *c)
 			any = true;
 		}
 	}
-	(void)any;
+	g->evicted = g->evicted || any;
 }
 
 /* ---- tables of the generic experiment ---------------------------------- */
 
 struct gcols {
-	int bs, place, gov, calls, rate, us, user, sys, elaps, hog, disk;
+	int bs, src, place, gov, calls, rate, us, delta, user, sys, elaps, hog, disk;
 };
 
 static void generic_table(struct generic *g, struct st_table *t, struct gcols *k)
@@ -172,6 +177,9 @@ static void generic_table(struct generic *g, struct st_table *t, struct gcols *k
 	const struct run *r = g->e.r;
 	char title[320], what[200];
 	snprintf(what, sizeof what, "%s", r->wl[0].text ? r->wl[0].text : cli_kind_name(r->wl[0].kind));
+	for (size_t i = 1; i < r->nwl && !r->matrix; i++)
+		snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", i + 1 < r->nwl ? ", " : " and ",
+		         r->wl[i].text ? r->wl[i].text : cli_kind_name(r->wl[i].kind));
 	if (r->matrix)
 		snprintf(title, sizeof title, "matrix placement=%s governor=%s of %s: %zu cells",
 		         r->matrix_placement ? r->matrix_placement : "as-is",
@@ -186,10 +194,16 @@ static void generic_table(struct generic *g, struct st_table *t, struct gcols *k
 		t->col[k->place].left = t->col[k->gov].left = true;
 	} else {
 		k->bs = st_col(t, NULL, "bs", 0);
+		if (g->nsrc) {
+			k->src = st_col(t, NULL, "source", 0);
+			t->col[k->src].left = true;
+		}
 	}
 	k->calls = st_col(t, NULL, "calls", 0);
 	k->rate = st_col(t, NULL, units_rate_label(r->units), 1);
 	k->us = st_col(t, NULL, "us/call", 2);
+	if (g->nsrc)
+		k->delta = st_col(t, NULL, "delta us/call", 3);
 	k->user = st_col(t, NULL, "user", 2);
 	k->sys = st_col(t, NULL, "sys", 2);
 	k->elaps = st_col(t, NULL, "elaps", 2);
@@ -206,6 +220,25 @@ static void generic_table(struct generic *g, struct st_table *t, struct gcols *k
 	}
 }
 
+/* A workload reads a device (/dev/urandom): from disk does not apply. */
+static bool reads_device(const struct run *r)
+{
+	struct stat st;
+	for (size_t k = 0; k < r->nwl; k++) {
+		const char *f = read_file(&r->wl[k]);
+		if (f && stat(f, &st) == 0 && !S_ISREG(st.st_mode))
+			return true;
+	}
+	return false;
+}
+
+/* What a source is called in its rows: the file it reads. */
+static const char *source_name(const struct generic *g, size_t src)
+{
+	const struct wl_spec *w = &g->e.r->wl[src];
+	return w->path && !is_dir(w->path) ? w->path : g->src ? g->src : "?";
+}
+
 static void generic_row(struct generic *g, struct st_table *t, const struct gcols *k, size_t i,
                         const struct step_res *s)
 {
@@ -220,32 +253,49 @@ static void generic_row(struct generic *g, struct st_table *t, const struct gcol
 	} else {
 		st_num(row, k->bs, (double)cl->bs);
 	}
+	if (g->nsrc)
+		st_word(row, k->src, "%s", source_name(g, cl->src));
 	st_num(row, k->calls, (double)s->calls);
-	st_num(row, k->rate, units_rate_value(r->units, exp_rate(s, s->bytes)));
-	st_num(row, k->us, s->calls ? s->elapsed * 1e6 / (double)s->calls : NAN);
+	st_num(row, k->rate, units_rate_value(r->units, r->matrix ? exp_rate(s, s->bytes) : exp_io_rate(s, s->bytes)));
+	st_num(row, k->us, exp_us_per_call(s));
+	/* the per-block difference from the first source at the same bs:
+	 * (t_B - t_A) / N, each over its calls only */
+	if (g->nsrc && cl->src > 0 && i >= cl->src) {
+		const struct st_row *first = &t->rows[t->nrows - 1 - (int)cl->src];
+		if (first->cell[k->us].type == ST_NUM && row->cell[k->us].type == ST_NUM)
+			st_num(row, k->delta, row->cell[k->us].v - first->cell[k->us].v);
+	}
 	st_num(row, k->user, s->user);
 	st_num(row, k->sys, s->sys);
 	st_num(row, k->elaps, s->elapsed);
 	st_num(row, k->hog, exp_hog(s));
-	exp_disk_cell(row, k->disk, exp_from_disk(&g->e, s, step_read(r, s)));
+	exp_disk_cell(row, k->disk, reads_device(r) ? NAN : exp_from_disk(&g->e, s, step_read(r, s)));
 	if (s->status == 1)
 		snprintf(row->note, sizeof row->note, "failed");
 	else if (s->status >= 2)
 		snprintf(row->note, sizeof row->note, "refused (exit %d)", s->status);
 }
 
-/* The sweep's fitted cost: us per call = a + b * KiB. */
-static void fit_note(struct st_table *t, const struct gcols *k)
+/* The sweep's fitted cost: us per call = a + b * KiB, per source. */
+static void fit_note(const struct generic *g, struct st_table *t, const struct gcols *k)
 {
-	double x[EXP_MAX_STEPS], y[EXP_MAX_STEPS], a, b;
-	size_t n = 0;
-	for (int i = 0; i < t->nrows && n < EXP_MAX_STEPS; i++) {
-		x[n] = t->rows[i].cell[k->bs].v / 1024;
-		y[n++] = t->rows[i].cell[k->us].type == ST_NUM ? t->rows[i].cell[k->us].v : NAN;
+	size_t nsrc = g->nsrc ? g->nsrc : 1;
+	for (size_t src = 0; src < nsrc; src++) {
+		double x[EXP_MAX_STEPS], y[EXP_MAX_STEPS], a, b;
+		size_t n = 0;
+		for (int i = (int)src; i < t->nrows && n < EXP_MAX_STEPS; i += (int)nsrc) {
+			x[n] = t->rows[i].cell[k->bs].v / 1024;
+			y[n++] = t->rows[i].cell[k->us].type == ST_NUM ? t->rows[i].cell[k->us].v : NAN;
+		}
+		if (experiment_fit(x, y, n, &a, &b) == 0)
+			st_note(t, "fit%s%s (least squares over %zu steps, each over its calls only): us/call = %.3f + "
+			        "%.4f x KiB: a fixed cost of %.3f us per call and %.4f us per KiB", g->nsrc ? " of " : "",
+			        g->nsrc ? source_name(g, src) : "", n, a, b, a, b);
 	}
-	if (experiment_fit(x, y, n, &a, &b) == 0)
-		st_note(t, "fit (least squares over %zu steps): us/call = %.3f + %.4f x KiB: a fixed cost of %.3f us "
-		        "per call and %.4f us per KiB", n, a, b, a, b);
+	if (g->nsrc)
+		st_note(t, "delta us/call: a source's us/call minus %s's at the same bs, the cost per block between "
+		        "the sources ((t_B - t_A) / N); the sources run one after the other, never at once",
+		        source_name(g, 0));
 }
 
 /* ---- the matrix axes ------------------------------------------------------ */
@@ -325,10 +375,15 @@ static int plan_matrix(struct generic *g)
 static int plan_sweep(struct generic *g)
 {
 	uint64_t bs[EXP_MAX_STEPS];
-	g->ncells = experiment_steps(g->e.r->sweep_from, g->e.r->sweep_to, bs, EXP_MAX_STEPS);
+	size_t nbs = experiment_steps(g->e.r->sweep_from, g->e.r->sweep_to, bs, EXP_MAX_STEPS);
+	size_t per = g->e.r->nwl > 1 ? g->e.r->nwl : 1;
+	g->nsrc = per > 1 ? per : 0;
+	g->ncells = nbs * per;
 	g->cells = xcalloc(g->ncells ? g->ncells : 1, sizeof *g->cells);
-	for (size_t i = 0; i < g->ncells; i++)
-		g->cells[i].bs = bs[i];
+	for (size_t i = 0; i < g->ncells; i++) {
+		g->cells[i].bs = bs[i / per];
+		g->cells[i].src = i % per;
+	}
 	return 0;
 }
 
@@ -380,11 +435,13 @@ static int generic_prepare(struct generic *g, struct run *r)
 static void describe_source(struct generic *g, struct st_table *t)
 {
 	struct stat st;
+	/* only what was done is said: a command or a write reads no file
+	 * benchtop knows of, and nothing was evicted for it */
+	const char *how = g->evicted ? g->e.cache_how : "nothing evicted: no step reads a file benchtop knows of";
 	if (g->src && stat(g->src, &st) == 0)
-		st_note(t, "source: %s, %.1f MiB, made once for every step; %s", g->src, (double)st.st_size / MIB,
-		        g->e.cache_how);
+		st_note(t, "source: %s, %.1f MiB, made once for every step; %s", g->src, (double)st.st_size / MIB, how);
 	else
-		st_note(t, "%s", g->e.cache_how);
+		st_note(t, "%s", how);
 }
 
 static int run_generic(struct run *r)
@@ -407,8 +464,9 @@ static int run_generic(struct run *r)
 				snprintf(extra, sizeof extra, "\"placement\":\"%s\",\"governor\":\"%s\"",
 				         place_words[g->cells[i].place], g->cells[i].gov ? g->cells[i].gov : "as-is");
 			} else {
-				snprintf(name, sizeof name, "%s bs=%llu", cli_kind_name(r->wl[0].kind),
-				         (unsigned long long)g->cells[i].bs);
+				snprintf(name, sizeof name, "%s bs=%llu%s%s", cli_kind_name(r->wl[0].kind),
+				         (unsigned long long)g->cells[i].bs, g->nsrc ? " path=" : "",
+				         g->nsrc ? source_name(g, g->cells[i].src) : "");
 				snprintf(extra, sizeof extra, "\"bs\":%llu", (unsigned long long)g->cells[i].bs);
 			}
 			struct step_res *s = exp_step(&g->e, &c, name, extra);
@@ -419,7 +477,7 @@ static int run_generic(struct run *r)
 				break;   /* the machine refused: later steps would too */
 		}
 		if (!r->matrix)
-			fit_note(&t, &k);
+			fit_note(g, &t, &k);
 		describe_source(g, &t);
 		exp_end(&g->e, &t);
 		st_free(&t);
@@ -469,8 +527,12 @@ static int default_workload(struct run *m)
 static void announce(const struct preset *p, const char *name, const struct run *m)
 {
 	FILE *fp = m->format != FMT_TEXT ? stderr : stdout;
-	if (p->description)
-		fprintf(fp, "preset %s: %s\n\n", name, p->description);
+	char desc[1024];
+	if (p->description) {
+		/* a study's file is --cell SIZE's, and the banner says so */
+		study_banner(p->description, p->study ? m->cell_bytes : 0, desc, sizeof desc);
+		fprintf(fp, "preset %s: %s\n\n", name, desc);
+	}
 	fflush(fp);
 }
 
@@ -565,12 +627,16 @@ static int run_study(struct run *m, const char *name, const char *study)
 	struct st_table t;
 	const char *dir = NULL;
 	char buf[PATH_MAX];
-	/* -w ...:path=DIR (or a file in it) names the disk under test */
+	/* -w ...:path=DIR (or a regular file in it, or one to be made) names
+	 * the disk under test; a device (/dev/urandom) names none: the
+	 * scratch never goes to /dev */
 	for (size_t i = 0; i < m->nwl && !dir; i++) {
 		const char *p = m->wl[i].path ? m->wl[i].path : m->wl[i].dst;
+		struct stat st;
+		bool file = p && (stat(p, &st) != 0 || S_ISREG(st.st_mode));
 		if (p && is_dir(p))
 			dir = p;
-		else if (p && strrchr(p, '/')) {
+		else if (file && strrchr(p, '/')) {
 			snprintf(buf, sizeof buf, "%.*s", (int)(strrchr(p, '/') - p), p);
 			dir = buf[0] ? buf : "/";
 		}
@@ -599,8 +665,14 @@ static int run_preset(struct run *r, int argc, char **argv)
 		return 2;
 	}
 	if (p.study && !study_known(p.study)) {
-		fprintf(stderr, "benchtop: preset %s: unknown study \"%s\": use copytools, rsync-demo, bonnie, aligntest "
-		        "or blocksize\n", r->preset, p.study);
+		fprintf(stderr, "benchtop: preset %s: unknown study \"%s\": use copytools, rsync-demo, bonnie, aligntest, "
+		        "blocksize or netwrite\n", r->preset, p.study);
+		preset_free(&p);
+		return 2;
+	}
+	if (r->format == FMT_BONNIE && (!p.study || strcmp(p.study, "bonnie"))) {
+		fprintf(stderr, "benchtop: --format bonnie prints bonnie++'s CSV line of the bonnie study, not of preset %s: "
+		        "use --preset bonnie, or --format text, csv or json\n", r->preset);
 		preset_free(&p);
 		return 2;
 	}

@@ -7,6 +7,7 @@
  * CPU_ALLOC, sized from the CPU count, so machines with more than 64 (or
  * 1024) CPUs work. */
 #include "benchtop/affinity.h"
+#include "benchtop/sysfile.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/proc.h"
 #include "benchtop/xalloc.h"
@@ -41,7 +42,8 @@ bool affinity_cpu_online(const char *sys_root, int cpu)
 	if (cpu < 0 || cpu >= affinity_ncpu())
 		return false;
 	snprintf(path, sizeof path, "%s/devices/system/cpu/cpu%d/online", sys_root, cpu);
-	f = fopen(path, "r");
+	int e;
+	f = sysfile_fopen_regular(path, &e);
 	if (!f)
 		return true;    /* no online file (often cpu0): it cannot go offline */
 	if (fread(&c, 1, 1, f) != 1)

@@ -291,7 +291,8 @@ static int read_cpuinfo(struct cpufreq *cf, bool *hypervisor)
 	if (!cf->procfs[0])
 		return 0;
 	snprintf(path, sizeof(path), "%s/cpuinfo", cf->procfs);
-	if (!(fp = fopen(path, "r")))
+	int e;
+	if (!(fp = sysfile_fopen_regular(path, &e)))
 		return 0;
 	while (fgets(line, sizeof(line), fp)) {
 		double mhz;

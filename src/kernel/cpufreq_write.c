@@ -86,7 +86,9 @@ int cpufreq_open_beneath(int rootfd, const char *rel, int flags)
 		} else if (S_ISLNK(st.st_mode)) {
 			rc = ++links > 40 ? -ELOOP : splice_link(fds[depth], comp, path, sizeof(path), &p);
 		} else if (last) {
-			int fd = openat(fds[depth], comp, flags | O_NOFOLLOW | O_CLOEXEC);
+			/* O_NONBLOCK: a FIFO in a fake tree cannot block
+			 * (it is refused after the open) */
+			int fd = openat(fds[depth], comp, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 			rc = fd < 0 ? -errno : fd;
 			break;
 		} else if (depth + 1 >= BENEATH_DEPTH) {

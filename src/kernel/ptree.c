@@ -43,6 +43,39 @@ char ptree_state(pid_t pid)
 	return f && sscanf(f, " %c", &st) == 1 ? st : 0;
 }
 
+void ptree_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	buf[0] = 0;
+	if (len < 4)
+		return;
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = 0;
+		while (n > 0 && buf[n - 1] == 0)
+			n--;
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] == 0)
+				buf[i] = ' ';
+		return;
+	}
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	char comm[32] = "";
+	n = fd >= 0 ? read(fd, comm, sizeof comm - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		comm[n] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+		snprintf(buf, len, "[%s]", comm);
+	}
+}
+
 #define PF_KTHREAD 0x00200000u
 
 bool ptree_is_kernel_thread(pid_t pid)

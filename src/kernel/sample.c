@@ -155,10 +155,26 @@ static void procs_roles(struct sampler *sp)
 	free(used);
 }
 
+/* Nothing named a device to watch (attached processes): the device
+ * under the first regular file a measured tree holds open for writing. */
+static void watch_written(struct sampler *sp)
+{
+	if (ssys_watching(sp->sys))
+		return;
+	for (int i = 0; i < sp->n; i++) {
+		const struct sproc *p = &sp->procs[i];
+		for (int k = 0; p->measure_io && !p->gone && k < p->nof; k++)
+			if (p->of[k].write) {
+				ssys_watch_dev(sp->sys, p->of[k].dev);
+				return;
+			}
+	}
+}
+
 static int src_procs(struct sampler *sp, double dt)
 {
 	for (int w = 0; w <= sp->nwl; w++) {
-		sp->wl[w].wbytes_prev = sp->wl[w].wbytes;
+		sp->wl[w].wtotal_prev = sp->wl[w].wtotal;
 		sp->wl[w].rbytes_prev = sp->wl[w].rbytes;
 	}
 	sprocs_read(sp, dt);
@@ -167,9 +183,12 @@ static int src_procs(struct sampler *sp, double dt)
 		if (sp->procs[i].gone)
 			sfiles_forget(sp->files, &sp->procs[i]);
 	sfiles_settle(sp->files, sp->procs, sp->n, sp->wl, sp->nwl);
+	uint64_t out = own_output_size();
 	for (int w = 0; w <= sp->nwl; w++) {
+		struct swl *l = &sp->wl[w];
 		sreap_settle(sp, w);
 		root_reconcile(sp, w);
+		sreap_written(sp, w, out > l->out_start ? out - l->out_start : 0);
 	}
 	wl_sums(sp);
 	/* Over the time since the _prev values were read: on the first read
@@ -179,12 +198,13 @@ static int src_procs(struct sampler *sp, double dt)
 	for (int w = 0; w <= sp->nwl; w++) {
 		struct swl *l = &sp->wl[w];
 		double dtw = l->t_prev > 0 ? sp->t_procs - l->t_prev : dt;
-		l->wbps = sample_rate(l->wbytes_prev, l->wbytes, dtw);
+		l->wbps = sample_rate(l->wtotal_prev, l->wtotal, dtw);
 		l->rbps = sample_rate(l->rbytes_prev, l->rbytes, dtw);
 		l->t_prev = sp->t_procs;
 	}
 	for (int i = 0; i < sp->n; i++)
 		sp->procs[i].fresh = false;
+	watch_written(sp);
 	return 0;
 }
 
@@ -311,6 +331,7 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	struct sproc *p = sprocs_find(sp, pid);
 	if (p && p->wl != workload)
 		sfiles_forget(sp->files, p);  /* its files belong to the old workload */
+	bool fresh = !p;
 	if (!p && !(p = sprocs_new(sp, pid, workload, role, measure_io)))
 		return -ENOMEM;
 	p->wl = workload;
@@ -319,9 +340,15 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	p->root = true;
 	/* an attached process reaped children before benchtop looked */
 	p->past = role && strcmp(role, "attached") == 0;
+	if (fresh && measure_io && !p->past)
+		sreap_base(sp, p);
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	snprintf(p->slot, sizeof p->slot, "%s", slot ? slot : "");
 	sp->wl[workload].measure_io |= measure_io;
+	if (!sp->wl[workload].out_started) {
+		sp->wl[workload].out_start = own_output_size();
+		sp->wl[workload].out_started = true;
+	}
 	/* a --loop command may run again before the last run's exit is
 	 * reconciled at the next tick: its base stays the first run's */
 	if (!sp->wl[workload].rec_pending) {
@@ -400,7 +427,7 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl)
 	if (wl < 0 || wl > sp->nwl || (p && p->exit_noted))
 		return wb;
 	/* what it read: the part its tree's processes were not seen reading */
-	sreap_zombie(sp, p, wl, pid, rchar);
+	sreap_zombie(sp, p, wl, pid, rchar, wchar);
 	if (!p || !p->measure_io)
 		return wb;
 	p->exit_noted = true;
@@ -470,7 +497,13 @@ static double boot_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void fill_proc(struct proc_sample *o, const struct sproc *p, double hz)
+/* Does the workload count its reads (it read more than twice what it wrote)? */
+static bool wl_counts_reads(const struct swl *w)
+{
+	return w->rbytes > 2 * w->wtotal;
+}
+
+static void fill_proc(struct proc_sample *o, const struct sproc *p, const struct swl *w, double hz)
 {
 	double age = p->start > 0 ? boot_seconds() - p->start : -1;
 	*o = (struct proc_sample){
@@ -478,7 +511,9 @@ static void fill_proc(struct proc_sample *o, const struct sproc *p, double hz)
 		.pid = p->pid, .ppid = p->ppid, .workload = p->wl, .cpu = p->cpu, .state = p->state,
 		.nthreads = p->nthreads, .cpu_pct = p->cpu_pct, .wait_pct = p->wait_pct,
 		.utime = (double)p->utk / hz, .stime = (double)p->stk / hz,
-		.read_bps = p->read_bps, .write_bps = p->write_bps, .bytes = p->bytes,
+		.read_bps = p->read_bps, .write_bps = p->write_bps,
+		/* on its workload's side only, never read and written added */
+		.bytes = p->measure_io && wl_counts_reads(w) ? p->bytes_r : p->bytes,
 		.migrations = p->migrations, .alive = !p->zombie,
 	};
 	memcpy(o->role, p->role, sizeof o->role);
@@ -499,7 +534,7 @@ static int fill_procs(struct sampler *sp, struct snapshot *s)
 	s->nproc = 0;
 	for (int i = 0; i < sp->n; i++)
 		if (!sp->procs[i].gone)
-			fill_proc(&s->procs[s->nproc++], &sp->procs[i], (double)sp->hz);
+			fill_proc(&s->procs[s->nproc++], &sp->procs[i], &sp->wl[sp->procs[i].wl], (double)sp->hz);
 	return 0;
 }
 
@@ -545,9 +580,9 @@ static void fill_wls(struct sampler *sp, struct snapshot *s)
 		/* rated by what it mostly moved: the bytes that reached
 		 * regular files, or what it read from them when that is more
 		 * than twice as much (md5sum big > sums) */
-		o->counted = w->rbytes > 2 * w->wbytes ? 'r' : w->wbytes > 0 ? 'w' : 0;
-		o->bytes = o->counted == 'r' ? w->rbytes : w->wbytes;
-		o->wbytes = w->wbytes;
+		o->counted = wl_counts_reads(w) ? 'r' : w->wtotal > 0 ? 'w' : 0;
+		o->bytes = o->counted == 'r' ? w->rbytes : w->wtotal;
+		o->wbytes = w->wtotal;
 		o->rbytes = w->rbytes;
 		o->write_bps = w->wbps;
 		o->read_bps = w->rbps;

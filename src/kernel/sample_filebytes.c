@@ -1,4 +1,4 @@
-/* sample_fd.c - the bytes command workloads move to and from regular
+/* sample_filebytes.c - the bytes command workloads move to and from regular
  * files, from the files their processes hold open and the directories
  * they write into.
  *
@@ -17,7 +17,7 @@
  * the tree was first tracked (statx btime), from its old end for O_APPEND
  * (what the process's wchar says it appended), and from 0 when it was
  * truncated and rewritten since (mtime after the start).
- * Directories: see sample_dir.c.  Pipes are never looked at, so a pipeline
+ * Directories: see sample_newfiles.c.  Pipes are never looked at, so a pipeline
  * is not counted once per stage. */
 #include "sample_priv.h"
 
@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/kcmp.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -38,6 +40,7 @@
 #include "benchtop/xalloc.h"
 
 #define TICK_POS 4
+#define SFILES_WATCHED 128  /* written files watched after their last close */
 
 /* One file a workload reads or writes, shared by all its holders. */
 struct sfile {
@@ -73,6 +76,7 @@ struct sfiles {
 	dev_t own_dev[3];       /* benchtop's own standard files: never the workload's */
 	ino_t own_ino[3];
 	dev_t proc_dev, sys_dev;
+	int npath;              /* O_PATH descriptors held */
 	dev_t stdin_dev;        /* benchtop's own standard input */
 	ino_t stdin_ino;
 };
@@ -361,8 +365,8 @@ static struct sofile *sofile_new(struct sfiles *f, struct sproc *p, int dirfd, c
 	if (!s && !(s = sfile_add(f, p->wl, st->st_dev, st->st_ino, (uint64_t)st->st_size, blk, write)))
 		return NULL;
 	uint64_t start = pos;
-	if (write && s->path_fd < 0)
-		s->path_fd = openat(dirfd, name, O_PATH | O_CLOEXEC);
+	if (write && s->path_fd < 0 && (s->path_fd = openat(dirfd, name, O_PATH | O_CLOEXEC)) >= 0)
+		f->npath++;
 	if (write && !known) {
 		uint64_t size = (uint64_t)st->st_size;
 		uint64_t done = already_written(p, dirfd, name, size, pos, flags);
@@ -391,15 +395,45 @@ static struct sofile *sofile_find(struct sproc *p, int fd, const struct stat *st
 	return NULL;
 }
 
-/* A descriptor whose reads are not a file's: a pipe, a socket, a device
- * (/dev/null and benchtop's own standard input, the user's, aside). */
-static bool reads_other(const struct sfiles *f, const struct stat *st)
+/* A descriptor whose bytes are not a file's: a pipe, a socket, a device
+ * (/dev/null too: what is written there is not counted anywhere). */
+static bool moves_other(const struct stat *st)
 {
-	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3))
-		return false;
-	if (st->st_ino == f->stdin_ino && st->st_dev == f->stdin_dev)
-		return false;
 	return S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || S_ISCHR(st->st_mode);
+}
+
+/* A command's standard input that is benchtop's own (the user's). */
+static bool own_stdin(const struct sfiles *f, long fd, const struct stat *st)
+{
+	return fd == 0 && st->st_ino == f->stdin_ino && st->st_dev == f->stdin_dev;
+}
+
+/* Reading /dev/null or benchtop's own standard input is not reading a pipe. */
+static bool reads_nothing(const struct sfiles *f, long fd, const struct stat *st)
+{
+	return (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3)) || own_stdin(f, fd, st);
+}
+
+/* A pipe that no one can write to any more and that holds nothing: its
+ * reader reads no more from it (poll says POLLHUP on a copy of the
+ * descriptor, FIONREAD 0).  False when that cannot be told. */
+static bool pipe_drained(pid_t pid, int fd, const struct stat *st)
+{
+	if (!S_ISFIFO(st->st_mode))
+		return false;
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return false;
+	int lfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	if (lfd < 0)
+		return false;
+	struct pollfd q = { .fd = lfd, .events = POLLIN };
+	int avail = -1;
+	bool hup = poll(&q, 1, 0) == 1 && (q.revents & POLLHUP);
+	bool empty = ioctl(lfd, FIONREAD, &avail) == 0 && avail == 0;
+	close(lfd);
+	return hup && empty;
 }
 
 /* One fd entry of /proc/PID/fd; returns 1 for a regular file written,
@@ -416,18 +450,30 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 	if (*end || fstatat(fddir, name, &st, 0) != 0)
 		return 0;
 	if (!S_ISREG(st.st_mode)) {
-		/* a pipe or socket it may read from: its reads are not all files' */
-		if (!p->piped && reads_other(f, &st) &&
+		/* a pipe, socket or device it may read from or write to: its
+		 * reads or writes are not all files' */
+		if (moves_other(&st) &&
 		    sysfile_read_at(infodir, name, buf, SAMPLE_BUF) == 0 &&
-		    sample_parse_fdinfo(buf, &pos, &flags) == 0 && (flags & O_ACCMODE) != O_WRONLY)
-			p->piped = true;
+		    sample_parse_fdinfo(buf, &pos, &flags) == 0) {
+			int acc = (int)(flags & O_ACCMODE);
+			bool rd = acc != O_WRONLY && !reads_nothing(f, fd, &st);
+			p->piped |= rd;
+			p->pipe_live |= rd && !pipe_drained(p->pid, (int)fd, &st);
+			/* its standard input, benchtop's, is not written to */
+			p->piped_w |= acc != O_RDONLY && !own_stdin(f, fd, &st);
+		}
 		return 0;
 	}
 	for (int i = 0; i < 3; i++)
 		if (f->own_ino[i] && st.st_ino == f->own_ino[i] && st.st_dev == f->own_dev[i])
 			return 0;
-	if (st.st_dev == f->proc_dev || st.st_dev == f->sys_dev)
-		return 0;  /* /proc and /sys files are not data */
+	if (st.st_dev == f->proc_dev || st.st_dev == f->sys_dev) {
+		/* /proc and /sys files are not data */
+		if (!p->piped_w && sysfile_read_at(infodir, name, buf, SAMPLE_BUF) == 0 &&
+		    sample_parse_fdinfo(buf, &pos, &flags) == 0 && (flags & O_ACCMODE) != O_RDONLY)
+			p->piped_w = true;
+		return 0;
+	}
 	if (sysfile_read_at(infodir, name, buf, SAMPLE_BUF) || sample_parse_fdinfo(buf, &pos, &flags))
 		return 0;
 	int acc = (int)(flags & O_ACCMODE);
@@ -491,6 +537,7 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 	DIR *d = fddir >= 0 && infodir >= 0 ? fdopendir(dup(fddir)) : NULL;
 	struct dirent *e;
 	p->rd_left = 0;
+	p->pipe_live = false;
 	while (d && (e = readdir(d)))
 		has_r |= scan_one(f, p, fddir, infodir, e->d_name, buf) == 2;
 	if (d)
@@ -516,16 +563,22 @@ static struct sproc *proc_by_pid(struct sproc *procs, int n, pid_t pid)
 }
 
 /* Credit a file's growth since the last tick; a written file nobody holds
- * any more gets a last look at its size through the O_PATH descriptor. */
-static void settle_one(struct sfile *s, struct sproc *procs, int nprocs, struct swl *wls, int nwl)
+ * any more is looked at through its O_PATH descriptor: kept while few are
+ * (so appends by processes that start and end between two ticks show as
+ * they happen), else a last look and closed. */
+static void settle_one(struct sfiles *f, struct sfile *s, struct sproc *procs, int nprocs,
+                       struct swl *wls, int nwl)
 {
 	struct stat st;
 
 	if (s->refs <= 0 && s->path_fd >= 0) {
 		if (fstat(s->path_fd, &st) == 0)
 			sfile_size(s, (uint64_t)st.st_size, (uint64_t)st.st_blocks * 512);
-		close(s->path_fd);
-		s->path_fd = -1;
+		if (f->npath > SFILES_WATCHED) {
+			close(s->path_fd);
+			s->path_fd = -1;
+			f->npath--;
+		}
 	}
 	uint64_t sgrow = s->sgrow_acc + (s->write ? sfile_growth(s) : 0);
 	uint64_t pgrowth = s->pgrowth;
@@ -546,8 +599,10 @@ static void settle_one(struct sfile *s, struct sproc *procs, int nprocs, struct 
 		else
 			wls[s->wl].rbytes += inc;
 		struct sproc *p = proc_by_pid(procs, nprocs, s->credit);
-		if (p)
+		if (p && s->write)
 			p->bytes += inc;
+		else if (p)
+			p->bytes_r += inc;
 		s->counted = grown;
 	}
 	s->credit = 0;
@@ -562,7 +617,7 @@ void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl
 	sdirs_scan(f->dirs, f);
 	for (int i = 0; i < f->n; i++) {
 		struct sfile *s = &f->v[i];
-		settle_one(s, procs, nprocs, wls, nwl);
+		settle_one(f, s, procs, nprocs, wls, nwl);
 		/* written files stay known while their workload is: a file seen
 		 * again (a later scan, a reopen) is not counted twice */
 		if (s->refs > 0 || s->write)
@@ -595,8 +650,10 @@ void sfiles_forget_workload(struct sfiles *f, int wl)
 
 	for (int i = 0; i < f->n; i++) {
 		if (f->v[i].wl == wl && f->v[i].refs <= 0) {
-			if (f->v[i].path_fd >= 0)
+			if (f->v[i].path_fd >= 0) {
 				close(f->v[i].path_fd);
+				f->npath--;
+			}
 			continue;
 		}
 		f->v[k++] = f->v[i];

@@ -1,4 +1,4 @@
-/* sample_dir.c - the directories a command tree writes into, so files it
+/* sample_newfiles.c - the directories a command tree writes into, so files it
  * creates, fills and closes between two ticks (cp -r, rsync -a, cpio -p
  * of many small files) are counted as they appear, at their exact size.
  *
@@ -11,7 +11,7 @@
  * after the start, and descends only into directories born after it, so
  * files that were there before, and other directories, are never
  * counted.  Each file is counted once, by inode, with its growth through
- * open descriptors (sample_fd.c). */
+ * open descriptors (sample_filebytes.c). */
 #include "sample_priv.h"
 
 #include "benchtop/xalloc.h"

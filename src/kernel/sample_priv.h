@@ -1,5 +1,5 @@
 /* sample_priv.h - what the sampler's source files share (sample.c,
- * sample_proc.c, sample_fd.c, sample_dir.c, sample_sys.c).  Not part of
+ * sample_proc.c, sample_filebytes.c, sample_newfiles.c, sample_sys.c).  Not part of
  * any other module's contract. */
 #ifndef BENCHTOP_SAMPLE_PRIV_H
 #define BENCHTOP_SAMPLE_PRIV_H
@@ -28,6 +28,7 @@ struct sthr {
 	uint64_t run_ns, wait_ns, migr;
 	uint64_t drun;     /* run time in the last interval, ns */
 	uint64_t rchar_own;/* its own rchar at the last look (task io; sample_reap.c) */
+	uint64_t wchar_own;/* and wchar */
 	int cpu;
 	bool seen;
 };
@@ -72,16 +73,22 @@ struct sproc {
 	uint64_t rd_left;                  /* unread bytes of its read files at the last scan */
 	bool reads_files;                  /* its reads are its regular files' (rchar agrees) */
 	bool piped;                        /* a scan found it holding a pipe or socket to read */
+	bool pipe_live;                    /* at its last scan, one it may still read from */
 	uint64_t kr;                       /* rchar of what it reaped: whole minus its threads' own */
 	bool kr_known;                     /* kr was read at least once */
 	bool past;                         /* attached: what it reaped before is not this run's */
+	bool based;                        /* own_base and own_w_base set when it was added */
 	uint64_t own, own_base;            /* its threads' own rchar summed; at its first read
 	                                    * (0 but for attached processes) */
+	uint64_t kw, own_w, own_w_base;    /* the same for wchar */
+	bool piped_w;                      /* a scan found it holding a pipe, socket or
+	                                    * device (not /dev/null) to write to */
 	uint64_t frd_cum;                  /* read positions it moved, all its life */
 	uint64_t extra;                    /* own reads no position showed, counted */
 	uint64_t migr_dead;                /* migrations of threads that exited */
 	uint64_t migrations;
-	uint64_t bytes;                    /* destination bytes this process contributed */
+	uint64_t bytes;                    /* bytes this process wrote to regular files */
+	uint64_t bytes_r;                  /* and read from them */
 	double cpu_pct, wait_pct, read_bps, write_bps;
 	double start;                      /* seconds after boot it started */
 	struct timespec since;             /* when its tree was first tracked (realtime) */
@@ -112,7 +119,15 @@ struct swl {
 	uint64_t reap_seen;                /* whole rchar last seen of tracked processes that ended */
 	uint64_t reap_cap;                 /* what those reading only files had left unread */
 	bool reap_ambig;                   /* one of them read other than its files */
-	int reap_wait;                     /* ticks waited for a reaper to show a child */
+	/* writes by wchar: exact for a tree that writes only regular files
+	 * (overwrites of dirty pages, appends by processes never seen) */
+	uint64_t reap_wchar, reap_wseen;   /* as reap_rchar, reap_seen */
+	uint64_t wchar_files;              /* every process's own writes, all its life */
+	bool wpiped;                       /* some process wrote other than files: unusable */
+	uint64_t out_start;                /* size of benchtop's standard error at its start */
+	bool out_started;
+	uint64_t wtotal, wtotal_prev;      /* written: the larger of wbytes and wchar_files
+	                                    * less its output to benchtop's own file */
 };
 
 #define SELECT_CHUNK 64       /* libproc2 refuses long pid lists */
@@ -196,7 +211,7 @@ void sprocs_read(struct sampler *sp, double dt);
  * *cap, doubling (from 8); 0 or -ENOMEM (then *p is unchanged). */
 int sample_grow(void **p, int *cap, int want, size_t elem);
 
-/* fd side (sample_fd.c). */
+/* fd side (sample_filebytes.c). */
 struct sfiles;
 struct sfiles *sfiles_new(void);
 void sfiles_free(struct sfiles *f);
@@ -225,17 +240,25 @@ void sreap_read(struct sampler *sp, struct sproc *p);
 /* After p's files were scanned: its own reads that no position showed
  * (files opened and closed between two looks), when it reads only files. */
 void sreap_own(struct sampler *sp, struct sproc *p);
+/* A root just started (exec'd): what it did before (benchtop's set-up
+ * of the child: its cgroup join) is not its work. */
+void sreap_base(struct sampler *sp, struct sproc *p);
 /* Thread t of p ended (its own count joined p's whole). */
 void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t);
 /* Tracked p ended and was reaped by a process of its tree. */
 void sreap_gone(struct sampler *sp, struct sproc *p);
 /* Zombie pid of workload wl (p: its tracked entry, or NULL when never
  * seen), about to be reaped by benchtop, has whole rchar `rchar`. */
-void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64_t rchar);
+void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64_t rchar,
+                  uint64_t wchar);
 /* End of a tick: the workload's new reads through ended processes. */
 void sreap_settle(struct sampler *sp, int wl);
+/* After every other count of the tick: the workload's written total
+ * (wtotal); out is how much its processes wrote to benchtop's own
+ * standard error (a regular file: its output in batch mode). */
+void sreap_written(struct sampler *sp, int wl, uint64_t out);
 
-/* directories written into (sample_dir.c). */
+/* directories written into (sample_newfiles.c). */
 struct sdirs;
 struct sdirs *sdirs_new(void);
 void sdirs_free(struct sdirs *d);
@@ -253,5 +276,9 @@ int ssys_cpu(struct ssys *y, struct snapshot *s);
 int ssys_disk(struct ssys *y, struct snapshot *s, double dt);
 int ssys_mem(struct ssys *y, struct snapshot *s);
 void ssys_watch(struct ssys *y, const char *path);
+/* The same for the device a file is on (st_dev). */
+void ssys_watch_dev(struct ssys *y, dev_t dev);
+/* A path or device was given to watch (the device may still be missing). */
+bool ssys_watching(const struct ssys *y);
 
 #endif

@@ -229,7 +229,12 @@ static void proc_apply(struct sproc *p, struct pids_result *h, double dt)
 {
 	uint64_t rchar = h[PI_RCHAR].result.ul_int, wchar = h[PI_WCHAR].result.ul_int;
 
-	snprintf(p->comm, sizeof p->comm, "%s", h[PI_CMD].result.str ? h[PI_CMD].result.str : "");
+	const char *comm = h[PI_CMD].result.str ? h[PI_CMD].result.str : "";
+	/* a new program (a shell's child exec'd its command): what the fork
+	 * held before its redirections is not what the command reads */
+	if (p->comm[0] && strncmp(p->comm, comm, sizeof p->comm - 1) != 0)
+		p->piped = p->piped_w = false;
+	snprintf(p->comm, sizeof p->comm, "%s", comm);
 	p->state = (char)h[PI_STATE].result.s_ch;
 	p->zombie = p->state == 'Z' || p->state == 'X';
 	p->utk = h[PI_UTICS].result.ull_int;
@@ -373,6 +378,13 @@ void sprocs_read(struct sampler *sp, double dt)
 		proc_poll(sp, &sp->procs[i], dt);
 		if (sp->procs[i].ran && !sp->procs[i].gone)
 			proc_children(sp, i);
+	}
+	/* a process that ended was reaped by its parent: read the parent's
+	 * count now, which holds it (sample_reap.c) */
+	for (int i = 0; i < sp->n; i++) {
+		struct sproc *q, *p = &sp->procs[i];
+		if (p->gone && p->measure_io && (q = sprocs_find(sp, p->ppid)) && !q->gone)
+			q->ran = true;
 	}
 	select_ran(sp, dt);
 	/* what ended processes read (sample_reap.c): the last look at

@@ -17,8 +17,9 @@
  * which is what tracked processes read after their last look plus all a
  * never-seen process read.  A process never seen is measured by its rchar
  * (read(2), readv, sendfile and splice input: nothing else is left of it).
- * When a tracked process that ended held a pipe or socket to read from
- * (a stage of a pipeline), its last reads cannot be told from the rest:
+ * When a tracked process that ended held a pipe or socket it could still
+ * read from (a stage of a pipeline; a pipe no one can write to any more
+ * and that holds nothing is done), its last reads cannot be told from the rest:
  * that tick counts no more than what the ended file readers had left
  * unread in their files. */
 #include "sample_priv.h"
@@ -27,11 +28,13 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* rchar of one thread's own reads (its task io); false when unreadable. */
-static bool task_rchar(const struct sampler *sp, pid_t pid, pid_t tid, uint64_t *rchar)
+/* rchar and wchar of one thread's own I/O (its task io); false when
+ * unreadable. */
+static bool task_io(const struct sampler *sp, pid_t pid, pid_t tid, uint64_t *rchar,
+                    uint64_t *wchar)
 {
 	char path[160], buf[512];
-	uint64_t wchar, rb, wb;
+	uint64_t rb, wb;
 
 	snprintf(path, sizeof path, "%s/%d/task/%d/io", sp->root, (int)pid, (int)tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -42,7 +45,17 @@ static bool task_rchar(const struct sampler *sp, pid_t pid, pid_t tid, uint64_t 
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	return sample_parse_io(buf, rchar, &wchar, &rb, &wb) == 0;
+	return sample_parse_io(buf, rchar, wchar, &rb, &wb) == 0;
+}
+
+void sreap_base(struct sampler *sp, struct sproc *p)
+{
+	uint64_t r, wr;
+	if (!task_io(sp, p->pid, p->pid, &r, &wr))
+		return;
+	p->own_base = r;
+	p->own_w_base = p->own_w = wr;
+	p->based = true;
 }
 
 void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t)
@@ -53,6 +66,7 @@ void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t
 	if (!p->measure_io || t->tid == p->pid)
 		return;
 	w->reap_seen += t->rchar_own;
+	w->reap_wseen += t->wchar_own;
 	w->reap_ambig = true;
 }
 
@@ -60,29 +74,46 @@ void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t
  * what its reaped count grew by goes to its workload. */
 void sreap_read(struct sampler *sp, struct sproc *p)
 {
-	uint64_t own = 0, r;
+	uint64_t own = 0, own_w = 0, r, wr;
+	struct swl *w = &sp->wl[p->wl];
 
 	if (!p->measure_io)
 		return;
 	for (int i = 0; i < p->nthr; i++) {
-		if (!task_rchar(sp, p->pid, p->thr[i].tid, &r))
+		if (!task_io(sp, p->pid, p->thr[i].tid, &r, &wr))
 			return;  /* a thread ended in between: next time */
 		p->thr[i].rchar_own = r;
+		p->thr[i].wchar_own = wr;
 		own += r;
+		own_w += wr;
 	}
-	if (!p->kr_known)
+	if (!p->kr_known && !p->based) {
 		p->own_base = p->past ? own : 0;
+		p->own_w_base = p->past ? own_w : 0;
+		p->own_w = p->own_w_base;
+	}
 	p->own = own;
+	if (own_w > p->own_w) {
+		w->wchar_files += own_w - p->own_w;
+		p->own_w = own_w;
+	}
 	/* threads read after the whole: kr may come out short, never long,
 	 * and what is short shows at the next look */
 	uint64_t kr = p->rchar > own ? p->rchar - own : 0;
+	uint64_t kw = p->wchar > own_w ? p->wchar - own_w : 0;
 	/* an attached process's past is not this run's; a process first
 	 * seen after it reaped children never seen counts them */
-	if (!p->kr_known && p->past)
+	if (!p->kr_known && p->past) {
 		p->kr = kr;
+		p->kw = kw;
+	}
 	if (kr > p->kr) {
-		sp->wl[p->wl].reap_rchar += kr - p->kr;
+		w->reap_rchar += kr - p->kr;
 		p->kr = kr;
+	}
+	if (kw > p->kw) {
+		w->reap_wchar += kw - p->kw;
+		p->kw = kw;
 	}
 	p->kr_known = true;
 }
@@ -90,6 +121,9 @@ void sreap_read(struct sampler *sp, struct sproc *p)
 void sreap_own(struct sampler *sp, struct sproc *p)
 {
 	p->frd_cum += p->frd;
+	/* a pipe read means a writer into it, maybe one never seen */
+	if ((p->piped_w || p->piped) && p->measure_io)
+		sp->wl[p->wl].wpiped = true;
 	if (!p->measure_io || !p->kr_known || p->piped)
 		return;
 	/* positions are read after the counts, so they can only be ahead */
@@ -101,63 +135,99 @@ void sreap_own(struct sampler *sp, struct sproc *p)
 	}
 }
 
+/* What of p's own reads is already counted: its count at the last look,
+ * or what its positions showed when they were read later still. */
+static uint64_t own_counted(const struct sproc *p)
+{
+	uint64_t pos = p->own_base + p->frd_cum;
+	return p->own > pos ? p->own : pos;
+}
+
 void sreap_gone(struct sampler *sp, struct sproc *p)
 {
 	struct swl *w = &sp->wl[p->wl];
 
 	if (!p->measure_io || p->exit_noted || !p->io_known)
 		return;
-	w->reap_seen += p->rchar;
+	/* what was counted of it (its own reads, by count or position, and
+	 * what it reaped), not its whole count: that may have been read
+	 * after its threads' last look */
+	w->reap_seen += p->kr + own_counted(p);
+	w->reap_wseen += p->kw + p->own_w;
+	w->wpiped |= p->piped_w || p->piped;
 	w->reap_cap += p->reads_files ? p->rd_left : 0;
-	w->reap_ambig |= p->piped && !p->reads_files;
+	w->reap_ambig |= p->pipe_live && !p->reads_files;
 	p->rd_left = 0;
 	p->io_known = false;  /* counted once */
 }
 
-void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64_t rchar)
+void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64_t rchar,
+                  uint64_t wchar)
 {
 	struct swl *w = &sp->wl[wl];
 
 	if (!w->measure_io)
 		return;
-	if (!p) {  /* never seen: all it and its reaped descendants read */
+	if (!p || !p->io_known) {  /* never seen: all it and its reaped descendants did */
 		w->reap_rchar += rchar;
+		w->reap_wchar += wchar;
 		return;
 	}
 	if (!p->measure_io || p->exit_noted)
 		return;
-	if (!p->io_known) {
-		w->reap_rchar += rchar;
-		return;
-	}
-	/* the leader's own last reads count when all its reads were its files */
-	uint64_t own;
-	if (!task_rchar(sp, pid, pid, &own))
-		own = 0;
-	uint64_t own_last = 0;
+	w->wpiped |= p->piped_w || p->piped;
+	uint64_t own, own_w;
+	if (!task_io(sp, pid, pid, &own, &own_w))
+		own = own_w = 0;
+	uint64_t own_last = 0, own_w_last = 0;
 	for (int i = 0; i < p->nthr; i++)
-		if (p->thr[i].tid == pid)
+		if (p->thr[i].tid == pid) {
 			own_last = p->thr[i].rchar_own;
+			own_w_last = p->thr[i].wchar_own;
+		}
+	/* a single thread's last count is the process's; positions read
+	 * after it can only be ahead */
+	if (p->nthr == 1 && own_counted(p) > own_last)
+		own_last = own_counted(p);
 	uint64_t kr = rchar > own ? rchar - own : 0;
+	uint64_t kw = wchar > own_w ? wchar - own_w : 0;
 	if (kr > p->kr)
 		w->reap_rchar += kr - p->kr;
+	if (kw > p->kw)
+		w->reap_wchar += kw - p->kw;
 	/* threads that ended since the last look: their counts are in kr */
 	for (int i = 0; i < p->nthr; i++)
 		if (p->thr[i].tid != pid) {
 			w->reap_seen += p->thr[i].rchar_own;
+			w->reap_wseen += p->thr[i].wchar_own;
 			w->reap_ambig = true;
 		}
 	/* its own last reads: all of them when it read only files, else
 	 * no more than its files had left */
 	if (own > own_last) {
 		uint64_t tail = own - own_last;
-		if (p->piped)
+		if (p->pipe_live)
 			tail = !p->reads_files ? 0 : tail < p->rd_left ? tail : p->rd_left;
 		w->pend_rbytes += tail;
 	}
+	if (own_w > own_w_last)
+		w->wchar_files += own_w - own_w_last;
 	p->rd_left = 0;
 	p->kr = kr;
+	p->kw = kw;
 	p->rchar = rchar;
+	p->wchar = wchar;
+}
+
+/* Count what ended processes read and wrote beyond what was seen. */
+static void sreap_count(struct swl *w, uint64_t d, uint64_t dw)
+{
+	if (w->reap_ambig && d > w->reap_cap)
+		d = w->reap_cap;
+	w->rbytes += d;
+	w->wchar_files += dw;
+	w->reap_cap = 0;
+	w->reap_ambig = false;
 }
 
 void sreap_settle(struct sampler *sp, int wl)
@@ -166,17 +236,42 @@ void sreap_settle(struct sampler *sp, int wl)
 
 	w->rbytes += w->pend_rbytes;
 	w->pend_rbytes = 0;
-	if (!w->reap_rchar && !w->reap_seen)
+	if (!w->reap_rchar && !w->reap_seen && !w->reap_wchar && !w->reap_wseen)
 		return;
 	/* a reaper read before the child it reaped was found gone shows
-	 * that child at the next tick: wait for it, two ticks at most */
-	if (w->reap_rchar < w->reap_seen && ++w->reap_wait <= 2)
-		return;
+	 * that child at a later tick: what it has not shown yet stays owed */
+	if (w->reap_rchar < w->reap_seen || w->reap_wchar < w->reap_wseen) {
+		uint64_t r = w->reap_rchar < w->reap_seen ? w->reap_rchar : w->reap_seen;
+		uint64_t wr = w->reap_wchar < w->reap_wseen ? w->reap_wchar : w->reap_wseen;
+		w->reap_rchar -= r;
+		w->reap_seen -= r;
+		w->reap_wchar -= wr;
+		w->reap_wseen -= wr;
+		if (w->reap_seen || w->reap_wseen) {
+			/* what is owed is matched first; the rest counts */
+			uint64_t extra_r = w->reap_rchar, extra_w = w->reap_wchar;
+			w->reap_rchar = w->reap_wchar = 0;
+			sreap_count(w, extra_r, extra_w);
+			return;
+		}
+	}
 	uint64_t d = w->reap_rchar > w->reap_seen ? w->reap_rchar - w->reap_seen : 0;
-	if (w->reap_ambig && d > w->reap_cap)
-		d = w->reap_cap;
-	w->rbytes += d;
-	w->reap_rchar = w->reap_seen = w->reap_cap = 0;
-	w->reap_ambig = false;
-	w->reap_wait = 0;
+	uint64_t dw = w->reap_wchar > w->reap_wseen ? w->reap_wchar - w->reap_wseen : 0;
+	w->reap_wchar = w->reap_wseen = 0;
+	w->reap_rchar = w->reap_seen = 0;
+	sreap_count(w, d, dw);
+}
+
+void sreap_written(struct sampler *sp, int wl, uint64_t out)
+{
+	struct swl *w = &sp->wl[wl];
+	uint64_t total = w->wbytes;
+
+	if (!w->wpiped) {
+		uint64_t wc = w->wchar_files > out ? w->wchar_files - out : 0;
+		if (wc > total)
+			total = wc;
+	}
+	if (total > w->wtotal)
+		w->wtotal = total;
 }

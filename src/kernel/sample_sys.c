@@ -62,6 +62,7 @@ struct ssys {
 	char device[32];
 	uint64_t rsect, wsect;
 	bool have_sect;
+	bool watched;          /* a path or device was given (ssys_watch) */
 };
 
 struct ssys *ssys_new(int ncpu)
@@ -173,14 +174,27 @@ static int disk_of_dev(dev_t dev, char *name, size_t len)
 void ssys_watch(struct ssys *y, const char *path)
 {
 	struct stat st;
+
+	if (stat(path, &st) == 0)
+		ssys_watch_dev(y, st.st_dev);
+}
+
+void ssys_watch_dev(struct ssys *y, dev_t dev)
+{
 	char name[32];
 
-	if (stat(path, &st) != 0 || disk_of_dev(st.st_dev, name, sizeof name) != 0)
+	y->watched = true;
+	if (disk_of_dev(dev, name, sizeof name) != 0)
 		return;  /* tmpfs, overlay: no block device; stays missing */
 	if (strcmp(name, y->device) != 0) {
 		snprintf(y->device, sizeof y->device, "%s", name);
 		y->have_sect = false;
 	}
+}
+
+bool ssys_watching(const struct ssys *y)
+{
+	return y->watched;
 }
 
 int ssys_disk(struct ssys *y, struct snapshot *s, double dt)

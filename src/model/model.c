@@ -332,3 +332,9 @@ const struct phase *history_phase(const struct history *h, size_t i)
 {
 	return i < h->nph ? &h->ph[i] : NULL;
 }
+
+void history_label_phase(struct history *h, const char *label)
+{
+	if (h->nph)
+		snprintf(h->ph[h->nph - 1].label, sizeof h->ph[0].label, "%s", label);
+}

@@ -110,7 +110,9 @@ static void cpu_row(const struct ui_view *v, const struct cpu_sample *c, int y, 
 	static const char letters[4] = { 'u', 's', 'w', 'i' };
 	int bx = x + 7, used = 0;
 	for (int k = 0; k < 4; k++) {
-		int n = parts[k] > 0 ? (int)(parts[k] * barw / 100 + 0.5) : 0;
+		/* a recorded share may be anything: at most the whole bar */
+		double p = parts[k] > 100 ? 100 : parts[k];
+		int n = p > 0 ? (int)(p * barw / 100 + 0.5) : 0;
 		if (n > barw - used)
 			n = barw - used;
 		bx = segment(y, bx, n, roles[k], letters[k]);

@@ -87,8 +87,8 @@ void ui_freqline_draw(const struct ui_view *v, struct rect r)
 	double now = mean_khz(last);
 	char extra[96], a[24], b[24], c[24];
 	ui_fmt_khz(now > 0 ? (long)now : -1, a, sizeof(a));
-	ui_fmt_khz(hi > 0 ? (long)hi : -1, b, sizeof(b));
-	ui_fmt_khz(isfinite(lo) ? (long)lo : -1, c, sizeof(c));
+	snprintf(b, sizeof(b), "%.2fG", hi / 1e6);
+	snprintf(c, sizeof(c), "%.2fG", isfinite(lo) ? lo / 1e6 : 0);
 	snprintf(extra, sizeof(extra), "the workload's CPUs, %s: %s (v: off)", v->freq_source, a);
 	ui_title((struct rect){ r.y, r.x, 1, r.w }, "Frequency", extra);
 	ui_text(r.y + 1, r.x, 7, ROLE_AXIS, b);

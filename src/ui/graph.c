@@ -218,11 +218,21 @@ static void set_dot(struct plot *p, int col, int sub, int dot, int owner)
 	p->owner[c] = (uint8_t)owner;
 }
 
-/* One series: a dot per sample, joined vertically to the previous one;
- * a value over the top is drawn at the top and marked clipped. */
+/* Dots lo..hi (either order) in dot column x. */
+static void dot_span(struct plot *p, int x, int a, int b, int owner)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+	for (int d = lo; d <= hi; d++)
+		set_dot(p, x / p->dpc, x % p->dpc, d, owner);
+}
+
+/* One series: a dot per sample, joined to the previous one (vertically
+ * in the next dot column; samples spread further apart, as a short
+ * recording is over a replay's width, by a line through the columns
+ * between); a value over the top is drawn at the top and marked clipped. */
 static void plot_series(const double *val, int owner, struct plot *p, double top)
 {
-	int ndots = p->h * p->vres, prev = -1;
+	int ndots = p->h * p->vres, prev = -1, prevx = 0;
 	for (int i = 0; i < p->ns; i++) {
 		double y = val[i];
 		if (!known(y)) {
@@ -233,10 +243,18 @@ static void plot_series(const double *val, int owner, struct plot *p, double top
 			p->clip[p->col[i]] = (uint8_t)owner;
 		int dot = (int)lround(y / top * (ndots - 1));
 		dot = dot < 0 ? 0 : dot >= ndots ? ndots - 1 : dot;
-		int lo = prev < 0 || prev > dot ? dot : prev, hi = prev > dot ? prev : dot;
-		for (int d = lo; d <= hi; d++)
-			set_dot(p, p->col[i], p->sub[i], d, owner);
+		int x = p->col[i] * p->dpc + p->sub[i], gap = abs(x - prevx);
+		if (prev >= 0 && gap > 1) {
+			int step = x > prevx ? 1 : -1;
+			for (int k = 1; k < gap; k++) {
+				int y = (int)lround(prev + (double)(dot - prev) * k / gap);
+				dot_span(p, prevx + k * step, prev, y, owner);
+				prev = y;
+			}
+		}
+		dot_span(p, x, prev < 0 ? dot : prev, dot, owner);
 		prev = dot;
+		prevx = x;
 	}
 }
 

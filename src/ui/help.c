@@ -31,7 +31,7 @@ static const char *const glossary[][2] = {
 	{ "", "one colour per frequency, lowest to highest of this machine" },
 	{ "avg", "mean effective frequency over the period" },
 	{ "", "Processes (o: sort, /: filter) and Placement" },
-	{ "PID WL", "process id; the workload it belongs to (0: attached)" },
+	{ "PID WL", "process id; the workload it belongs to (--attach: 1, the attached processes)" },
 	{ "ROLE", "reader, writer, control, cmd, seeker ... what the process does" },
 	{ "CPU", "the CPU it last ran on;  ALLOWED: the CPUs it may run on" },
 	{ "S", "state: R running, S sleeping, D disk wait, T stopped, Z zombie, x ended" },

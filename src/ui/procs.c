@@ -330,9 +330,10 @@ void ui_procs_draw(const struct ui_view *v, struct rect r)
 	ui_title(r, "Processes", extra);
 	heading(&t, r.y + 1, r.x, r.w);
 	int rows = r.h - 2, first = 0, sel = -1;
+	/* (no pointer into procs unless the selection is one of them: a
+	 * sample may have none) */
 	for (int i = 0; i < n; i++)
-		if (s && list[i] == &s->procs[v->selected < s->nproc && v->selected >= 0 ? v->selected : 0] &&
-		    v->selected >= 0 && v->selected < s->nproc)
+		if (s && v->selected >= 0 && v->selected < s->nproc && list[i] == &s->procs[v->selected])
 			sel = i;
 	/* Keep the selection on screen. */
 	if (sel >= rows)

@@ -40,6 +40,12 @@ static void make_name(struct workload *w)
 	size_t n = sizeof w->name;
 	int k = 0;
 	switch (s->kind) {
+	case WL_ATTACHED:
+		/* "attached dd if=/dev/zero of=out, sleep 60" */
+		k = snprintf(p, n, "attached");
+		for (char **a = s->argv; a && *a && k < (int)n; a++)
+			k += snprintf(p + k, n - k, "%s %s", a == s->argv ? "" : ",", *a);
+		return;
 	case WL_CMD:
 		k = snprintf(p, n, "cmd");
 		for (char **a = s->argv; a && *a && k < (int)n; a++) {
@@ -204,7 +210,7 @@ static void note_files(struct workload *w, bool note)
 
 int workload_prepare(struct workload *w, char *msg, size_t len)
 {
-	if (w->spec->kind == WL_CMD || w->prepared)
+	if (w->spec->kind == WL_CMD || w->spec->kind == WL_ATTACHED || w->prepared)
 		return 0;
 	if (workload_needs_source(w))
 		return plan_source(w, msg, len);
@@ -266,6 +272,8 @@ static bool any_alive(const struct workload *w)
 
 bool workload_running(const struct workload *w)
 {
+	if (w->spec->kind == WL_ATTACHED)
+		return (w->state == WLS_RUNNING || w->state == WLS_PAUSED) && workload_attached_alive(w);
 	return any_alive(w) || w->sync_pid || w->tree_wait;
 }
 
@@ -297,6 +305,8 @@ static void finish_run(struct workload *w, double now)
 		w->passes_done_runs += workload_engine_passes(w);
 	else if (w->state == WLS_RUNNING || w->state == WLS_PAUSED)
 		w->passes_done_runs++;  /* a command that ran to its end: one pass */
+	if (w->ctr)
+		w->io_done += workload_io_span(w, now);
 	if (w->ctr) {
 		for (int j = 0; j < w->nctr; j++) {
 			w->bytes_done_runs += w->ctr[j].bytes;
@@ -396,12 +406,23 @@ static void after_children(struct workload *w, double now)
 
 void workload_tree_check(struct workload *w, double now)
 {
+	/* attached processes end on their own: the workload with the last */
+	if (w->spec->kind == WL_ATTACHED && (w->state == WLS_RUNNING || w->state == WLS_PAUSED) &&
+	    !workload_attached_alive(w)) {
+		finish_run(w, now);
+		return;
+	}
 	if (w->tree_wait && !any_alive(w) && !w->sync_pid)
 		after_children(w, now);
 }
 
 void workload_signal(struct workload *w, int sig)
 {
+	/* benchtop never signals processes it did not start through their
+	 * workload (pause and resume of attached ones are the run's, which
+	 * knows which were stopped already) */
+	if (w->spec->kind == WL_ATTACHED)
+		return;
 	for (int i = 0; i < w->nch; i++) {
 		if (!w->ch[i].alive)
 			continue;
@@ -421,7 +442,7 @@ void workload_signal(struct workload *w, int sig)
 
 void workload_pause(struct workload *w, bool pause)
 {
-	if (!any_alive(w) && !w->tree_wait)
+	if (w->spec->kind == WL_ATTACHED ? !workload_running(w) : !any_alive(w) && !w->tree_wait)
 		return;
 	if (pause && !w->paused)
 		w->t_paused = clock_mono();
@@ -437,6 +458,16 @@ void workload_stop(struct workload *w)
 	w->stop_requested = true;
 	if (!workload_running(w))
 		return;
+	if (w->spec->kind == WL_ATTACHED) {
+		/* the run ends, the attached processes go on: the workload is
+		 * over for benchtop now */
+		if (w->paused && w->t_paused > 0)
+			w->paused_s += clock_mono() - w->t_paused;
+		w->paused = false;
+		w->state = WLS_RUNNING;
+		finish_run(w, w->t_start + (clock_mono() - w->t_called));
+		return;
+	}
 	workload_signal(w, SIGTERM);
 	workload_signal(w, SIGCONT);
 	if (w->state == WLS_PAUSED)

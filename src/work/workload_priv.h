@@ -51,9 +51,11 @@ struct workload {
 	int nctr;
 	struct sampler *sp;
 	double t_start, t_end, elapsed_done;
+	double io_done;          /* engines: the runs' io_elapsed (workload_totals) */
 	double ru_user, ru_sys;
 	double seen_user, seen_sys;  /* the most the samples ever showed */
 	double seen_base_user, seen_base_sys;
+	bool seen_based;             /* attached: the base above was taken */
 	uint64_t bytes_done_runs, rbytes_done_runs, calls_done_runs; /* of finished runs */
 	uint64_t passes_done_runs;                  /* passes of finished runs */
 	uint64_t bytes_seen;                        /* the latest total shown */
@@ -97,9 +99,18 @@ void workload_source_done(struct workload *w, double now);
  * w->sync_pid when it could be started). */
 void workload_start_sync(struct workload *w);
 
+/* workload_attach.c */
+/* Follow the --attach processes as this workload (kind attached). */
+int workload_attach_start(struct workload *w, char *msg, size_t len);
+/* One of them, or a descendant still tracked, runs. */
+bool workload_attached_alive(const struct workload *w);
+
 /* workload_rows.c */
 /* Add this run's write and rewrite (pattern=rewrite) to w->rows. */
 void workload_add_rewrite_rows(struct workload *w);
+/* Seconds from the first phase 0 mark of the instance's jobs to their last
+ * done mark (now for a job not done): the time its I/O took. */
+double workload_io_span(const struct workload *w, double now);
 /* Passes every job of the running instance has completed. */
 uint64_t workload_engine_passes(const struct workload *w);
 

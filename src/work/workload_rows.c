@@ -68,6 +68,22 @@ void workload_add_rewrite_rows(struct workload *w)
 	w->rows[1].runs++;
 }
 
+double workload_io_span(const struct workload *w, double now)
+{
+	double t0 = 0, t1 = 0;
+	for (int j = 0; j < w->nctr; j++) {
+		const struct engine_counters *c = &w->ctr[j];
+		if (c->phase_t[0] <= 0)
+			continue;
+		double end = c->phase_t[3] > 0 ? c->phase_t[3] : now;
+		if (t0 == 0 || c->phase_t[0] < t0)
+			t0 = c->phase_t[0];
+		if (end > t1)
+			t1 = end;
+	}
+	return t1 > t0 ? t1 - t0 : 0;
+}
+
 /* Passes every job of the running instance has completed. */
 uint64_t workload_engine_passes(const struct workload *w)
 {
@@ -148,7 +164,10 @@ uint64_t workload_passes(const struct workload *w)
 
 void workload_poll(struct workload *w, struct wl_sample *ws, double now, double dt)
 {
-	workload_tree_check(w, now);
+	/* (attached processes end by the run's clock: workload_tree_check
+	 * after each reaping pass) */
+	if (w->spec->kind != WL_ATTACHED)
+		workload_tree_check(w, now);
 	/* counters read now: their rates are over the time since their own
 	 * last read, not the loop's */
 	double t_read = clock_mono();
@@ -188,9 +207,11 @@ void workload_poll(struct workload *w, struct wl_sample *ws, double now, double 
 	}
 	/* Descendants reaped by someone else are only in the samples; the
 	 * default workload's source writer is not part of the copy. */
-	if (w->src_ctr && !w->src_ready) {
+	if ((w->src_ctr && !w->src_ready) || (w->spec->kind == WL_ATTACHED && !w->seen_based)) {
+		/* attached processes: their CPU counts from when benchtop found them */
 		w->seen_base_user = ws->utime;
 		w->seen_base_sys = ws->stime;
+		w->seen_based = true;
 	} else {
 		double u = ws->utime - w->seen_base_user, y = ws->stime - w->seen_base_sys;
 		w->seen_user = u > w->seen_user ? u : w->seen_user;
@@ -254,11 +275,12 @@ void workload_totals(const struct workload *w, struct workload_totals *t)
 		t->sys = y;
 	}
 	t->elapsed = w->elapsed_done;
+	t->io_elapsed = w->io_done;
 	t->paused = w->paused_s + (w->paused && w->t_paused > 0 ? clock_mono() - w->t_paused : 0);
 	t->bytes = w->bytes_seen;
 	t->calls = w->calls_done_runs;
 	t->runs = w->runs;
-	t->counted = w->spec->kind != WL_CMD ? NULL : w->counted == 'r' ? "read" :
+	t->counted = w->spec->kind != WL_CMD && w->spec->kind != WL_ATTACHED ? NULL : w->counted == 'r' ? "read" :
 	             w->counted == 'w' && w->both ? "written" : NULL;
 	t->read_bytes = w->rbytes_seen;
 	t->write_bytes = w->wbytes_seen;

@@ -288,7 +288,8 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 	if (rc == 0) {
 		if (w->ctr)
 			memset(w->ctr, 0, sizeof *w->ctr * (size_t)w->nctr);
-		rc = w->spec->kind == WL_CMD ? spawn_cmd(w, msg, len) :
+		rc = w->spec->kind == WL_ATTACHED ? workload_attach_start(w, msg, len) :
+		     w->spec->kind == WL_CMD ? spawn_cmd(w, msg, len) :
 		     workload_needs_source(w) ? spawn_source(w, msg, len) : spawn_engine(w, msg, len);
 	}
 	if (rc) {

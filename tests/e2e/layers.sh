@@ -58,6 +58,41 @@ awk -v names="${layers[*]}" '
 			else print "ok - " L[i] " uses only folders before it"
 		}
 	}' "$E2E_TMP/syms" "$E2E_TMP/syms" > "$E2E_TMP/result"
+
+# Headers: a header of include/benchtop/ belongs to the latest folder that
+# defines a function or variable it declares; a file that includes a
+# header of a later folder depends on that folder even where nm sees no
+# symbol (a struct's layout, an inline function, a macro).
+for src in $(find src -name '*.c' | sort); do
+	r=$(rank "$(folder "$src")")
+	sed -n 's/^#include "benchtop\/\(.*\)".*/\1/p' "$src" | awk -v r="$r" -v f="$src" '{ print "inc", r, f, $1 }'
+done > "$E2E_TMP/incs"
+awk -v names="${layers[*]}" '
+	BEGIN { n = split(names, L, " ") }
+	FILENAME == ARGV[1] { if ($1 == "def") { rank[$4] = $2; file[$4] = $3 } next }
+	FILENAME == ARGV[2] { inc[++ni] = $0; next }
+	FNR == 1 { h = FILENAME; sub(/.*\//, "", h); incom = 0 }
+	{ line = $0 }
+	incom { if (line !~ /\*\//) next; sub(/.*\*\//, "", line); incom = 0 }
+	{ gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, "", line) }
+	line ~ /\/\*/ { sub(/\/\*.*/, "", line); incom = 1 }
+	{
+		while (match(line, /[A-Za-z_][A-Za-z0-9_]*/)) {
+			w = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
+			if ((w in rank) && (!(h in owner) || rank[w] > owner[h])) { owner[h] = rank[w]; by[h] = w " of " file[w] }
+		}
+	}
+	END {
+		for (i = 1; i <= ni; i++) {
+			split(inc[i], x, " ")
+			if ((x[4] in owner) && owner[x[4]] > x[2]) { bad[x[2]] = bad[x[2]] "\n# " x[3] " includes " x[4] " (" by[x[4]] ")"; nbad[x[2]]++ }
+		}
+		for (i = 1; i <= n; i++) {
+			if (nbad[i - 1]) print "not ok - " L[i] " includes " nbad[i - 1] " headers of later folders" bad[i - 1]
+			else print "ok - " L[i] " includes only headers of folders before it"
+		}
+	}' "$E2E_TMP/syms" "$E2E_TMP/incs" include/benchtop/*.h >> "$E2E_TMP/result"
+
 while IFS= read -r line; do
 	case "$line" in
 	"ok - "*) ok "${line#ok - }" ;;

@@ -87,7 +87,7 @@ tm_kill pa
 
 # At 80x24 the default run's placement strip shows reader and writer, a
 # CPU row shows +N only after a PID, and a capped governor stays whole.
-tm_start df 80x24 "TMPDIR='$T/tmp' '$BENCHTOP' --no-mouse --sysfs '$T/sys' --at 1:governor=performance --at 1.5:maxfreq=1600000"
+tm_start df 80x24 "TMPDIR='$T/tmp' '$BENCHTOP' --no-mouse --sysfs '$T/sys' -o '$T/df.jsonl' --at 1:governor=performance --at 1.5:maxfreq=1600000"
 strip_roles() { tm_screen df | sed -n '/Placement/,/Processes/p' | grep -q ' reader ' && tm_screen df | sed -n '/Placement/,/Processes/p' | grep -q ' writer '; }
 wait_for 60 strip_roles
 check "80x24: the placement strip shows reader and writer" strip_roles
@@ -95,6 +95,11 @@ wait_for 20 screen_has df "cap 1.60G"
 tm_screen df > "$T/df.txt"
 check "80x24: a capped governor reads in full" grep -qE '^cpu0 .*cap 1\.60G performance( |$)' "$T/df.txt"
 check "80x24: no CPU row shows +N without a PID" sh -c "! grep -E '^cpu[0-9]' '$T/df.txt' | grep -qE '(performance|ondemand) +\+[0-9]'"
+# The first minute: the default copies without a flush per pass (no comb),
+# and before the first key the status line suggests the first step.
+check "default run: its passes are not flushed ($(jq -r 'select(.type=="start") | .workloads[0].spec' "$T/df.jsonl"))" \
+	quiet jq -se '(.[] | select(.type=="start")).workloads[0].spec | test("sync=none")' "$T/df.jsonl"
+check "default run: the status line suggests the first step" grep -q "select a process, 0-9 pin it" "$T/df.txt"
 tm_keys df q
 wait_for 20 sh -c "! tmux has-session -t bt$$-df 2>/dev/null || ! tmux capture-pane -p -t bt$$-df | grep -q Throughput"
 tm_kill df
@@ -165,5 +170,87 @@ if [ "$(nproc)" -ge 2 ]; then
 else
 	skip "spread needs 2 CPUs"
 fi
+
+# ---- --attach measures what it shows ------------------------------------
+# An outside dd, held at a gate until benchtop has attached to it, writes
+# a file: workload 1 (kind attached, its command in spec) moves what the
+# file holds, in samples, phases, summary and metrics.
+attach_dd() {   # attach_dd NAME COUNT: starts the gated dd, prints its pid
+	mkfifo "$T/$1.gate"
+	sh -c "read x < '$T/$1.gate'; exec dd if=/dev/zero of='$T/$1.out' bs=256k count=$2 oflag=dsync status=none" \
+		</dev/null >/dev/null 2>&1 &
+	echo $!
+}
+ddpid=$(attach_dd at 400)
+"$BENCHTOP" -b --format json -i 0.2 --attach "$ddpid" -o "$T/at.jsonl" --metrics "$T/at.prom" \
+	> "$T/at.txt" 2> "$T/at.err" &
+bpid=$!
+wait_for 20 sh -c "grep -q '\"type\":\"sample\"' '$T/at.jsonl' 2>/dev/null"
+echo go > "$T/at.gate"
+# the metrics file goes at the end of the run: read it while dd writes
+prom_moves() { grep -qE '^benchtop_workload_bytes(_total)?\{[^}]*workload="1"[^}]*\} [1-9]' "$T/at.prom" 2>/dev/null; }
+wait_for 30 prom_moves
+check "attach: metrics carry its bytes" prom_moves
+wait_for 120 sh -c "! kill -0 $bpid 2>/dev/null"
+wait $bpid
+rc=$?
+size=$(stat -c %s "$T/at.out")
+check "attach: exit 0 ($rc), dd wrote $size bytes" [ "$rc" = 0 ] && [ "$size" = $((400 * 262144)) ]
+check "attach: workload 1, kind attached, its command in spec ($(jq -c 'select(.type=="start") | .workloads' "$T/at.jsonl"))" \
+	quiet jq -se '(.[] | select(.type=="start")).workloads | length == 1 and .[0].id == 1 and
+	.[0].kind == "attached" and (.[0].spec | test("dd if=/dev/zero"))' "$T/at.jsonl"
+check "attach: samples carry its write rate" quiet jq -se '
+	[.[] | select(.type=="sample") | .workloads[0].write_bps] | max > 0' "$T/at.jsonl"
+check "attach: the summary's bytes are what dd wrote, within 1% ($(jq -c 'select(.type=="end") | .summary[0].bytes' "$T/at.jsonl") of $size)" \
+	quiet jq -se --argjson n "$size" '(.[] | select(.type=="end")).summary[0].bytes as $b |
+	$b > $n * 0.99 and $b <= $n * 1.01' "$T/at.jsonl"
+check "attach: the phase has a rate" quiet jq -se '(.[] | select(.type=="end")).phases[0].bps > 0' "$T/at.jsonl"
+if [ "$(stat -f -c %T "$T")" != tmpfs ]; then
+	check "attach: the disk line is the device under dd's file ($(jq -r 'select(.type=="sample") | .disk.device' "$T/at.jsonl" | sort -u | tr '\n' ' '))" \
+		quiet jq -se '[.[] | select(.type=="sample") | .disk] | (map(.device) | any(. != "")) and (map(.write_bps) | max > 0)' "$T/at.jsonl"
+else
+	skip "attach: $T is on tmpfs, no block device under it"
+fi
+check "attach: dd left running its course, not killed" sh -c "! grep -q 'killed' '$T/at.err'"
+
+# In the dashboard: the legend's write value moves and the header names it.
+ddpid=$(attach_dd atd 4000)
+tm_start at 120x40 "'$BENCHTOP' --no-mouse -i 0.5 --attach $ddpid"
+wait_for 20 screen_has at "attached"
+echo go > "$T/atd.gate"
+legend_moves() { tm_screen at | grep -qE '(write|wr) [1-9]'; }
+wait_for 30 legend_moves
+check "attach dashboard: the legend shows the write rate ($(tm_screen at | grep -oE '(write|wr) [0-9.]+' | head -1))" legend_moves
+tm_keys at q
+wait_for 20 sh -c "! tmux has-session -t bt$$-at 2>/dev/null || ! tmux capture-pane -p -t bt$$-at | grep -q Throughput"
+check "attach dashboard: dd goes on after q" kill -0 "$ddpid"
+kill "$ddpid" 2>/dev/null
+tm_kill at
+
+# Reports: every marker label in full, none glued to another (labels on a
+# row keep clear of each other at 6 px a character, less than any
+# character of 12 px sans-serif but a space).
+"$BENCHTOP" -b -i 0.2 -t 4 -o "$T/mk.jsonl" --at 1:marker=alpha --at 1.4:marker=gov-bravo \
+	--at 1.8:free --at 2.2:marker=delta --at 2.3:marker=echo-echo --at 2.4:marker=foxtrot -- sleep 10 \
+	>/dev/null 2>&1
+# ev_labels FILE: "x y anchor text" per marker label of a report
+ev_labels() {
+	grep -o '<text class="ev"[^>]*><title>[^<]*</title>[^<]*' "$1" |
+		sed -E 's/.* x="([0-9.]+)" y="([0-9]+)"( text-anchor="end")?.*<\/title>(.*)/\1 \2 \3 \4/; s/ text-anchor="end" / end /; s/^([0-9.]+ [0-9]+)  /\1 start /'
+}
+# glued FILE: prints the first pair of labels on one row that touch
+glued() {
+	ev_labels "$1" | awk '{ x = $1; t = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", t); w = 6 * length(t);
+		if ($3 == "end") { a = x - w; b = x } else { a = x; b = x + w }
+		for (i = 0; i < n; i++) if (y[i] == $2 && a < B[i] && b > A[i]) { print T[i] " | " t; exit }
+		y[n] = $2; A[n] = a; B[n] = b; T[n] = t; n++ }'
+}
+for out in mk.svg mk.html; do
+	"$BENCHTOP" --report "$T/mk.jsonl" -o "$T/$out" >/dev/null 2>&1
+	labs=$(ev_labels "$T/$out" | sed -E 's/^[^ ]+ [^ ]+ [^ ]+ //' | tr '\n' ',')
+	check "report $out: every marker label in full ($labs)" sh -c "for l in alpha gov-bravo free delta echo-echo foxtrot; do echo '$labs' | grep -qE \"(^|,|s )\$l(,|\$)\" || exit 1; done"
+	g=$(glued "$T/$out")
+	check "report $out: no two labels glued ($g)" [ -z "$g" ]
+done
 
 finish

@@ -67,6 +67,48 @@ else
 	echo "# tmux missing: replay dashboard not tested"
 fi
 
+# ---- a replay shows what a live run shows: residency on a fake cpufreq tree ----
+if command -v tmux >/dev/null && command -v jq >/dev/null; then
+	FS=$E2E_TMP/fs
+	tests/fakesys.sh "$FS" --cpus 2
+	tests/fake_kernel.sh "$FS" 120 </dev/null >/dev/null 2>&1 &
+	KPID=$!
+	FREC=$E2E_TMP/freq.jsonl
+	"$BENCHTOP" -b -t 3 --sysfs "$FS" -o "$FREC" --at 1:governor=performance -- \
+		sh -c "dd if=/dev/zero of=$E2E_TMP/f bs=1M count=50 2>/dev/null; sleep 5" >/dev/null 2>&1
+	kill $KPID 2>/dev/null
+	# cpu0's mean frequency over the whole run, from the recorded phases
+	mean=$(tail -1 "$FREC" | jq -r '[.phases[].residency["0"] // {} | to_entries[]] |
+		(map((.key | tonumber) * .value) | add) / (map(.value) | add) / 1e6' 2>/dev/null)
+	mean=$(printf '%.2f' "$mean" 2>/dev/null)
+	check "freq recording: kernel residency per phase ($mean GHz)" sh -c "[ -n '$mean' ] && [ '$mean' != 0.00 ] && head -1 '$FREC' | jq -e '.cpufreq == \"kernel\"' >/dev/null"
+	S=rf
+	tm_start $S 120x40 "$BENCHTOP --replay $FREC; sleep 60"
+	if wait_for 20 sh -c "tmux capture-pane -p -t bt$$-$S | grep -qF Residency"; then
+		tm_keys $S End
+		res() { tmux capture-pane -p -t "bt$$-$S" | grep -oE 'Residency.*|cpu0 .*'; }
+		check "replay: residency panel from the recorded phases" wait_for 10 sh -c "tmux capture-pane -p -t bt$$-$S | grep -q 'Residency  kernel stats'"
+		check "replay: cpu0 at a mean of $mean GHz since start, as recorded" wait_for 10 sh -c "tmux capture-pane -p -t bt$$-$S | grep -qE 'cpu0 .*avg $mean GHz'"
+		check "replay: since the governor event, at its end" sh -c "tmux capture-pane -p -t bt$$-$S | grep -qF 'since gov perf'"
+		tm_keys $S '>'
+		check "replay: speed 2x on the status line" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-$S | tail -1 | grep -qF 'speed 2x'"
+		n=$(tmux capture-pane -p -t "bt$$-$S" | tail -1 | grep -oF 'speed 2x' | wc -l)
+		check "replay: speed said once ($n)" test "$n" = 1
+		# the graph is lines: the 0 row of a few samples spread over the width
+		# is one run of cells, not a dot per sample
+		zero=$(tmux capture-pane -p -t "bt$$-$S" | sed -n '3,20p' | grep -E '^ +0 ' | head -1)
+		zero=${zero#*0 } && zero=${zero%% *}
+		run=$(LC_ALL=C.UTF-8 bash -c 'echo ${#1}' _ "$zero")
+		check "replay: the graph drawn as lines (a run of ${run:-0} cells)" test "${run:-0}" -ge 60
+		tm_keys $S q
+	else
+		fail "replay: the dashboard did not start on the cpufreq recording"
+	fi
+	tm_kill $S
+else
+	skip "replay of a cpufreq recording: needs tmux and jq"
+fi
+
 # ---- report ----
 SVG=$E2E_TMP/out.svg HTML=$E2E_TMP/out.html
 "$BENCHTOP" --report "$REC" -o "$SVG"

@@ -163,4 +163,68 @@ else
 	skip "no /dev/full"
 fi
 
+# ---- nothing hangs ----------------------------------------------------------
+
+bt -b -t 0.3 -i 0.1 -o "$T/good.jsonl" -- true > /dev/null 2>&1
+mkdir -p "$T/rep"
+{ head -n -1 "$T/good.jsonl"; echo '{"type":"end","t":1e999,"summary":[]}'; } > "$T/inf.jsonl"
+bt --report "$T/inf.jsonl" -o "$T/rep/out.svg" > /dev/null 2> "$T/inf.err"; rc=$?
+line=$(wc -l < "$T/inf.jsonl")
+check "--report of t 1e999: exit 2 ($rc), named as file:line:col" \
+	sh -c "[ $rc = 2 ] && grep -Eq 'inf.jsonl:$line:[0-9]+:.*(range|infin)' '$T/inf.err'"
+check "... no output and no temporary file left" [ -z "$(ls -A "$T/rep")" ]
+sed -n 1p "$T/good.jsonl" | sed 's/"interval":[0-9.]*/"interval":-1e400/' > "$T/inf2.jsonl"
+bt --replay "$T/inf2.jsonl" -b > /dev/null 2> "$T/inf2.err"; rc=$?
+check "--replay of -1e400: exit 2 ($rc), line 1 named" sh -c "[ $rc = 2 ] && grep -q 'inf2.jsonl' '$T/inf2.err'"
+
+mkfifo "$T/x.theme"
+bt -b -t 0.3 --theme "$T/x.theme" -- true > /dev/null 2> "$T/th.err"; rc=$?
+check "a FIFO as --theme: refused ($rc), not opened for long" \
+	sh -c "[ $rc = 2 ] && grep -q 'not a regular file' '$T/th.err'"
+mkdir -p "$XDG_CONFIG_HOME/benchtop/themes"
+mkfifo "$XDG_CONFIG_HOME/benchtop/themes/pipe.theme"
+bt -b -t 0.3 --theme pipe -- true > /dev/null 2> "$T/th2.err"; rc=$?
+check "a FIFO in the themes directory: refused ($rc)" \
+	sh -c "[ $rc = 2 ] && grep -q 'not a regular file' '$T/th2.err'"
+rm -f "$XDG_CONFIG_HOME/benchtop/themes/pipe.theme"
+mkfifo "$XDG_CONFIG_HOME/benchtop/config"
+bt -b -t 0.3 -- true > /dev/null 2> "$T/cf.err"; rc=$?
+check "a FIFO as the config file: refused ($rc), named" \
+	sh -c "[ $rc != 0 ] && [ $rc != 124 ] && grep -q 'config' '$T/cf.err'"
+rm -f "$XDG_CONFIG_HOME/benchtop/config"
+bash tests/fakesys.sh "$T/sys" --cpus 2
+g=$T/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq
+rm -f "$g" && mkfifo "$g"
+bt -b -t 0.5 -i 0.1 --sysfs "$T/sys" -- true > /dev/null 2> "$T/sy.err"; rc=$?
+check "a FIFO in the --sysfs tree: the run ends ($rc, not 124 from the timeout)" [ $rc != 124 ]
+a=$T/sys/devices/system/cpu/cpufreq/policy1/scaling_governor
+rm -f "$a" && mkfifo "$a"
+bt -b -t 0.5 -i 0.1 --sysfs "$T/sys" --governor performance -- true > /dev/null 2> "$T/sg.err"; rc=$?
+check "a FIFO as a scaling_governor with --governor: ends ($rc, not 124)" [ $rc != 124 ]
+
+timeout 20 sh -c 'exec "$0" -b -t 1 --attach $$' "$BENCHTOP" > /dev/null 2> "$T/self.err"; rc=$?
+check "--attach of benchtop's own PID: exit 2 ($rc), says so" \
+	sh -c "[ $rc = 2 ] && grep -q 'benchtop itself' '$T/self.err'"
+bt -b -t 1 --attach $$ > /dev/null 2> "$T/anc.err"; rc=$?
+check "--attach of an ancestor: exit 2 ($rc), says so" \
+	sh -c "[ $rc = 2 ] && grep -q 'ancestor' '$T/anc.err'"
+
+# ---- broken recordings are refused or drawn, never read out of bounds -----
+
+{ printf '\0{"type":"start"}\n'; cat "$T/good.jsonl"; } > "$T/nul.jsonl"
+bt --report "$T/nul.jsonl" -o "$T/rep/nul.svg" > /dev/null 2> "$T/nul.err"; rc=$?
+check "a recording line starting with NUL: exit 2 ($rc), named, no sanitizer report" \
+	sh -c "[ $rc = 2 ] && grep -q 'nul.jsonl' '$T/nul.err' && ! grep -q 'Sanitizer' '$T/nul.err'"
+jq -c 'if .type == "sample" then .cpus |= map(.user = 1e300 | .system = 1e300) else . end' \
+	"$T/good.jsonl" > "$T/huge.jsonl"
+tm_start huge 120x40 "sh -c '\"$BENCHTOP\" --replay \"$T/huge.jsonl\" 2> \"$T/huge.err\"; echo rc=\$? > \"$T/huge.rc\"'"
+if wait_for 30 sh -c "tm_screen() { tmux capture-pane -p -t bt$$-huge; }; tm_screen | grep -q 'end of recording'"; then
+	tm_keys huge q
+	wait_for 20 test -s "$T/huge.rc"
+	check "a replay of CPU shares of 1e300: drawn, quits with 0" grep -q 'rc=0' "$T/huge.rc"
+else
+	fail "a replay of CPU shares of 1e300 did not reach its end: $(cat "$T/huge.err" 2>/dev/null | head -3)"
+fi
+tm_kill huge
+
 finish

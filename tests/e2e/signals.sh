@@ -26,7 +26,7 @@ govs_are() {
 }
 alt_screen() { tmux display -p -t "bt$$-$1" '#{alternate_on}'; }
 cursor_on() { tmux display -p -t "bt$$-$1" '#{cursor_flag}'; }
-no_journal() { [ -z "$(ls -A "$XDG_RUNTIME_DIR/benchtop" 2>/dev/null)" ]; }
+no_journal() { ! ls "$XDG_RUNTIME_DIR"/benchtop/journal.* >/dev/null 2>&1; }
 # the run's cgroup (benchtop.PID under the cgroup2 mount), if any is left
 cgroup_of() { find /sys/fs/cgroup -maxdepth 3 -type d -name "benchtop.$1" 2>/dev/null | head -1; }
 has_cgroup2() { grep -q cgroup2 /proc/mounts; }
@@ -104,7 +104,7 @@ if has_cgroup2; then
 		wait_for 5 bash -c "! pgrep -f '^sleep $secs\$' >/dev/null"
 	# what a crash leaves (journal, empty cgroup) is --restore's
 	"$BENCHTOP" --restore >"$T/segv-restore.out" 2>&1
-	check "SEGV: --restore clears the rest" bash -c "[ -z \"\$(ls -A '$XDG_RUNTIME_DIR/benchtop' 2>/dev/null)\" ] && [ -z \"$(cgroup_of "$pid")\" ] && [ -z \"\$(find /sys/fs/cgroup -maxdepth 3 -type d -name benchtop.$pid)\" ]"
+	check "SEGV: --restore clears the rest (journal, cgroup)" bash -c "! ls '$XDG_RUNTIME_DIR'/benchtop/journal.* >/dev/null 2>&1 && [ -z \"\$(find /sys/fs/cgroup -maxdepth 3 -type d -name benchtop.$pid)\" ]"
 else
 	skip "no cgroup2 here: a setsid'd child cannot be held"
 fi

@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # The truth matrix: common commands run under benchtop, each wrapped in
 # tests/helpers/truthrun (the outside measurement of the same run: wall
-# time from fork to the last wait4 and the whole tree's CPU from wait4),
-# the bytes measured afterwards with stat, find -printf %s and wc -c.
+# time from fork to the last wait4, the whole tree's CPU from wait4, and
+# what the whole tree read and wrote as the kernel summed it while
+# truthrun reaped every process, orphans too), the bytes measured
+# afterwards with stat, find -printf %s and wc -c.
 # For every case: total bytes exact (0.5%), per-sample rate x interval
 # adding up to the total (2%), CPU as wait4 says (2% + 20 ms), elapsed as
 # the outside wall time (1%; --no-sync, so no preparation or flush is in
 # either; never shorter, and longer at most by how late benchtop itself
 # was scheduled in that run, which its widest sample interval shows, + 30
-# ms), no rate above twice the memcpy bandwidth benchtop measured (its end
-# record), and for tree copies whose bytes moved over 6 samples or more (rsync
-# is held to 6 MB/s so it does) no sample holding more than a third.
+# ms), no rate above twice the memcpy bandwidth benchtop measured at
+# start, and for runs whose bytes moved over 6 samples or more (rsync is
+# held to 6 MB/s so it does) no sample holding more than a third; the
+# phases add up to the summary's bytes; read_bytes and write_bytes are
+# there, the read side never above what the tree read at all (truthrun's
+# rchar, but for truthrun's own last look at its counts).  Cases with RTRUTH / WTRUTH check read_bytes / write_bytes
+# against the truth too, SPLIT=1 user and sys each against wait4's.
+# Trees that are not one serial process (parallel, background, orphaned,
+# short-lived children; overwrites; appends) run on a quiet machine and
+# again under a background CPU load (one busy shell loop per CPU, at
+# least two, started and killed by this script).
 . "$(dirname "$0")/lib.sh"
 
 for c in jq rsync cpio md5sum dd cc; do
@@ -55,16 +65,21 @@ run_case() {
 	fi
 	local truth
 	truth=$(cd "$dir" && eval "$truth_cmd")
-	local wall user sys
-	read -r wall user sys < <(sed -n 's/^truth wall=\([0-9.]*\) user=\([0-9.]*\) sys=\([0-9.]*\)$/\1 \2 \3/p' "$err" | tail -1)
+	local wall user sys rchar
+	read -r wall user sys rchar < <(sed -n 's/^truth wall=\([0-9.]*\) user=\([0-9.]*\) sys=\([0-9.]*\) rchar=\([0-9]*\) wchar=[0-9]*$/\1 \2 \3 \4/p' "$err" | tail -1)
 	if [ -z "$wall" ]; then
 		fail "$name: no outside measurement ($(tail -2 "$err" | tr '\n' ' '))"
 		return
 	fi
 	local res
-	res=$(jq -s -r --arg tree "${TREE:-}" --argjson truth "$truth" --argjson wall "$wall" --argjson cpu "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.6f", u + s }')" '
-		(map(select(.type == "end"))[0].memcpy_bps // .[0].memcpy_bps) as $bw
-		| (map(select(.type == "end"))[0].summary[0]) as $s
+	res=$(jq -s -r --arg tree "${TREE:-}" --argjson truth "$truth" --argjson wall "$wall" \
+		--argjson cpu "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.6f", u + s }')" \
+		--argjson user "$user" --argjson sys "$sys" --argjson rchar "$rchar" \
+		--argjson rtruth "${RTRUTH:-null}" --argjson wtruth "${WTRUTH:-null}" --arg split "${SPLIT:-}" '
+		def near($a; $b): (($a - $b) | fabs) <= 0.005 * $b + 1;
+		(.[0].memcpy_bps) as $bw
+		| (map(select(.type == "end"))[0]) as $fin
+		| ($fin.summary[0]) as $s
 		| ($s.counted // "written") as $side
 		| [ .[] | select(.type == "sample") | .interval as $iv | .workloads[0]
 		    | { iv: $iv, r: (if $side == "read" then .read_bps else .write_bps end),
@@ -74,23 +89,51 @@ run_case() {
 		| ($w | map(select(.iv != null and .r * .iv > 0)) | length) as $active
 		| ([$w[] | .iv // 0] | max - 0.1 | if . < 0 then 0 else . end) as $late
 		| ($w | map(.m) | max) as $top
-		| [ (if (($s.bytes - $truth) | fabs) <= 0.005 * $truth + 1 then "ok" else "bytes \($s.bytes) but \($truth) reached the files (\($side))" end),
+		| ($fin.phases | map(.bytes) | add) as $ph
+		| [ (if near($s.bytes; $truth) then "ok" else "bytes \($s.bytes) but \($truth) reached the files (\($side))" end),
 		    (if (($sum - $s.bytes) | fabs) <= 0.02 * $s.bytes + 65536 then "ok" else "rates x intervals add up to \($sum | floor), total \($s.bytes)" end),
 		    (if ((($s.user + $s.sys) - $cpu) | fabs) <= 0.02 * $cpu + 0.02 then "ok" else "CPU \($s.user + $s.sys) s, wait4 says \($cpu) s" end),
 		    (if $s.elapsed >= 0.99 * $wall - 0.002 and $s.elapsed <= 1.01 * $wall + $late + 0.03 then "ok"
 		     else "elapsed \($s.elapsed) s, outside wall time \($wall) s (benchtop was up to \($late) s late)" end),
 		    (if $top <= 2 * $bw then "ok" else "a rate of \($top) B/s passes twice memcpy (\($bw) B/s)" end),
 		    (if $active < 6 or $tree == "" or $biggest <= $s.bytes / 3 then "ok"
-		     else "one sample holds \($biggest | floor) of \($s.bytes) bytes moved over \($active) samples" end)
+		     else "one sample holds \($biggest | floor) of \($s.bytes) bytes moved over \($active) samples" end),
+		    (if near($ph; $s.bytes) then "ok" else "phases add up to \($ph) bytes, the summary says \($s.bytes)" end),
+		    (if ($s.read_bytes | type) == "number" and ($s.write_bytes | type) == "number"
+		        and $s.read_bytes <= $rchar + 4096
+		        and $s.bytes == (if $side == "read" then $s.read_bytes else $s.write_bytes end) then "ok"
+		     else "read_bytes \($s.read_bytes), write_bytes \($s.write_bytes), bytes \($s.bytes) (\($side)); the tree read \($rchar) in all" end),
+		    (if $rtruth == null or near($s.read_bytes; $rtruth) then "ok" else "read_bytes \($s.read_bytes) but \($rtruth) was read" end),
+		    (if $wtruth == null or near($s.write_bytes; $wtruth) then "ok" else "write_bytes \($s.write_bytes) but \($wtruth) was written" end),
+		    (if $split == "" or ((($s.user - $user) | fabs) <= 0.02 * $user + 0.02 and (($s.sys - $sys) | fabs) <= 0.02 * $sys + 0.02) then "ok"
+		     else "user \($s.user) s, sys \($s.sys) s; wait4 says user \($user) s, sys \($sys) s" end)
 		  ] | join("\n")' "$out")
-	echo "# $name: elapsed $(jq -s 'map(select(.type == "end"))[0].summary[0].elapsed' "$out") s, outside wall $wall s; bytes $(jq -s 'map(select(.type == "end"))[0].summary[0].bytes' "$out"), truth $truth"
-	local what=(bytes "rates add up" CPU elapsed ceiling "rates follow the copy")
+	echo "# $name: elapsed $(jq -s 'map(select(.type == "end"))[0].summary[0].elapsed' "$out") s, outside wall $wall s; bytes $(jq -s -c 'map(select(.type == "end"))[0].summary[0] | [.bytes, .counted, .read_bytes, .write_bytes]' "$out"), truth $truth, tree rchar $rchar"
+	local what=(bytes "rates add up" CPU elapsed ceiling "rates follow the run" "phases add up" "both directions" "read bytes" "written bytes" "user/sys split")
 	local i=0
 	while IFS= read -r line; do
 		if [ "$line" = ok ]; then ok "$name: ${what[$i]}"; else fail "$name: $line"; fi
 		i=$((i + 1))
 	done <<< "$res"
 }
+
+# A background CPU load: one busy shell loop per CPU, at least two.
+LOAD_PIDS=()
+load_start() {
+	local n i
+	n=$(nproc)
+	[ "$n" -lt 2 ] && n=2
+	for i in $(seq "$n"); do
+		sh -c 'while :; do :; done' &
+		LOAD_PIDS+=($!)
+	done
+}
+load_stop() {
+	local p
+	for p in "${LOAD_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	LOAD_PIDS=()
+}
+trap 'load_stop; e2e_cleanup' EXIT
 
 run_case cp "stat -c %s out" "cp '$BIG' out"
 PRE="head -c 1000000 /dev/zero > out" run_case cp-over "stat -c %s out" "cp '$BIG' out"
@@ -108,6 +151,44 @@ run_case sparse "echo 6000000" "mkdir held && '$T/holdfiles' 0 held out 6000000 
 TREE=1 run_case children300 "sum_sizes ." "for i in \$(seq 300); do head -c 10000 '$BIG' > s.\$i; done"
 run_case orphan "stat -c %s orphan.out" \
 	"( i=0; while [ \$i -lt 100000 ]; do i=\$((i + 1)); done; head -c 4000000 '$BIG' > orphan.out ) & sleep 0.01"
+
+# Trees that are not one serial process, on a quiet machine, then under load.
+F8=$T/src/f8m
+head -c $((8 << 20)) "$BIG" > "$F8"
+F8SIZE=$(stat -c %s "$F8")
+trees() {
+	local sfx=$1
+	# parallel children (xargs -P2): 48 reads of 8 MiB
+	RTRUTH=$((48 * F8SIZE)) run_case "xargs-P2$sfx" "echo $((48 * F8SIZE))" \
+		"for i in \$(seq 48); do echo '$F8'; done | xargs -P2 -n4 md5sum > /dev/null"
+	# background children reaped by wait
+	RTRUTH=$((60 * F8SIZE)) run_case "background$sfx" "echo $((60 * F8SIZE))" \
+		"for i in \$(seq 60); do cat '$F8' > /dev/null & done; wait"
+	# orphaned readers: handed to the subreaper, never waited for by sh
+	RTRUTH=$((40 * F8SIZE)) SPLIT=1 run_case "orphan-readers$sfx" "echo $((40 * F8SIZE))" \
+		"for i in \$(seq 40); do (cat '$F8' > /dev/null &); done"
+	# orphaned writers
+	SPLIT=1 run_case "orphan-writers$sfx" "sum_sizes ." \
+		"for i in \$(seq 40); do (cat '$F8' > o.\$i &); done"
+	# reads a lot, writes a little: rated by what it read
+	RTRUTH=$BIGSIZE run_case "md5sum-sums$sfx" "echo $BIGSIZE" "md5sum '$BIG' > sums.txt"
+	# in-place overwrites of dirty pages (dd's stderr lines are not bytes)
+	PRE="head -c $BIGSIZE /dev/zero > ow" WTRUTH=$((3 * BIGSIZE)) run_case "overwrite$sfx" "echo $((3 * BIGSIZE))" \
+		"i=0; while [ \$i -lt 3 ]; do dd if='$BIG' of=ow bs=1M conv=notrunc; i=\$((i + 1)); done"
+	# short appenders, none holding the file across samples for long
+	TREE=1 run_case "append-loop$sfx" "stat -c %s ap" \
+		"i=0; while [ \$i -lt 12 ]; do dd if='$F8' of=ap bs=64k oflag=append conv=notrunc 2>/dev/null; sleep 0.15; i=\$((i + 1)); done"
+	# read-only
+	RTRUTH=$BIGSIZE run_case "cat-null$sfx" "echo $BIGSIZE" "cat '$BIG' > /dev/null"
+}
+trees ""
+load_start
+trees "-load"
+load_stop
+
+jq -e -s 'map(select(.type == "end"))[0].summary[0].counted == "read"' "$T/out/md5sum-sums.json" >/dev/null &&
+	ok "md5sum-sums: rated by what it read" ||
+	fail "md5sum-sums: not rated by its reads: $(tail -1 "$T/out/md5sum-sums.json" | jq -c '.summary[0]')"
 
 # A read-only command says which side it counted.
 jq -e -s 'map(select(.type == "end"))[0].summary[0].counted == "read"' "$T/out/md5sum.json" >/dev/null &&

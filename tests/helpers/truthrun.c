@@ -1,10 +1,16 @@
 /* truthrun.c - the outside measurement of a command for the truth matrix
  * (tests/e2e/truth.sh): runs argv[1..] and, as their subreaper, waits for
  * every descendant (orphans too), then prints to standard error
- *   truth wall=SECONDS user=SECONDS sys=SECONDS
+ *   truth wall=SECONDS user=SECONDS sys=SECONDS rchar=BYTES wchar=BYTES
  * wall from just before the fork to the last wait4 (CLOCK_MONOTONIC),
  * CPU from wait4's resource use of the whole tree (RUSAGE_CHILDREN) plus
  * truthrun's own (RUSAGE_SELF): what its parent's wait4 will see.
+ * rchar and wchar are what every process of the tree read and wrote with
+ * read(2)/write(2) and their kin, whatever the file (pipes included), as
+ * the kernel summed them into truthrun's /proc/self/io while it reaped
+ * them, less truthrun's own before the fork: an upper bound of the tree's
+ * regular-file bytes, and exactly them for a tree that moves nothing
+ * else.
  *
  *   cc -o truthrun tests/helpers/truthrun.c
  *   truthrun sh -c 'cp big out' */
@@ -24,6 +30,20 @@ static double mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* rchar and wchar of /proc/self/io (whole: reaped children included). */
+static void self_io(unsigned long long *rchar, unsigned long long *wchar)
+{
+	char line[128];
+	FILE *fp = fopen("/proc/self/io", "r");
+	*rchar = *wchar = 0;
+	while (fp && fgets(line, sizeof line, fp)) {
+		sscanf(line, "rchar: %llu", rchar);
+		sscanf(line, "wchar: %llu", wchar);
+	}
+	if (fp)
+		fclose(fp);
+}
+
 static double secs(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
@@ -36,6 +56,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	unsigned long long r0, w0, r1, w1;
+	self_io(&r0, &w0);
 	double t0 = mono();
 	pid_t pid = fork();
 	if (pid < 0)
@@ -50,10 +72,12 @@ int main(int argc, char **argv)
 		if (p == pid)
 			rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	double wall = mono() - t0;
+	self_io(&r1, &w1);
 	struct rusage ru, self;
 	getrusage(RUSAGE_CHILDREN, &ru);
 	getrusage(RUSAGE_SELF, &self);
-	fprintf(stderr, "truth wall=%.6f user=%.6f sys=%.6f\n", wall,
-	        secs(ru.ru_utime) + secs(self.ru_utime), secs(ru.ru_stime) + secs(self.ru_stime));
+	fprintf(stderr, "truth wall=%.6f user=%.6f sys=%.6f rchar=%llu wchar=%llu\n", wall,
+	        secs(ru.ru_utime) + secs(self.ru_utime), secs(ru.ru_stime) + secs(self.ru_stime),
+	        r1 - r0, w1 - w0);
 	return rc;
 }

@@ -70,7 +70,11 @@ static const struct bad bad_lines[] = {
 	{ "-w|frob:src=a", "frob" },
 	{ "-w|copy:src=a,bogus=1", "bogus" },
 	{ "-w|copy:src=a,path=b", "path" },
-	{ "-w|read:path=a,size=1M", "size" },
+	{ "-w|seek:path=a,size=1M", "size" },
+	{ "-w|net:mss=10", "mss" },
+	{ "-w|net:align=sideways", "sideways" },
+	{ "-w|net:bs=4k", "bs" },
+	{ "-b|--format|bonnie", "bonnie" },
 	{ "-w|copy:src=a,src=b", "src" },
 	{ "-w|copy:dst=b", "src" },
 	{ "-w|copy", "src" },
@@ -198,7 +202,9 @@ static void test_messages_list_choices(void **state)
 	assert_int_equal(parse("-w|seek:path=a,unit=char", &r, err), -1);
 	assert_non_null(strstr(err, "path, bs, seekers, count, update"));
 	assert_int_equal(parse("--format|xml", &r, err), -1);
-	assert_non_null(strstr(err, "text, csv or json"));
+	assert_non_null(strstr(err, "text, csv, json or bonnie"));
+	assert_int_equal(parse("-w|net:bogus=1", &r, err), -1);
+	assert_non_null(strstr(err, "path, size, sync, jobs, pattern, mss, align"));
 	assert_int_equal(parse("-w|copy:src=a,bs=12x", &r, err), -1);
 	assert_non_null(strstr(err, "KiB"));
 	assert_int_equal(parse("--intervall|1", &r, err), -1);

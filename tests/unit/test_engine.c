@@ -466,9 +466,55 @@ static void test_block_read_of_invented_file(void **s)
 	assert_int_equal(run(&r, &plan, &c), 0);
 	assert_true(plan.job[0].src_invented);
 	assert_int_equal(c->bytes, 5 * MIB + 3);
-	assert_int_equal(c->calls, 5 * 16 + 2);
+	/* size= ends the pass at its last byte: no read meets the end */
+	assert_int_equal(c->calls, 5 * 16 + 1);
 	engine_cleanup(&r, &plan, false, false);
 	assert_int_equal(count_entries(scratch), 0);
+	engine_counters_free(c, 1);
+	engine_plan_free(&plan);
+}
+
+/* A device that never ends (/dev/zero) ends at size=. */
+static void test_read_of_device_ends_at_size(void **s)
+{
+	struct wl_spec r = spec(WL_READ);
+	struct engine_plan plan;
+	struct engine_counters *c;
+
+	(void)s;
+	r.path = "/dev/zero", r.size = MIB + 5, r.bs = 4096;
+	assert_int_equal(run(&r, &plan, &c), 0);
+	assert_int_equal(c->bytes, MIB + 5);
+	assert_int_equal(c->calls, 256 + 1);
+	engine_cleanup(&r, &plan, false, false);
+	engine_counters_free(c, 1);
+	engine_plan_free(&plan);
+}
+
+/* net: the receiver writes the whole stream into the file; with align
+ * every write is align bytes (the last may be short). */
+static void test_net_stream(void **s)
+{
+	struct wl_spec w = spec(WL_NET);
+	struct engine_plan plan;
+	struct engine_counters *c;
+	char path[160];
+	struct stat st;
+
+	(void)s;
+	snprintf(path, sizeof path, "%s/net.out", scratch);
+	w.path = path, w.size = 3 * MIB + 100, w.mss = 1448, w.align = 8192;
+	assert_int_equal(run(&w, &plan, &c), 0);
+	assert_int_equal(plan.nroles, 2);
+	assert_int_equal(plan.roles[0], ROLE_RECEIVER);
+	assert_int_equal(plan.roles[1], ROLE_SENDER);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 3 * MIB + 100);
+	assert_int_equal(c->bytes, 3 * MIB + 100);
+	/* 384 writes of 8192 and one of 100, and the final fsync */
+	assert_int_equal(c->calls, 384 + 1 + 1);
+	engine_cleanup(&w, &plan, false, false);
+	unlink(path);
 	engine_counters_free(c, 1);
 	engine_plan_free(&plan);
 }
@@ -806,6 +852,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rewrite_8192, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_char_write_and_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_block_read_of_invented_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_of_device_ends_at_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_net_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seek, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobs3, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_pipe_copy, setup, teardown),

@@ -134,12 +134,12 @@ static void test_htop_keys(void **state)
 	for (int i = 0; i < 8; i++)   /* back round to the tracking order */
 		ui_key_feed(&v, 'o', &a);
 	assert_non_null(strstr(a.text, "tracking order"));
-	int f[] = { '/', 'w', 'r', '\n' };
-	assert_int_equal(feed(&v, f, 4, &a), 1);
+	int f[] = { '/', 'w', 'r', '\n' };   /* the filter acts as it is typed */
+	assert_int_equal(feed(&v, f, 4, &a), 4);
 	assert_int_equal(a.id, ACT_NOTE);
 	assert_non_null(strstr(a.text, "\"wr\""));
 	int none[] = { '/', 21, '\n' };   /* ^U clears: all processes */
-	assert_int_equal(feed(&v, none, 3, &a), 1);
+	assert_int_equal(feed(&v, none, 3, &a), 3);
 	assert_non_null(strstr(a.text, "all processes"));
 	/* the replay's seek keys exist in replays only */
 	v.replay = true;

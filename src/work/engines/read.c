@@ -2,7 +2,9 @@
  * at a time through stdio (bonnie's getc).  For read, bytes and rbytes
  * both count what was read.  update=PCT (bonnie's rewrite: 100) dirties
  * that share of the blocks read and writes each back in place, then
- * fsyncs the file at the end, so the flush is timed. */
+ * fsyncs the file at the end, so the flush is timed.  size= (or a sweep's
+ * --cell SIZE) stops a pass after that many bytes, so a device that never
+ * ends (/dev/urandom) ends too. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,8 +42,9 @@ static int block_read(struct eng_ctx *x, int fd)
 
 	if (!buf)
 		return eng_fail(x->c, ENOMEM, "allocating a buffer for", x->job->src);
-	for (uint64_t k = 0;; k++) {
-		ssize_t n = read(fd, buf, x->bs);
+	uint64_t left = x->w->size ? x->w->size : UINT64_MAX;
+	for (uint64_t k = 0; left > 0; k++) {
+		ssize_t n = read(fd, buf, left < x->bs ? (size_t)left : x->bs);
 		uint64_t got = n > 0 ? (uint64_t)n : 0;
 
 		eng_count(x, got, got, 1);
@@ -51,6 +54,7 @@ static int block_read(struct eng_ctx *x, int fd)
 			rc = eng_fail(x->c, errno, "reading", x->job->src);
 		if (n <= 0)
 			break;
+		left -= got;
 		if (updated(x->w->update, k) && (rc = write_back(x, fd, buf, (size_t)n)))
 			break;
 	}
@@ -67,18 +71,20 @@ static int char_read(struct eng_ctx *x, int fd)
 {
 	FILE *fp = fdopen(dup(fd), "r");
 	unsigned pending = 0;
-	int ch;
+	uint64_t left = x->w->size ? x->w->size : UINT64_MAX;
+	int ch = 0;
 
 	if (!fp)
 		return eng_fail(x->c, errno, "opening a stream on", x->job->src);
-	while ((ch = getc(fp)) != EOF) {
+	while (left > 0 && (ch = getc(fp)) != EOF) {
+		left--;
 		if (++pending == CHAR_BATCH) {
 			eng_count(x, pending, pending, pending);
 			pending = 0;
 		}
 	}
 	/* The getc that met the end counts as a call too. */
-	eng_count(x, pending, pending, pending + 1);
+	eng_count(x, pending, pending, pending + (ch == EOF));
 	if (ferror(fp)) {
 		fclose(fp);
 		return eng_fail(x->c, EIO, "reading", x->job->src);

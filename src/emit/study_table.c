@@ -1,4 +1,4 @@
-/* studytable.c - a study's table as text, CSV and JSON (studytable.h). */
+/* study_table.c - a study's table as text, CSV and JSON (studytable.h). */
 #include "benchtop/studytable.h"
 
 #include <math.h>
@@ -19,6 +19,8 @@ void st_init(struct st_table *t, const char *study, const char *title)
 
 void st_free(struct st_table *t)
 {
+	for (int i = 0; i < t->nrows; i++)
+		free(t->rows[i].json);
 	free(t->rows);
 	t->rows = NULL;
 	t->nrows = t->cap = 0;
@@ -80,6 +82,31 @@ void st_key(const struct st_table *t, int col, char *buf, size_t len)
 {
 	const struct st_col *c = &t->col[col];
 	snprintf(buf, len, "%s%s%s", c->group, c->group[0] ? " " : "", c->name);
+}
+
+void st_id(const struct st_table *t, int col, char *buf, size_t len)
+{
+	char key[80];
+	size_t n = 0;
+	bool gap = false;
+	st_key(t, col, key, sizeof key);
+	for (const char *p = key; *p && n + 2 < len; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z')) {
+			if (gap && n)
+				buf[n++] = '_';
+			buf[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+			gap = false;
+		} else {
+			gap = true;
+		}
+	}
+	if (n && buf[0] >= '0' && buf[0] <= '9' && n + 2 < len) {   /* an identifier starts with a letter */
+		memmove(buf + 1, buf, n);
+		buf[0] = '_';
+		n++;
+	}
+	buf[n] = 0;
 }
 
 bool st_row_cached(const struct st_row *r)
@@ -282,6 +309,24 @@ static void row_json(const struct st_table *t, const struct st_row *r, FILE *fp)
 			fputs("null", fp);
 		fputc(',', fp);
 	}
+	/* the same cells keyed by identifiers, numbers as numbers */
+	fprintf(fp, "\"values\":{");
+	for (int c = 0; c < t->ncols; c++) {
+		const struct st_cell *x = &r->cell[c];
+		st_id(t, c, key, sizeof key);
+		fprintf(fp, "%s", c ? "," : "");
+		json_string(fp, key);
+		fputc(':', fp);
+		if (x->type == ST_NUM)
+			json_number(fp, x->v);
+		else if (x->type == ST_WORD)
+			json_string(fp, x->text);
+		else
+			fputs("null", fp);
+	}
+	fprintf(fp, "},");
+	if (r->json)
+		fprintf(fp, "%s,", r->json);
 	fprintf(fp, "\"note\":");
 	if (r->note[0])
 		json_string(fp, r->note);
@@ -315,6 +360,9 @@ void st_json(const struct st_table *t, FILE *fp)
 		json_string(fp, t->col[c].group);
 		fprintf(fp, ",\"name\":");
 		json_string(fp, t->col[c].name);
+		st_id(t, c, key, sizeof key);
+		fprintf(fp, ",\"id\":");
+		json_string(fp, key);
 		fprintf(fp, ",\"share\":%s}", t->col[c].share ? "true" : "false");
 	}
 	fprintf(fp, "],\"rows\":[");
