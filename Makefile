@@ -34,7 +34,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/san/tests/%)
 # Debian packages the build and the tests need.
 BUILD_DEBS = gcc make pkg-config libncurses-dev libproc2-dev libmicrohttpd-dev
 TEST_DEBS  = libcmocka-dev tmux rsync cpio jq man-db bsdutils coreutils procps util-linux \
-             prometheus prometheus-node-exporter curl gzip bonnie++ iproute2
+             prometheus prometheus-node-exporter curl gzip bonnie++ iproute2 python3 e2fsprogs
 FUZZ_DEBS  = clang libclang-rt-dev
 BENCH_DEBS = valgrind
 

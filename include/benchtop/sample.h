@@ -44,6 +44,9 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
  * what its reaped descendants did too, settles what its tree read that
  * the sampler did not see.  Returns its write_bytes (0 when unreadable). */
 uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl);
+/* benchtop itself wrote bytes to its standard error during the run
+ * (where a command's output goes in batch mode): not the command's. */
+void sampler_own_output(struct sampler *sp, uint64_t bytes);
 /* The workload of tracked pid (zombies too), -1 when not tracked. */
 int sampler_owner(const struct sampler *sp, pid_t pid);
 /* Stop following pid's tree (its totals stay in the workload's sums). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "benchtop/xalloc.h"
@@ -278,6 +279,11 @@ int outstream_publish(struct outstream *s, unsigned flags, char *msg, size_t len
 
 static void stream_failed(struct outstream *s, int e)
 {
+	/* stdio may have met the error in an earlier write and left errno
+	 * as it found it: a file system with no room left says why */
+	struct statvfs v;
+	if (!e && fstatvfs(fileno(s->fp), &v) == 0 && v.f_bavail == 0)
+		e = ENOSPC;
 	s->err = e ? -e : -EIO;
 	fprintf(stderr, "benchtop: %s %s: %s: the recording stops here, the run goes on\n", s->what,
 	        s->of.path, strerror(-s->err));

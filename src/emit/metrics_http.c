@@ -265,7 +265,12 @@ static void accept_all(struct metrics *m)
 		if (fd < 0)
 			return;
 		double now = clock_mono();
-		struct conn *c = make_room(m, &a, now) == 0 ? free_slot(m) : NULL;
+		bool room = make_room(m, &a, now) == 0;
+		struct conn *c = room ? free_slot(m) : NULL;
+		if (room && !c) {
+			MHD_run(m->d);  /* let it close the ones shut down just now */
+			c = free_slot(m);
+		}
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 		if (c) {
 			*c = (struct conn){ .used = true, .fd = fd, .addr = a, .alen = alen, .t_accept = now };

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "benchtop/app.h"
 #include "benchtop/grow.h"
+#include "benchtop/json.h"
 
 void st_init(struct st_table *t, const char *study, const char *title)
 {

@@ -101,7 +101,8 @@ void bonnie_csv(const struct exp *e, const struct st_table *t, FILE *fp);
  * file") becomes cell's (--cell SIZE) when cell is not 0. */
 void study_banner(const char *desc, uint64_t cell, char *out, size_t len);
 
-/* The studies (study_copy.c, study_fs.c): each runs its steps and fills t. */
+/* The studies (study_copy.c, study_fs.c, study_net.c): each runs its
+ * steps and fills t. */
 int study_run(struct exp *e, const char *study, struct st_table *t);
 bool study_known(const char *study);
 

@@ -1,7 +1,7 @@
 /* study_copy.c - the classic studies, each in its own table: copytools (one
  * big file copied by rsync, cpio -p, cp and cat) and rsync-demo (rsync
  * under placement x governor).  bonnie, aligntest and blocksize are in
- * study_fs.c. */
+ * study_fs.c, netwrite in study_net.c. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>

@@ -31,7 +31,8 @@ static void str_or_null(FILE *fp, const char *key, const char *s)
 /* The first "KEY : value" line of file whose KEY is one of keys. */
 static bool file_field(const char *path, const char *const *keys, char sep, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
+	int e;
+	FILE *f = sysfile_fopen_regular(path, &e);
 	char line[512];
 	bool found = false;
 	if (!f)

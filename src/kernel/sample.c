@@ -184,6 +184,7 @@ static int src_procs(struct sampler *sp, double dt)
 			sfiles_forget(sp->files, &sp->procs[i]);
 	sfiles_settle(sp->files, sp->procs, sp->n, sp->wl, sp->nwl);
 	uint64_t out = own_output_size();
+	out = out > sp->own_out ? out - sp->own_out : 0;
 	for (int w = 0; w <= sp->nwl; w++) {
 		struct swl *l = &sp->wl[w];
 		sreap_settle(sp, w);
@@ -346,7 +347,8 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	snprintf(p->slot, sizeof p->slot, "%s", slot ? slot : "");
 	sp->wl[workload].measure_io |= measure_io;
 	if (!sp->wl[workload].out_started) {
-		sp->wl[workload].out_start = own_output_size();
+		uint64_t o = own_output_size();
+		sp->wl[workload].out_start = o > sp->own_out ? o - sp->own_out : 0;
 		sp->wl[workload].out_started = true;
 	}
 	/* a --loop command may run again before the last run's exit is
@@ -401,6 +403,11 @@ static void root_reconcile(struct sampler *sp, int wl)
 	w->root_wbytes = w->wbytes > going ? w->wbytes - going : 0;
 	w->root_nwfiles = w->nwfiles;
 	w->root_out0 = w->rec_out;
+}
+
+void sampler_own_output(struct sampler *sp, uint64_t bytes)
+{
+	sp->own_out += bytes;
 }
 
 int sampler_owner(const struct sampler *sp, pid_t pid)

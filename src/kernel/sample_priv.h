@@ -189,6 +189,7 @@ struct sampler {
 	double now;                    /* the current tick's CLOCK_MONOTONIC time */
 	double t_procs, dt_procs;      /* when the processes were last read, and since the read before */
 	int held;                      /* /proc files held open */
+	uint64_t own_out;              /* bytes benchtop wrote to its own standard error */
 	struct source src[4];
 	char buf[SAMPLE_BUF];
 	char *big;                     /* whole files of any length (children lists) */

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <libproc2/pids.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,8 +273,13 @@ static void select_chunk(struct sampler *sp, int n, double dt)
 				found = true;
 			}
 		}
-		if (!found)
+		/* one missing from the answer was reaped in between, unless
+		 * it is still there (its files could not be read this once:
+		 * an exec under way); then it is read at the next tick */
+		if (!found && !(kill(p->pid, 0) == 0 || errno == EPERM))
 			p->gone = true;
+		else if (!found)
+			p->read_bps = p->write_bps = 0;
 	}
 }
 

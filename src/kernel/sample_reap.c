@@ -1,27 +1,31 @@
-/* sample_reap.c - what a command tree read through processes that ended:
- * parallel, background and short-lived children the sampler never saw,
- * and the last reads of those it saw.
+/* sample_reap.c - what a command tree read and wrote through processes
+ * that ended: parallel, background and short-lived children the sampler
+ * never saw, and the last I/O of those it saw.
  *
  * The kernel keeps two I/O counts per process: each thread's own
  * (/proc/PID/task/TID/io) and the whole process's (/proc/PID/io), which
  * adds what its ended threads and every child it reaped did (a child's
  * whole count, so its own reaped children's too).  So for each tracked
- * process, whole minus its live threads' own (`kr`) grows exactly by the
- * rchar of what it reaped; benchtop reaps the roots and the orphans handed
- * to it (its subreaper) and reads their zombie's counts before it does.
+ * process, whole minus its live threads' own (`kr`, `kw`) grows exactly
+ * by what it reaped; benchtop reaps the roots and the orphans handed to
+ * it (its subreaper) and reads their zombie's counts before it does.
  * Per workload and tick:
  *
- *   new reads = growth of every kr + zombies benchtop reaped
- *             - the whole rchar last seen of the tracked processes that ended
+ *   new = growth of every kr + zombies benchtop reaped
+ *       - what was counted of the tracked processes that ended
+ *         (their own reads by count or position, what they reaped)
  *
- * which is what tracked processes read after their last look plus all a
- * never-seen process read.  A process never seen is measured by its rchar
- * (read(2), readv, sendfile and splice input: nothing else is left of it).
+ * which is what tracked processes did after their last look plus all a
+ * never-seen process did.  A process never seen is measured by its rchar
+ * and wchar (read(2), write(2) and their kin: nothing else is left of it).
+ * A reaper read before the child it reaped was found gone shows it later:
+ * what it owes is carried, never dropped.
  * When a tracked process that ended held a pipe or socket it could still
  * read from (a stage of a pipeline; a pipe no one can write to any more
- * and that holds nothing is done), its last reads cannot be told from the rest:
- * that tick counts no more than what the ended file readers had left
- * unread in their files. */
+ * and that holds nothing is done), its last reads cannot be told from the
+ * rest: that tick counts no more than what the ended file readers had
+ * left unread in their files.  Written bytes by wchar are used only for
+ * trees never seen holding a pipe, socket or device (sreap_written). */
 #include "sample_priv.h"
 
 #include <fcntl.h>
@@ -63,8 +67,8 @@ void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t
 	/* its own count moves into the whole's rest: seen already; its last
 	 * reads are the process's own, told apart by position, not here */
 	struct swl *w = &sp->wl[p->wl];
-	if (!p->measure_io || t->tid == p->pid)
-		return;
+	if (!p->measure_io || t->tid == p->pid || p->gone)
+		return;  /* a process that ended is counted whole (sreap_gone) */
 	w->reap_seen += t->rchar_own;
 	w->reap_wseen += t->wchar_own;
 	w->reap_ambig = true;
@@ -187,8 +191,10 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 		}
 	/* a single thread's last count is the process's; positions read
 	 * after it can only be ahead */
-	if (p->nthr == 1 && own_counted(p) > own_last)
+	if (p->nthr <= 1 && own_counted(p) > own_last)
 		own_last = own_counted(p);
+	if (p->nthr <= 1 && p->own_w > own_w_last)
+		own_w_last = p->own_w;  /* its base, when it ended before any look */
 	uint64_t kr = rchar > own ? rchar - own : 0;
 	uint64_t kw = wchar > own_w ? wchar - own_w : 0;
 	if (kr > p->kr)

@@ -160,18 +160,13 @@ static uint64_t wl_bytes_total(const struct snapshot *s)
 	return b;
 }
 
-/* The previous snapshot's bytes as the new one counts them: a command
- * whose bytes turned from written to read (or back) is measured on its
- * new side in both, so a phase adds what that side moved. */
-static uint64_t wl_bytes_before(const struct snapshot *prev, const struct snapshot *s)
+/* Did a workload's bytes change side (read, written) between two snapshots? */
+static bool wl_side_changed(const struct snapshot *prev, const struct snapshot *s)
 {
-	uint64_t b = 0;
-	for (int i = 0; i < prev->nwl; i++) {
-		const struct wl_sample *o = &prev->wls[i];
-		char side = i < s->nwl ? s->wls[i].counted : 0;
-		b += side && side != o->counted ? (side == 'r' ? o->rbytes : o->wbytes) : o->bytes;
-	}
-	return b;
+	for (int i = 0; i < prev->nwl && i < s->nwl; i++)
+		if (prev->wls[i].counted && s->wls[i].counted != prev->wls[i].counted)
+			return true;
+	return false;
 }
 
 static double wl_cpu_total(const struct snapshot *s)
@@ -190,11 +185,16 @@ static void phase_account(struct history *h, const struct snapshot *s)
 	const struct snapshot *prev = history_last(h);
 	/* The first snapshot counts from zero: what moved before it belongs
 	 * to the first phase too. */
-	uint64_t b0 = prev ? wl_bytes_before(prev, s) : 0, b1 = wl_bytes_total(s);
+	uint64_t b0 = prev ? wl_bytes_total(prev) : 0, b1 = wl_bytes_total(s);
 	b0 += h->carry; /* already counted in the phase an event closed */
 	h->carry = 0;
 	if (b1 > b0)
 		p->bytes += b1 - b0;
+	/* a command whose bytes turned from read to written (or back): the
+	 * phase takes the difference, so the phases add up to the side the
+	 * summary counts */
+	else if (prev && b1 < b0 && wl_side_changed(prev, s))
+		p->bytes -= b0 - b1 < p->bytes ? b0 - b1 : p->bytes;
 	double c = wl_cpu_total(s) - (prev ? wl_cpu_total(prev) : 0);
 	if (c > 0)
 		p->cpu_s += c;

@@ -356,12 +356,13 @@ static void time_ticks(const struct plot *p, int y, int x0)
 	double per_col = (t1 - t0) / (p->w - 1 - first);
 	if (per_col <= 0)
 		return;
-	double step = steps[sizeof steps / sizeof *steps - 1];
-	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
-		if (steps[i] >= per_col * 10) {
-			step = steps[i];
-			break;
-		}
+	size_t k = 0, ns = sizeof steps / sizeof *steps;
+	while (k + 1 < ns && steps[k] < per_col * 10)
+		k++;
+	/* a window too short for one such time: the next smaller step */
+	while (k > 0 && floor(t1 / steps[k]) * steps[k] < t0 - 1e-9)
+		k--;
+	double step = steps[k];
 	int right = p->w;   /* labels are placed right to left */
 	char b[32];
 	for (double t = floor(t1 / step) * step; t >= t0 - 1e-9; t -= step) {

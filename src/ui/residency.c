@@ -188,9 +188,9 @@ static void short_khz(long khz, char *buf, size_t len)
 }
 
 /* The ramp's legend at the right end of the title: each colour (a digit
- * without colour) with the highest frequency it stands for.  Returns its
- * width (0 when there is no ramp). */
-static int ramp_legend(struct rect r, bool draw)
+ * without colour) with the highest frequency it stands for ("<=" left
+ * out when compact).  Returns its width (0 when there is no ramp). */
+static int ramp_legend(struct rect r, bool draw, bool compact)
 {
 	if (ramp_hi <= ramp_lo)
 		return 0;
@@ -201,9 +201,7 @@ static int ramp_legend(struct rect r, bool draw)
 	for (int i = 0; i < 3; i++) {
 		char f[12];
 		short_khz(top[i], f, sizeof(f));
-		snprintf(txt[i], sizeof(txt[i]), "\xe2\x89\xa4%s ", f);   /* U+2264 */
-		if (!ui_utf8)
-			snprintf(txt[i], sizeof(txt[i]), "<=%s ", f);
+		snprintf(txt[i], sizeof(txt[i]), "%s%s ", compact ? "" : ui_utf8 ? "\xe2\x89\xa4" : "<=", f);
 		w += 1 + ui_strwidth(txt[i]);
 	}
 	if (!draw)
@@ -220,21 +218,79 @@ static int ramp_legend(struct rect r, bool draw)
 	return w;
 }
 
+/* The second block's heading in form 0 (whole) to 3 (shortest). */
+static void since_text(const struct ui_view *v, const struct event *e, int form, char *h, size_t len)
+{
+	const char *name = e ? (e->label[0] ? e->label : e->action) : "";
+	if (!e)
+		snprintf(h, len, form == 0 ? " since last event (none yet) " : form == 1 ? " since an event (none yet) " :
+		         " no event yet ");
+	else if (form == 0)
+		snprintf(h, len, " since %s %.0fs ago ", name, v->elapsed > e->t ? v->elapsed - e->t : 0.0);
+	else
+		snprintf(h, len, " since %s ", form == 1 ? name : form == 2 ? "the event" : "event");
+}
+
+/* Where the title's parts go: the source's name (label), the legend
+ * (compact or not), the first block's heading or not, and the second
+ * block's heading (form, at x; -1: none). */
+struct title_fit { const char *label; bool compact, start; int lw, form, at; };
+
+/* The first layout, best first, where the second block's heading fits
+ * whole beside the legend: the legend compact before the heading loses
+ * its time; the source's name to its first words, or the first block's
+ * heading left out (the second says since what), before the heading
+ * loses the event's name; the source's name left out last.  Else no
+ * second heading. */
+static struct title_fit fit_title(const struct ui_view *v, struct rect r, const char *label,
+                                  char *shortl, size_t slen, const struct event *e, int bx)
+{
+	snprintf(shortl, slen, "%.*s", (int)strcspn(label, ","), label);
+	/* form, label (0 whole, 1 first words, 2 none), compact, start */
+	static const struct { int form, label; bool compact, start; } lay[] = {
+		{ 0, 0, false, true }, { 0, 0, true, true }, { 1, 0, false, true }, { 1, 0, true, true },
+		{ 1, 1, true, true }, { 1, 1, true, false }, { 2, 1, true, true }, { 3, 1, true, true },
+		{ 2, 1, true, false }, { 1, 2, true, false }, { 3, 2, true, false },
+	};
+	const char *labels[3] = { label, shortl, "" };
+	char h[160];
+	for (size_t k = 0; k < sizeof lay / sizeof *lay; k++) {
+		struct title_fit f = { labels[lay[k].label], lay[k].compact, lay[k].start, 0, lay[k].form, 0 };
+		since_text(v, e, f.form, h, sizeof h);
+		f.lw = ramp_legend(r, false, f.compact);
+		int x = r.x + 1 + ui_strwidth("Residency") + (f.label[0] ? 2 + ui_strwidth(f.label) : 0) + 3;
+		int xmin = (x < r.x + LEFT ? r.x + LEFT : x) + (f.start ? ui_strwidth(" since start ") : 1);
+		int limit = r.x + r.w - 1 - f.lw - 1;
+		int w = ui_strwidth(h), at = bx + w <= limit ? bx : limit - w;
+		if (at >= xmin) {
+			f.at = at;
+			return f;
+		}
+	}
+	return (struct title_fit){ label, false, true, ramp_legend(r, false, false), -1, 0 };
+}
+
 static void title(const struct ui_view *v, struct rect r, const char *label)
 {
 	int nb = nblocks(r.w - 1), bw = (r.w - 1 - LEFT - (nb - 1)) / nb;
-	int lw = ramp_legend(r, false);
+	int lw = ramp_legend(r, false, false);
 	/* a narrow panel: the colour legend before the source's name (the
 	 * help names it) */
 	if (nb < 2 && lw > 0 && 1 + ui_strwidth("Residency") + 2 + ui_strwidth(label) + 3 + lw >= r.w &&
 	    1 + ui_strwidth("Residency") + 3 + lw < r.w) {
 		ui_title(r, "Residency", "");
-		ramp_legend(r, true);
+		ramp_legend(r, true, false);
 		return;
 	}
-	ui_title(r, "Residency", label);
-	int x = r.x + 1 + ui_strwidth("Residency") + 2 + ui_strwidth(label) + 3;
-	char h[96];
+	size_t ne = v->hist ? history_nevents(v->hist) : 0;
+	const struct event *e = ne ? history_event(v->hist, ne - 1) : NULL;
+	int bx = r.x + LEFT + bw + 1;
+	char shortl[64], h[160];
+	struct title_fit f = { label, false, true, lw, 0, bx };
+	if (nb >= 2 && lw > 0)
+		f = fit_title(v, r, label, shortl, sizeof shortl, e, bx);
+	ui_title(r, "Residency", f.label);
+	int x = r.x + 1 + ui_strwidth("Residency") + (f.label[0] ? 2 + ui_strwidth(f.label) : 0) + 3;
 	if (x < r.x + LEFT)
 		x = r.x + LEFT;
 	int n = snprintf(h, sizeof(h), " since start ");
@@ -244,32 +300,21 @@ static void title(const struct ui_view *v, struct rect r, const char *label)
 		if (lw == 0 || x + n + lw < r.x + r.w)
 			ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
 		if (lw > 0 && x + lw < r.x + r.w)
-			ramp_legend(r, true);
+			ramp_legend(r, true, false);
 		return;
 	}
-	ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
-	x += n;
-	int bx = r.x + LEFT + bw + 1;
-	x = x > bx ? x : bx;
-	size_t ne = v->hist ? history_nevents(v->hist) : 0;
-	const struct event *e = ne ? history_event(v->hist, ne - 1) : NULL;
-	if (!e)
-		snprintf(h, sizeof(h), " since last event (none yet) ");
-	else
-		snprintf(h, sizeof(h), " since %s %.0fs ago ", e->label[0] ? e->label : e->action,
-		         v->elapsed > e->t ? v->elapsed - e->t : 0.0);
-	/* the colour ramp's legend keeps its room at the right end: the
-	 * block's heading gets shorter first (without the time, then the
-	 * event's name) */
-	int limit = r.x + r.w - (lw ? lw + 1 : 0);
-	if (e && x + ui_strwidth(h) > limit)
-		snprintf(h, sizeof(h), " since %s ", e->label[0] ? e->label : e->action);
-	if (x + ui_strwidth(h) > limit)
-		snprintf(h, sizeof(h), " since %s ", e ? "the event" : "an event");
-	if (x + ui_strwidth(h) <= limit || !lw)
+	if (f.start)
 		ui_text(r.y, x, r.x + r.w - x, ROLE_DIM, h);
-	if (lw && x + 1 + lw < r.x + r.w)
-		ramp_legend(r, true);
+	else
+		n = 0;
+	if (f.form >= 0) {
+		since_text(v, e, f.form, h, sizeof h);
+		/* without a legend to keep room for: over its block, as it fits */
+		int at = lw ? f.at : bx > x + n ? bx : x + n;
+		ui_text(r.y, at, lw ? ui_strwidth(h) : r.x + r.w - at, ROLE_DIM, h);
+	}
+	if (f.lw && x + n + 1 + f.lw < r.x + r.w)
+		ramp_legend(r, true, f.compact);
 }
 
 static uint64_t rows_key(uint64_t h, const struct ui_view *v, int cpu, bool since_event)

@@ -109,7 +109,7 @@ check "the marker's whole label is on screen" wait_for 5 on b "cache warm now"
 tm_start c 120x40 "$BENCHTOP -- sh -c 'sleep 2'; sleep 60"
 wait_for 20 on c "Processes" >/dev/null
 check "the header says the run is done" wait_for 10 on c "DONE"
-axis() { scr c | grep -E '^ +(─|-)+.*[0-9]+s *$' | head -1; }
+axis() { scr c | grep -E '^ +(─|-)+.*[0-9]+s' | head -1; }
 axis1=$(axis)
 sleep 5
 check "5 s after the end the process is still listed" on c "sleep"

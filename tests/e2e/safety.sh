@@ -63,6 +63,9 @@ check "-o FIFO: still a FIFO" test -p "$T/rec.fifo"
 bt -b -t 0.3 -o "$T/rec.fifo" -- true > /dev/null 2> "$T/nr.err"; rc=$?
 check "-o FIFO without a reader: exit 3 ($rc), says so, no wait" \
 	sh -c "[ $rc = 3 ] && grep -q 'without a reader' '$T/nr.err'"
+n=$(bt -b -t 0.3 -i 0.1 -o /dev/stdout -- true 2>/dev/null | grep -c '^{"type":"end"')
+check "-o /dev/stdout: the records come out on the pipe ($n end record), /dev/stdout still a link" \
+	sh -c "[ '$n' = 1 ] && [ -L /dev/stdout ]"
 if [ -c /dev/null ]; then
 	bt -b -t 0.3 -o /dev/null --force -- true > /dev/null 2>&1; rc=$?
 	check "-o /dev/null --force: exit 0 ($rc), /dev/null still a char device" \
@@ -145,6 +148,7 @@ if is_root && mount -t tmpfs -o size=256k tmpfs "$M" 2>/dev/null; then
 	check "... no temporary file left" sh -c "! ls -A '$M' | grep -q tmp"
 	# an experiment's record
 	rm -f "$M/full.jsonl"
+	dd if=/dev/zero of="$M/fill3" bs=512 2>/dev/null   # what that freed, filled again
 	head -c 128k /dev/urandom > "$T/in"
 	bt -w "read:path=$T/in" --sweep bs=4k:8k -o "$M/sw.jsonl" > "$T/swf.out" 2> "$T/swf.err"; rc=$?
 	check "experiment record on a full file system: exit 3 ($rc), named once, table printed" \

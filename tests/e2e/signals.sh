@@ -5,7 +5,8 @@
 # each end the run cleanly: the terminal back to normal (alternate screen
 # off, cursor shown), exit 0 with the summary, governors of a fake sysfs
 # tree back to the original, no process of the run left (a setsid'd one
-# included), the journal and the cgroup gone.  A SIGSEGV kills the
+# included), the journal and the cgroup gone.  An experiment passes the
+# signal on to its step and stops after it.  A SIGSEGV kills the
 # workload's cgroup, so even a setsid'd child ends with benchtop.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
@@ -89,6 +90,19 @@ for sig in QUIT USR1 USR2 PIPE ALRM; do
 		skip "no cgroup2 here"
 	fi
 done
+
+# ---- an experiment: a quit signal is passed on to its step and ends it ---
+"$BENCHTOP" -b --sweep bs=4k:64k --cell 6s -w write:size=256M >"$T/sweep.out" 2>"$T/sweep.err" &
+pid=$!
+stepping() { pgrep -P "$pid" >/dev/null; }
+wait_for 20 stepping || fail "sweep: no step running"
+kill -USR2 "$pid"
+wait "$pid"
+rc=$?
+check "USR2 (sweep): exit 0 (rc $rc)" [ "$rc" = 0 ]
+check "USR2 (sweep): it says what stopped it" grep -q "stopped by User defined signal 2 after" "$T/sweep.err"
+check "USR2 (sweep): the scratch directory is gone" bash -c "[ -z \"\$(ls -A '$TMPDIR')\" ]"
+check "USR2 (sweep): journal removed" no_journal
 
 # ---- a crash: the cgroup is killed, a setsid'd child too ----------------
 if has_cgroup2; then

@@ -15,12 +15,16 @@
 # held to 6 MB/s so it does) no sample holding more than a third; the
 # phases add up to the summary's bytes; read_bytes and write_bytes are
 # there, the read side never above what the tree read at all (truthrun's
-# rchar, but for truthrun's own last look at its counts).  Cases with RTRUTH / WTRUTH check read_bytes / write_bytes
-# against the truth too, SPLIT=1 user and sys each against wait4's.
+# rchar, but for truthrun's own last look at its counts).  Cases with
+# RTRUTH / WTRUTH check read_bytes / write_bytes against the truth too
+# (WEXACT=1: within 8 bytes, less than any line a command prints), SPLIT=1
+# user and sys each against wait4's.
 # Trees that are not one serial process (parallel, background, orphaned,
 # short-lived children; overwrites; appends) run on a quiet machine and
 # again under a background CPU load (one busy shell loop per CPU, at
-# least two, started and killed by this script).
+# least two, started and killed by this script); under load (this one, or
+# a load average of one per CPU or more), elapsed is benchtop's own
+# scheduling and is not checked (a skip).
 . "$(dirname "$0")/lib.sh"
 
 for c in jq rsync cpio md5sum dd cc; do
@@ -57,6 +61,10 @@ run_case() {
 	local name=$1 truth_cmd=$2 cmd=$3 dir=$T/c.$1 out=$T/out/$1.json err=$T/out/$1.err
 	mkdir -p "$dir"
 	[ -n "${PRE:-}" ] && (cd "$dir" && eval "$PRE")
+	# elapsed is checked on a quiet machine only: not under this
+	# script's load, nor when other work keeps the CPUs busy
+	local busy=$LOADED
+	[ -z "$busy" ] && busy=$(awk -v n="$(nproc)" '$1 >= n { print "load average " $1 }' /proc/loadavg)
 	(cd "$dir" && "$BENCHTOP" -b --format json -i 0.1 --no-sync -- "$T/truthrun" sh -c "$cmd" > "$out" 2> "$err")
 	local rc=$?
 	if [ $rc != 0 ]; then
@@ -75,10 +83,10 @@ run_case() {
 	res=$(jq -s -r --arg tree "${TREE:-}" --argjson truth "$truth" --argjson wall "$wall" \
 		--argjson cpu "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.6f", u + s }')" \
 		--argjson user "$user" --argjson sys "$sys" --argjson rchar "$rchar" \
-		--argjson rtruth "${RTRUTH:-null}" --argjson wtruth "${WTRUTH:-null}" --arg split "${SPLIT:-}" '
+		--argjson rtruth "${RTRUTH:-null}" --argjson wtruth "${WTRUTH:-null}" --arg split "${SPLIT:-}" --arg load "$busy" --arg wexact "${WEXACT:-}" '
 		def near($a; $b): (($a - $b) | fabs) <= 0.005 * $b + 1;
-		(.[0].memcpy_bps) as $bw
-		| (map(select(.type == "end"))[0]) as $fin
+		(map(select(.type == "end"))[0]) as $fin
+		| (.[0].memcpy_bps // $fin.memcpy_bps) as $bw
 		| ($fin.summary[0]) as $s
 		| ($s.counted // "written") as $side
 		| [ .[] | select(.type == "sample") | .interval as $iv | .workloads[0]
@@ -93,7 +101,8 @@ run_case() {
 		| [ (if near($s.bytes; $truth) then "ok" else "bytes \($s.bytes) but \($truth) reached the files (\($side))" end),
 		    (if (($sum - $s.bytes) | fabs) <= 0.02 * $s.bytes + 65536 then "ok" else "rates x intervals add up to \($sum | floor), total \($s.bytes)" end),
 		    (if ((($s.user + $s.sys) - $cpu) | fabs) <= 0.02 * $cpu + 0.02 then "ok" else "CPU \($s.user + $s.sys) s, wait4 says \($cpu) s" end),
-		    (if $s.elapsed >= 0.99 * $wall - 0.002 and $s.elapsed <= 1.01 * $wall + $late + 0.03 then "ok"
+		    (if $load != "" then "skip elapsed: under load it is benchtop'"'"'s own scheduling (\($load))"
+		     elif $s.elapsed >= 0.99 * $wall - 0.002 and $s.elapsed <= 1.01 * $wall + $late + 0.03 then "ok"
 		     else "elapsed \($s.elapsed) s, outside wall time \($wall) s (benchtop was up to \($late) s late)" end),
 		    (if $top <= 2 * $bw then "ok" else "a rate of \($top) B/s passes twice memcpy (\($bw) B/s)" end),
 		    (if $active < 6 or $tree == "" or $biggest <= $s.bytes / 3 then "ok"
@@ -104,7 +113,8 @@ run_case() {
 		        and $s.bytes == (if $side == "read" then $s.read_bytes else $s.write_bytes end) then "ok"
 		     else "read_bytes \($s.read_bytes), write_bytes \($s.write_bytes), bytes \($s.bytes) (\($side)); the tree read \($rchar) in all" end),
 		    (if $rtruth == null or near($s.read_bytes; $rtruth) then "ok" else "read_bytes \($s.read_bytes) but \($rtruth) was read" end),
-		    (if $wtruth == null or near($s.write_bytes; $wtruth) then "ok" else "write_bytes \($s.write_bytes) but \($wtruth) was written" end),
+		    (if $wtruth == null or (if $wexact != "" then (($s.write_bytes - $wtruth) | fabs) <= 8 else near($s.write_bytes; $wtruth) end) then "ok"
+		     else "write_bytes \($s.write_bytes) but \($wtruth) was written" end),
 		    (if $split == "" or ((($s.user - $user) | fabs) <= 0.02 * $user + 0.02 and (($s.sys - $sys) | fabs) <= 0.02 * $sys + 0.02) then "ok"
 		     else "user \($s.user) s, sys \($s.sys) s; wait4 says user \($user) s, sys \($sys) s" end)
 		  ] | join("\n")' "$out")
@@ -112,15 +122,21 @@ run_case() {
 	local what=(bytes "rates add up" CPU elapsed ceiling "rates follow the run" "phases add up" "both directions" "read bytes" "written bytes" "user/sys split")
 	local i=0
 	while IFS= read -r line; do
-		if [ "$line" = ok ]; then ok "$name: ${what[$i]}"; else fail "$name: $line"; fi
+		case $line in
+		ok) ok "$name: ${what[$i]}" ;;
+		skip\ *) skip "$name: ${line#skip }" ;;
+		*) fail "$name: $line" ;;
+		esac
 		i=$((i + 1))
 	done <<< "$res"
 }
 
 # A background CPU load: one busy shell loop per CPU, at least two.
 LOAD_PIDS=()
+LOADED=
 load_start() {
 	local n i
+	LOADED="a background load"
 	n=$(nproc)
 	[ "$n" -lt 2 ] && n=2
 	for i in $(seq "$n"); do
@@ -132,6 +148,7 @@ load_stop() {
 	local p
 	for p in "${LOAD_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	LOAD_PIDS=()
+	LOADED=
 }
 trap 'load_stop; e2e_cleanup' EXIT
 
@@ -175,6 +192,9 @@ trees() {
 	# in-place overwrites of dirty pages (dd's stderr lines are not bytes)
 	PRE="head -c $BIGSIZE /dev/zero > ow" WTRUTH=$((3 * BIGSIZE)) run_case "overwrite$sfx" "echo $((3 * BIGSIZE))" \
 		"i=0; while [ \$i -lt 3 ]; do dd if='$BIG' of=ow bs=1M conv=notrunc; i=\$((i + 1)); done"
+	# a command's own stderr lines (to benchtop's standard error) are not bytes
+	WTRUTH=300000 WEXACT=1 run_case "stderr-lines$sfx" "sum_sizes ." \
+		"i=0; while [ \$i -lt 3 ]; do dd if='$BIG' of=small.\$i bs=100000 count=1; i=\$((i + 1)); done"
 	# short appenders, none holding the file across samples for long
 	TREE=1 run_case "append-loop$sfx" "stat -c %s ap" \
 		"i=0; while [ \$i -lt 12 ]; do dd if='$F8' of=ap bs=64k oflag=append conv=notrunc 2>/dev/null; sleep 0.15; i=\$((i + 1)); done"

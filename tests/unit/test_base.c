@@ -16,6 +16,7 @@
 #include "benchtop/clock.h"
 #include "benchtop/json.h"
 #include "benchtop/num.h"
+#include "benchtop/shown.h"
 #include "benchtop/sysfile.h"
 #include "benchtop/xalloc.h"
 
@@ -174,6 +175,30 @@ static void test_xalloc(void **state)
 	free(v);
 }
 
+/* Control characters of outside text become \xNN; plain text and text
+ * escaped once are left as they are; a small buffer cuts, never splits an
+ * escape. */
+static void test_shown_escape(void **state)
+{
+	(void)state;
+	char b[64];
+	snprintf(b, sizeof b, "plain text");
+	shown_escape(b, sizeof b);
+	assert_string_equal(b, "plain text");
+	snprintf(b, sizeof b, "a\033]0;t\007b\x7f\n");
+	shown_escape(b, sizeof b);
+	assert_string_equal(b, "a\\x1b]0;t\\x07b\\x7f\\x0a");
+	shown_escape(b, sizeof b);
+	assert_string_equal(b, "a\\x1b]0;t\\x07b\\x7f\\x0a");
+	char small[8];
+	snprintf(small, sizeof small, "ab\033cdef");
+	shown_escape(small, sizeof small);
+	assert_string_equal(small, "ab\\x1bc");
+	snprintf(small, sizeof small, "abcd\033e");
+	shown_escape(small, sizeof small);
+	assert_string_equal(small, "abcd");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_sysfile),
 		cmocka_unit_test(test_clock_and_div),
 		cmocka_unit_test(test_xalloc),
+		cmocka_unit_test(test_shown_escape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

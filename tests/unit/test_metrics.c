@@ -347,6 +347,11 @@ static void test_listen_parser(void **state)
 		err[0] = 0;
 		assert_int_equal(cli_parse_listen(bad[i], addr, sizeof addr, &port, err, sizeof err), -1);
 		assert_non_null(strstr(err, "--metrics-listen"));
+		/* the whole word is named, not a piece of it */
+		char quoted[80];
+		snprintf(quoted, sizeof quoted, "\"%s\"", bad[i]);
+		if (bad[i][0])
+			assert_non_null(strstr(err, quoted));
 	}
 }
 

@@ -93,6 +93,29 @@ static void test_events_split_phases(void **state)
 	history_free(h);
 }
 
+/* A command whose bytes turn from read to written: the phase ends with
+ * the written bytes, the side the summary counts. */
+static void test_phase_follows_side(void **state)
+{
+	(void)state;
+	struct history *h = history_new(8);
+	struct { uint64_t r, w; char side; } steps[] = {
+		{ 1000, 0, 'r' }, { 3000, 1000, 'r' }, { 4000, 2000, 'w' }, { 5000, 5000, 'w' },
+	};
+	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+		struct snapshot *s = snap_at((double)i + 1, 0, 0, 0, -1);
+		s->wls[0].rbytes = steps[i].r;
+		s->wls[0].wbytes = steps[i].w;
+		s->wls[0].counted = steps[i].side;
+		s->wls[0].bytes = steps[i].side == 'r' ? steps[i].r : steps[i].w;
+		assert_int_equal(history_push(h, s), 0);
+		snapshot_free(s);
+	}
+	assert_int_equal(history_nphases(h), 1);
+	assert_int_equal(history_phase(h, 0)->bytes, 5000);
+	history_free(h);
+}
+
 static void test_state_names(void **state)
 {
 	(void)state;
@@ -129,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_copy_grows),
 		cmocka_unit_test(test_events_split_phases),
 		cmocka_unit_test(test_noted_event_keeps_phase),
+		cmocka_unit_test(test_phase_follows_side),
 		cmocka_unit_test(test_state_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

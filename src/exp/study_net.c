@@ -1,4 +1,4 @@
-/* studies_net.c - netwrite: writes that come from the network.  The same
+/* study_net.c - netwrite: writes that come from the network.  The same
  * file written and then rewritten in place from four sources - local
  * writes of 8192 and of 5000 bytes, a loopback TCP stream written as each
  * recv() returns it, and the same stream gathered into 8192-byte writes -
