@@ -373,8 +373,7 @@ static void note_late(struct app *a, struct snapshot *s)
 	if (s->late > a->late.worst)
 		a->late.worst = s->late;
 	if (!a->dashboard && (a->late.n == 1 || s->t - a->late.said >= 10)) {
-		int n = fprintf(stderr, "benchtop: the sample at %.2f s came %.2f s late (benchtop was not run in time)
-",
+		int n = fprintf(stderr, "benchtop: the sample at %.2f s came %.2f s late (benchtop was not run in time)\n",
 		                s->t, s->late);
 		fflush(stderr);
 		if (n > 0)  /* benchtop's words, not a command's output */
