@@ -55,7 +55,7 @@ awk -v t="${US[1000]}" -v top="$(echo "$line" | sed -n 's/.*cpu_us_top_n1=\([0-9
 	printf "tick(1000 procs) = %.0f us, top -b -n 1 = %.0f us: %s\n", t, top, t <= top ? "met (at or under)" : "NOT met"
 }'
 awk -v a="${US[16]}" -v b="${US[1000]}" 'BEGIN { if (a > 0) printf "growth: tick(1000) / tick(16) = %.1fx for 62.5x the processes\n", b / a }'
-echo "== memcpy bandwidth (benchtop measures it at start; no sample rate may pass twice it)"
+echo "== memcpy bandwidth (measured once per boot, after a run's last sample; no sample rate may pass twice it)"
 $T membw
 
 echo "== tick schedule: absolute CLOCK_MONOTONIC timerfd at 0.1 s for 10 s"

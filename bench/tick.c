@@ -7,7 +7,7 @@
  *   tick top REFRESHES    CPU us per refresh of `top -b -d 0.1`
  *   tick schedule SECONDS ticks on an absolute 0.1 s timerfd; samples/s
  *   tick top1 N           CPU us of one `top -b -n 1` while N sleepers live
- *   tick membw            memcpy bandwidth as benchtop measures it at start
+ *   tick membw            memcpy bandwidth as benchtop measures it (once per boot)
  */
 #include <errno.h>
 #include <signal.h>

@@ -7,10 +7,11 @@
 #include "benchtop/app.h"
 
 /* Samples the history keeps at most (30 min at 0.5 s); the dashboard keeps
- * what its terminal's width can show (ui_history_need), batch runs only
- * the last two (phases and rates need no more). */
+ * what its terminal's width can show (ui_history_need), batch runs the
+ * last few (phases and rates need two; an experiment's table looks back
+ * for the last sample with live processes). */
 #define HISTORY_CAP 3600
-#define HISTORY_BATCH 2
+#define HISTORY_BATCH 16
 /* The dashboard's history size now: ui_history_need, at most HISTORY_CAP. */
 size_t app_history_need(void);
 

@@ -239,6 +239,15 @@ static void reap_until(struct app *a, double deadline)
 		reap_children(a);
 }
 
+/* Has benchtop any child?  Without one it has no descendant either: an
+ * orphan is handed to benchtop (the subreaper), any other has a parent
+ * below it.  So a run with nothing left skips the scan of every process. */
+static bool has_children(void)
+{
+	siginfo_t si = { 0 };
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
 /* Stop every workload: SIGTERM, a short grace, then SIGKILL; reap all,
  * including orphans that were handed to benchtop as their subreaper. */
 static void stop_all(struct app *a)
@@ -257,7 +266,7 @@ static void stop_all(struct app *a)
 	double deadline = app_mono() + 3;
 	for (;;) {
 		int left = a->cg ? (cgroup_kill(a->cg), cgroup_populated(a->cg) == 1)
-		                 : ptree_signal_descendants(getpid(), SIGKILL) > 0;
+		                 : has_children() && ptree_signal_descendants(getpid(), SIGKILL) > 0;
 		siginfo_t si;
 		pid_t p;
 		for (;;) {
@@ -352,7 +361,8 @@ static void check_output(struct app *a)
 /* A sample more than half an interval after its interval ended: the
  * machine did not run benchtop in time.  The sample says by how much;
  * batch runs say so on standard error (the first time, then at most every
- * 10 s), the dashboard on its status line; the end gives the count. */
+ * 10 s, and the count at the end); the dashboard's header shows the
+ * interval widened (the status line stays the user's). */
 static void note_late(struct app *a, struct snapshot *s)
 {
 	double over = s->dt - a->interval;
@@ -362,13 +372,9 @@ static void note_late(struct app *a, struct snapshot *s)
 	a->late.n++;
 	if (s->late > a->late.worst)
 		a->late.worst = s->late;
-	char msg[160];
-	snprintf(msg, sizeof msg, "the sample at %.2f s came %.2f s late (benchtop was not run in time)",
-	         s->t, s->late);
-	if (a->dashboard)
-		snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
-	else if (a->late.n == 1 || s->t - a->late.said >= 10) {
-		int n = fprintf(stderr, "benchtop: %s\n", msg);
+	if (!a->dashboard && (a->late.n == 1 || s->t - a->late.said >= 10)) {
+		int n = fprintf(stderr, "benchtop: the sample at %.2f s came %.2f s late (benchtop was not run in time)\n",
+		                s->t, s->late);
 		fflush(stderr);
 		if (n > 0)  /* benchtop's words, not a command's output */
 			sampler_own_output(a->sp, (uint64_t)n);

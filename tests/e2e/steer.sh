@@ -21,7 +21,7 @@ check "batch --at: marker text in the event" quiet jq -se '
 check "batch --at: phases = events + 1" quiet jq -se '
 	([.[] | select(.type=="event")] | length) + 1 == ([.[] | select(.type=="end")][0].phases | length)' "$T/at.jsonl"
 check "batch --at: the paused phase burns no CPU" quiet jq -se '
-	[.[] | select(.type=="end")][0].phases as $p | $p[1].label == "pause" and $p[2].hog > 0.2 and $p[1].hog < $p[2].hog / 3' "$T/at.jsonl"
+	[.[] | select(.type=="end")][0].phases as $p | $p[1].label == "pause" and $p[1].hog < 0.05 and $p[2].hog > $p[1].hog' "$T/at.jsonl"
 check "batch --at: samples say paused while paused" quiet jq -se '
 	([.[] | select(.type=="event") | .t]) as $e
 	| [.[] | select(.type=="sample" and .t > $e[0] and .t < $e[1]) | .workloads[0].state] | length > 0 and all(. == "paused")' "$T/at.jsonl"
@@ -66,20 +66,20 @@ else
 	wait_for 3 sh -c "[ \"\$(awk '{print \$3}' /proc/$pid/stat)\" != T ]"
 	check "space again: workload running ($(proc_state "$pid"))" [ "$(proc_state "$pid")" != T ]
 	tm_keys d +
-	check "+: a longer interval (1 s) on the status line and header" wait_for 5 \
+	check "+: a longer interval (1 s) on the status line and header" wait_for 20 \
 		sh -c "tmux capture-pane -p -t bt$$-d | grep -q 'sample interval 1.00 s' && tmux capture-pane -p -t bt$$-d | head -1 | grep -Eq '(every )?1s'"
 	tm_keys d - -
-	check "- -: a shorter interval (0.25 s)" wait_for 5 on_d 'sample interval 0.25 s'
+	check "- -: a shorter interval (0.25 s)" wait_for 20 on_d 'sample interval 0.25 s'
 	tm_keys d t
-	check "t: the next theme is named on the status line" wait_for 5 on_d 'theme: '
+	check "t: the next theme is named on the status line" wait_for 20 on_d 'theme: '
 	tm_keys d m
-	check "m: the marker prompt opens" wait_for 5 on_d 'marker label: '
+	check "m: the marker prompt opens" wait_for 20 on_d 'marker label: '
 	tm_keys d -l "warm cache"
 	tm_keys d Enter
-	check "m: marker label on the graph" wait_for 5 on_d 'warm cache'
-	check "m: the prompt is closed" wait_for 5 sh -c "! tmux capture-pane -p -t bt$$-d | grep -q 'marker label: '"
+	check "m: marker label on the graph" wait_for 20 on_d 'warm cache'
+	check "m: the prompt is closed" wait_for 20 sh -c "! tmux capture-pane -p -t bt$$-d | grep -q 'marker label: '"
 	tm_keys d x
-	wait_for 5 sh -c "! kill -0 $pid 2>/dev/null"
+	wait_for 20 sh -c "! kill -0 $pid 2>/dev/null"
 	check "x: workload process gone" sh -c "! kill -0 $pid 2>/dev/null"
 	# r is refused while the stop is still being reaped: press it again
 	# until the restart event is recorded.
@@ -91,7 +91,7 @@ else
 	n=$(npids)
 	check "r: workload restarted with a new process ($n pids seen)" [ "$n" -ge 2 ]
 	tm_keys d q
-	wait_for 5 sh -c "! tmux capture-pane -p -t bt$$-d | grep -q 'Throughput'"
+	wait_for 20 sh -c "! tmux capture-pane -p -t bt$$-d | grep -q 'Throughput'"
 	check "dashboard: events recorded" quiet jq -se '
 		[.[] | select(.type=="event") | .action] as $a |
 		($a | index("pause")) != null and ($a | index("resume")) != null and ($a | index("marker")) != null' "$T/dash.jsonl"
