@@ -43,9 +43,17 @@ check "u a third time: back to MiB/s" wait_for 3 on_screen "Throughput MiB/s"
 
 tm_keys $S '?'
 wait_for 3 on_screen "benchtop help"
+# the help turns pages (Space): every page of it, then each key on one
+screen > "$E2E_TMP/help"
+for pg in 2 3 4 5; do
+	on_screen "/$((pg - 1)): Space" && break   # the last page
+	tm_keys $S Space
+	wait_for 3 on_screen "page $pg/" || break
+	screen >> "$E2E_TMP/help"
+done
 missing=""
 for k in F1/h Up/k Down/j 0-9 p s c f g G F m space r x + - u t d o / '?' q/F10 '<' '>' Left Right Home End; do
-	screen | grep -qE "^  $(printf '%s' "$k" | sed 's/[]?+.*[\/]/\\&/g') +[a-z]" || missing="$missing $k"
+	grep -qE "^  $(printf '%s' "$k" | sed 's/[]?+.*[\/]/\\&/g') +[a-z]" "$E2E_TMP/help" || missing="$missing $k"
 done
 check "? shows every key of the table${missing:+ (missing:$missing)}" test -z "$missing"
 tm_keys $S Escape
