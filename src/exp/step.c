@@ -407,6 +407,10 @@ double exp_from_disk(const struct exp *e, const struct step_res *s, uint64_t tes
 
 void exp_disk_cell(struct st_row *r, int col, double share)
 {
+	/* the kernel's read_bytes also counts readahead past what the test
+	 * asked for: of the bytes the test read, at most all came from disk */
+	if (isfinite(share) && share > 1)
+		share = 1;
 	st_num(r, col, share);
 	if (col >= 0 && isfinite(share) && share < 0.5)
 		r->cell[col].cached = true;
