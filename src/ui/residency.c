@@ -247,20 +247,17 @@ static struct title_fit fit_title(const struct ui_view *v, struct rect r, const 
 {
 	snprintf(shortl, slen, "%.*s", (int)strcspn(label, ","), label);
 	/* form, label (0 whole, 1 first words, 2 none), compact, start */
-	/* none: the colour legend left out (the help names the colours),
-	 * before "since start" is */
-	static const struct { int form, label; bool compact, start, none; } lay[] = {
-		{ 0, 0, false, true, false }, { 0, 0, true, true, false }, { 1, 0, false, true, false },
-		{ 1, 0, true, true, false }, { 1, 1, true, true, false }, { 1, 1, true, true, true },
-		{ 1, 1, true, false, false }, { 2, 1, true, true, false }, { 3, 1, true, true, false },
-		{ 2, 1, true, false, false }, { 1, 2, true, false, false }, { 3, 2, true, false, false },
+	static const struct { int form, label; bool compact, start; } lay[] = {
+		{ 0, 0, false, true }, { 0, 0, true, true }, { 1, 0, false, true }, { 1, 0, true, true },
+		{ 1, 1, true, true }, { 1, 1, true, false }, { 2, 1, true, true }, { 3, 1, true, true },
+		{ 2, 1, true, false }, { 1, 2, true, false }, { 3, 2, true, false },
 	};
 	const char *labels[3] = { label, shortl, "" };
 	char h[160];
 	for (size_t k = 0; k < sizeof lay / sizeof *lay; k++) {
 		struct title_fit f = { labels[lay[k].label], lay[k].compact, lay[k].start, 0, lay[k].form, 0 };
 		since_text(v, e, f.form, h, sizeof h);
-		f.lw = lay[k].none ? 0 : ramp_legend(r, false, f.compact);
+		f.lw = ramp_legend(r, false, f.compact);
 		int x = r.x + 1 + ui_strwidth("Residency") + (f.label[0] ? 2 + ui_strwidth(f.label) : 0) + 3;
 		int xmin = (x < r.x + LEFT ? r.x + LEFT : x) + (f.start ? ui_strwidth(" since start ") : 1);
 		int limit = r.x + r.w - 1 - f.lw - 1;
