@@ -45,8 +45,8 @@ kill_tree() {
 # 1. batch: performance then powersave; JSON events and per-phase residency
 # at max then min; restored at the end.
 tree batch
-out=$("$BENCHTOP" -b --format json --sysfs "$T" -t 4 --at 1:governor=performance \
-	--at 2.5:governor=powersave -- sleep 6 2>"$E2E_TMP/batch.err")
+out=$("$BENCHTOP" -b --format json --sysfs "$T" -t 6 --at 1:governor=performance \
+	--at 3.5:governor=powersave -- sleep 8 2>"$E2E_TMP/batch.err")
 rc=$?
 check "batch run exits 0 (rc $rc)" [ $rc = 0 ]
 check "start record says cpufreq kernel" \
