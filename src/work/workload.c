@@ -296,6 +296,10 @@ static void fail(struct workload *w, const char *why)
 
 static void finish_run(struct workload *w, double now)
 {
+	/* a tree found empty at a tick ended after its last child, whose
+	 * reaping may come later in the same tick than the tick's clock */
+	if (now < w->t_reaped)
+		now = w->t_reaped;
 	w->t_end = now;
 	if (w->spec->rewrite && w->ctr && w->state != WLS_FAILED)
 		workload_add_rewrite_rows(w);
@@ -337,6 +341,8 @@ void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *r
 		source |= w->ch[i].pid == pid && w->ch[i].role == ROLE_SOURCE;
 	if (ru && !source)
 		workload_add_rusage(w, ru);
+	if (now > w->t_reaped)
+		w->t_reaped = now;
 	if (pid == w->sync_pid) {
 		w->sync_pid = 0;
 		finish_run(w, now);

@@ -51,6 +51,7 @@ struct workload {
 	int nctr;
 	struct sampler *sp;
 	double t_start, t_end, elapsed_done;
+	double t_reaped;                            /* the run's clock when its last child was reaped */
 	double io_done;          /* engines: the runs' io_elapsed (workload_totals) */
 	double ru_user, ru_sys;
 	double seen_user, seen_sys;  /* the most the samples ever showed */

@@ -280,6 +280,7 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 	w->err[0] = 0;
 	w->t_start = now;
 	w->t_end = 0;
+	w->t_reaped = 0;
 	w->runs++;
 	w->run_user0 = w->ru_user;
 	w->run_sys0 = w->ru_sys;

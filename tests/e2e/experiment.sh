@@ -116,13 +116,13 @@ check "a two-run preset: from disk and test columns" \
 # 6. SIGINT ends the whole experiment, not only the cell that is running.
 "$BENCHTOP" --matrix placement=pack,free,spread --cell 5 -- sleep 31 >"$E2E_TMP/int.out" 2>&1 &
 pid=$!
-wait_for 30 pgrep -f "sleep 3[1]" >/dev/null   # the first cell is running
+wait_for 30 pgrep -f "^sleep 3[1]" >/dev/null   # the first cell is running
 kill -INT $pid
 wait $pid
 rc=$?
 check "SIGINT: exit 0 (rc $rc)" [ $rc = 0 ]
 check "SIGINT: one cell, then it says it stopped" \
 	bash -c '[ "$(grep -Ec "^(pack|free|spread) +as-is" "$1")" = 1 ] && grep -q "stopped by" "$1"' _ "$E2E_TMP/int.out"
-check "SIGINT: no workload left" bash -c '! pgrep -f "sleep 3[1]" >/dev/null'
+check "SIGINT: no workload left" bash -c '! pgrep -f "^sleep 3[1]" >/dev/null'
 
 finish
