@@ -90,6 +90,17 @@ struct sample_role_track {
 void sample_role_settle(char *role, size_t len, struct sample_role_track *t, const char *evidence);
 
 /* Parsers, exposed for tests: each takes file contents, returns 0 or -1. */
+/* The fields of /proc/PID/stat the sampler uses. */
+struct sample_stat {
+	char comm[MODEL_COMM_LEN];     /* truncated to fit */
+	char state;
+	pid_t ppid;
+	uint64_t utime, stime;         /* clock ticks */
+	int nthreads;
+	uint64_t start;                /* clock ticks after boot */
+	int cpu;                       /* where it last ran */
+};
+int sample_parse_stat(const char *text, struct sample_stat *st);
 int sample_parse_sched_migrations(const char *text, uint64_t *migrations);
 int sample_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns);
 int sample_parse_io(const char *text, uint64_t *rchar, uint64_t *wchar,

@@ -47,9 +47,7 @@ static uint64_t own_output_size(void)
 }
 
 #define AS_ITEM(e, item) item,
-static enum pids_item proc_items[] = { PROC_ITEMS(AS_ITEM) };
 static enum pids_item thr_items[] = { THR_ITEMS(AS_ITEM) };
-_Static_assert(sizeof proc_items / sizeof *proc_items == PI_COUNT, "proc items");
 _Static_assert(sizeof thr_items / sizeof *thr_items == TI_COUNT, "thread items");
 
 static int src_procs(struct sampler *sp, double dt);
@@ -277,8 +275,7 @@ static int sampler_init(struct sampler *sp, const char *proc_root, int ncpu, int
 	for (int i = 0; i < ncpu; i++)
 		sp->cpus[i] = (struct cpu_sample){ .id = i, .user = -1, .system = -1, .iowait = -1,
 		                                   .irq = -1, .idle = -1, .khz = -1 };
-	if (procps_pids_new(&sp->pinfo, proc_items, PI_COUNT) < 0 ||
-	    procps_pids_new(&sp->tinfo, thr_items, TI_COUNT) < 0)
+	if (procps_pids_new(&sp->tinfo, thr_items, TI_COUNT) < 0)
 		return -ENOENT;
 	return 0;
 }
@@ -306,8 +303,6 @@ void sampler_free(struct sampler *sp)
 	free(sp->procs);
 	sfiles_free(sp->files);
 	ssys_free(sp->sys);
-	if (sp->pinfo)
-		procps_pids_unref(&sp->pinfo);
 	if (sp->tinfo)
 		procps_pids_unref(&sp->tinfo);
 	if (sp->cset)
@@ -421,14 +416,19 @@ int sampler_owner(const struct sampler *sp, pid_t pid)
 uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl)
 {
 	struct sproc *p = sprocs_find(sp, pid);
-	unsigned id = (unsigned)pid;
-	struct pids_fetch *f = procps_pids_select(sp->pinfo, &id, 1, PIDS_SELECT_PID);
+	char path[160];
+	uint64_t rchar, wchar, rb, wb;
 
-	if (!f || f->counts->total < 1)
+	snprintf(path, sizeof path, "%s/%d/io", sp->root, (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, sp->buf, sizeof sp->buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
 		return 0;
-	struct pids_result *h = f->stacks[0]->head;
-	uint64_t rchar = h[PI_RCHAR].result.ul_int, wb = h[PI_WBYTES].result.ul_int;
-	uint64_t wchar = h[PI_WCHAR].result.ul_int;
+	sp->buf[n] = '\0';
+	if (sample_parse_io(sp->buf, &rchar, &wchar, &rb, &wb) != 0)
+		return 0;
 	if (p)
 		wl = p->wl;
 	if (wl < 0 || wl > sp->nwl || (p && p->exit_noted))

@@ -21,7 +21,6 @@
  * is not counted once per stage. */
 #include "sample_priv.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,7 +35,6 @@
 #include <unistd.h>
 
 #include "benchtop/sample.h"
-#include "benchtop/sysfile.h"
 #include "benchtop/xalloc.h"
 
 #define TICK_POS 4
@@ -436,11 +434,63 @@ static bool pipe_drained(pid_t pid, int fd, const struct stat *st)
 	return hup && empty;
 }
 
+/* One scan of a process's descriptors: /proc/PID/fd, and its fdinfo
+ * directory once an entry needs it. */
+struct fdscan {
+	int fddir, infodir;
+	char infopath[96];
+};
+
+/* fdinfo of one descriptor ("pos:", "flags:"), a file of /proc: 0 or -1. */
+static int fdinfo_read(struct fdscan *sc, const char *name, char *buf, uint64_t *pos, unsigned *flags)
+{
+	if (sc->infodir == -1)
+		sc->infodir = open(sc->infopath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sc->infodir < 0) {
+		sc->infodir = -2;  /* not again */
+		return -1;
+	}
+	int fd = openat(sc->infodir, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, SAMPLE_BUF - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sample_parse_fdinfo(buf, pos, flags);
+}
+
+/* The access mode of a pipe, socket or device on fd: known from an
+ * earlier scan when the same file is still there, else from fdinfo;
+ * -1 when it cannot be read. */
+static int other_acc(struct sproc *p, long fd, const struct stat *st, struct fdscan *sc,
+                     const char *name, char *buf)
+{
+	for (int i = 0; i < p->nod; i++) {
+		struct sofd *o = &p->od[i];
+		if (o->fd == fd && o->ino == st->st_ino && o->dev == st->st_dev && o->rdev == st->st_rdev) {
+			o->seen = true;
+			return o->acc;
+		}
+	}
+	uint64_t pos;
+	unsigned flags;
+	if (fdinfo_read(sc, name, buf, &pos, &flags) != 0)
+		return -1;
+	int acc = (int)(flags & O_ACCMODE);
+	if (sample_grow((void **)&p->od, &p->capod, p->nod + 1, sizeof *p->od) == 0)
+		p->od[p->nod++] = (struct sofd){ .fd = (int)fd, .dev = st->st_dev, .rdev = st->st_rdev,
+		                                 .ino = st->st_ino, .acc = acc, .seen = true };
+	return acc;
+}
+
 /* One fd entry of /proc/PID/fd; returns 1 for a regular file written,
  * 2 for one read. */
-static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
-                    const char *name, char *buf)
+static int scan_one(struct sfiles *f, struct sproc *p, struct fdscan *sc, const char *name,
+                    char *buf)
 {
+	int fddir = sc->fddir;
 	struct stat st;
 	uint64_t pos;
 	unsigned flags;
@@ -452,10 +502,8 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 	if (!S_ISREG(st.st_mode)) {
 		/* a pipe, socket or device it may read from or write to: its
 		 * reads or writes are not all files' */
-		if (moves_other(&st) &&
-		    sysfile_read_at(infodir, name, buf, SAMPLE_BUF) == 0 &&
-		    sample_parse_fdinfo(buf, &pos, &flags) == 0) {
-			int acc = (int)(flags & O_ACCMODE);
+		int acc = moves_other(&st) ? other_acc(p, fd, &st, sc, name, buf) : -1;
+		if (acc >= 0) {
 			bool rd = acc != O_WRONLY && !reads_nothing(f, fd, &st);
 			p->piped |= rd;
 			p->pipe_live |= rd && !pipe_drained(p->pid, (int)fd, &st);
@@ -469,12 +517,12 @@ static int scan_one(struct sfiles *f, struct sproc *p, int fddir, int infodir,
 			return 0;
 	if (st.st_dev == f->proc_dev || st.st_dev == f->sys_dev) {
 		/* /proc and /sys files are not data */
-		if (!p->piped_w && sysfile_read_at(infodir, name, buf, SAMPLE_BUF) == 0 &&
-		    sample_parse_fdinfo(buf, &pos, &flags) == 0 && (flags & O_ACCMODE) != O_RDONLY)
+		if (!p->piped_w && fdinfo_read(sc, name, buf, &pos, &flags) == 0 &&
+		    (flags & O_ACCMODE) != O_RDONLY)
 			p->piped_w = true;
 		return 0;
 	}
-	if (sysfile_read_at(infodir, name, buf, SAMPLE_BUF) || sample_parse_fdinfo(buf, &pos, &flags))
+	if (fdinfo_read(sc, name, buf, &pos, &flags))
 		return 0;
 	int acc = (int)(flags & O_ACCMODE);
 	bool write = acc == O_WRONLY || acc == O_RDWR;
@@ -522,6 +570,37 @@ static void sofile_sweep(struct sfiles *f, struct sproc *p)
 		p->of[k++] = p->of[i];
 	}
 	p->nof = k;
+	k = 0;
+	for (int i = 0; i < p->nod; i++)
+		if (p->od[i].seen) {
+			p->od[i].seen = false;
+			p->od[k++] = p->od[i];
+		}
+	p->nod = k;
+}
+
+/* The entries of the directory fd (getdents64, no stdio stream: the
+ * scan runs every tick), each name passed to scan_one; false when the
+ * directory could not be read. */
+static bool scan_dir(struct sfiles *f, struct sproc *p, struct fdscan *sc, char *buf, bool *has_r)
+{
+	char ents[4096] __attribute__((aligned(8)));
+	long n;
+
+	while ((n = syscall(SYS_getdents64, sc->fddir, ents, sizeof ents)) > 0)
+		for (long off = 0; off < n;) {
+			const struct linux_dirent64 {
+				uint64_t d_ino;
+				int64_t d_off;
+				unsigned short d_reclen;
+				unsigned char d_type;
+				char d_name[];
+			} *e = (const void *)(ents + off);
+			off += e->d_reclen;
+			if (e->d_name[0] != '.')
+				*has_r |= scan_one(f, p, sc, e->d_name, buf) == 2;
+		}
+	return n == 0;
 }
 
 void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl *w, char *buf)
@@ -531,22 +610,17 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 
 	(void)w;
 	snprintf(path, sizeof path, "%s/%d/fd", root, (int)p->pid);
-	int fddir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	snprintf(path, sizeof path, "%s/%d/fdinfo", root, (int)p->pid);
-	int infodir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fddir >= 0 && infodir >= 0 ? fdopendir(dup(fddir)) : NULL;
-	struct dirent *e;
+	struct fdscan sc = { .fddir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), .infodir = -1 };
+	snprintf(sc.infopath, sizeof sc.infopath, "%s/%d/fdinfo", root, (int)p->pid);
 	p->rd_left = 0;
 	p->pipe_live = false;
-	while (d && (e = readdir(d)))
-		has_r |= scan_one(f, p, fddir, infodir, e->d_name, buf) == 2;
-	if (d)
-		closedir(d);
-	if (fddir >= 0)
-		close(fddir);
-	if (infodir >= 0)
-		close(infodir);
-	if (d)  /* a failed scan (the process is exiting) keeps what it knew */
+	bool read = sc.fddir >= 0 && scan_dir(f, p, &sc, buf, &has_r);
+	if (sc.fddir >= 0)
+		close(sc.fddir);
+	if (sc.infodir >= 0)
+		close(sc.infodir);
+	/* a failed scan (the process is exiting) keeps what it knew */
+	if (read && sc.infodir != -2)
 		sofile_sweep(f, p);
 	/* all its reads from regular files (within what ld.so reads at exec):
 	 * what it reads after its last scan can be recovered from its rchar */

@@ -1,6 +1,7 @@
-/* sample_parse.c - the sampler's small parsers for /proc files that
- * libproc2 does not cover (sched, schedstat, fdinfo) plus io, and the rate
- * of a counter.  They take file contents, so tests feed them fixtures. */
+/* sample_parse.c - the sampler's small parsers for the /proc files it
+ * reads through descriptors held open (stat, io, sched, schedstat) and
+ * fdinfo, and the rate of a counter.  They take file contents, so tests
+ * feed them fixtures. */
 #include "benchtop/sample.h"
 
 #include <stdlib.h>
@@ -79,6 +80,48 @@ int sample_parse_fdinfo(const char *text, uint64_t *pos, unsigned *flags)
 	if (field_u64(text, "pos", 10, pos) || field_u64(text, "flags", 8, &f))
 		return -1;
 	*flags = (unsigned)f;
+	return 0;
+}
+
+/* stat: "PID (COMM) S PPID ..." where COMM may hold spaces and
+ * parentheses (the last ')' ends it); fields as proc(5) numbers them. */
+int sample_parse_stat(const char *text, struct sample_stat *st)
+{
+	const char *open = strchr(text, '('), *close = strrchr(text, ')');
+	if (!open || !close || close < open || close[1] != ' ')
+		return -1;
+	size_t len = (size_t)(close - open - 1);
+	if (len >= sizeof st->comm)
+		len = sizeof st->comm - 1;
+	memcpy(st->comm, open + 1, len);
+	st->comm[len] = '\0';
+	const char *q = close + 2;
+	if (!*q || *q == ' ')
+		return -1;
+	st->state = *q++;
+	/* fields 4 (ppid) to 39 (processor), unsigned but for ppid and
+	 * those the sampler skips */
+	unsigned long long f[40] = { 0 };
+	int n = 4;
+	for (; n <= 39; n++) {
+		while (*q == ' ')
+			q++;
+		if (*q == '-')
+			q++;  /* a negative field the sampler does not use */
+		if (*q < '0' || *q > '9')
+			break;
+		char *end;
+		f[n] = strtoull(q, &end, 10);
+		q = end;
+	}
+	if (n <= 39)
+		return -1;
+	st->ppid = (pid_t)f[4];
+	st->utime = f[14];
+	st->stime = f[15];
+	st->nthreads = (int)f[20];
+	st->start = f[22];
+	st->cpu = (int)f[39];
 	return 0;
 }
 

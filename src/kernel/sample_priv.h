@@ -24,7 +24,7 @@ struct sampler;
 /* A thread of a tracked process and the /proc files read for it. */
 struct sthr {
 	pid_t tid;
-	int fd_schedstat, fd_sched, fd_children;
+	int fd_schedstat, fd_sched, fd_children, fd_io;
 	uint64_t run_ns, wait_ns, migr;
 	uint64_t drun;     /* run time in the last interval, ns */
 	uint64_t rchar_own;/* its own rchar at the last look (task io; sample_reap.c) */
@@ -44,6 +44,17 @@ struct sofile {
 	bool seen;
 };
 
+/* A pipe, socket or device open in a tracked process: its access mode,
+ * read from fdinfo when first seen on that fd (a description's mode never
+ * changes; another file on the fd shows as another dev, inode or rdev). */
+struct sofd {
+	int fd;
+	dev_t dev, rdev;
+	ino_t ino;
+	int acc;           /* O_RDONLY, O_WRONLY or O_RDWR */
+	bool seen;
+};
+
 struct sproc {
 	pid_t pid;
 	int wl;
@@ -57,10 +68,13 @@ struct sproc {
 	bool measure_io, zombie, gone, ran, fresh;
 	char state;
 	int cpu, nthreads;
+	int fd_stat, fd_io;                /* /proc/PID/stat and io, held open (-1: not) */
 	struct sthr *thr;
 	int nthr, capthr;
 	struct sofile *of;
 	int nof, capof;
+	struct sofd *od;                   /* its pipes, sockets and devices */
+	int nod, capod;
 	uint64_t utk, stk;                 /* clock ticks */
 	uint64_t rchar, wchar, rbytes, wbytes;
 	bool io_known;                     /* rchar.. were read at least once */
@@ -130,29 +144,11 @@ struct swl {
 	                                    * less its output to benchtop's own file */
 };
 
-#define SELECT_CHUNK 64       /* libproc2 refuses long pid lists */
-
-/* One list makes both the libproc2 item array and the enum indexing it. */
-#define PROC_ITEMS(X) \
-	X(PI_PID, PIDS_ID_PID) \
-	X(PI_PPID, PIDS_ID_PPID) \
-	X(PI_CMD, PIDS_CMD) \
-	X(PI_STATE, PIDS_STATE) \
-	X(PI_UTICS, PIDS_TICS_USER) \
-	X(PI_STICS, PIDS_TICS_SYSTEM) \
-	X(PI_CPU, PIDS_PROCESSOR) \
-	X(PI_NLWP, PIDS_NLWP) \
-	X(PI_START, PIDS_TIME_START) \
-	X(PI_RCHAR, PIDS_IO_READ_CHARS) \
-	X(PI_WCHAR, PIDS_IO_WRITE_CHARS) \
-	X(PI_RBYTES, PIDS_IO_READ_BYTES) \
-	X(PI_WBYTES, PIDS_IO_WRITE_BYTES)
 /* In thread mode libproc2 reports each thread's own id. */
 #define THR_ITEMS(X) \
 	X(TI_TID, PIDS_ID_TID) \
 	X(TI_CPU, PIDS_PROCESSOR)
 #define SAMPLE_AS_ENUM(e, item) e,
-enum proc_idx { PROC_ITEMS(SAMPLE_AS_ENUM) PI_COUNT };
 enum thr_idx { THR_ITEMS(SAMPLE_AS_ENUM) TI_COUNT };
 #undef SAMPLE_AS_ENUM
 
@@ -172,7 +168,7 @@ struct sampler {
 	char root[128];
 	int ncpu, nwl, nconf;
 	long hz;
-	struct pids_info *pinfo, *tinfo;
+	struct pids_info *tinfo;       /* the threads of a process */
 	struct sproc *procs;
 	int n, cap;
 	struct swl *wl;                /* nwl + 1, index 0 = attached */
@@ -180,7 +176,6 @@ struct sampler {
 	struct ssys *sys;
 	struct cpu_sample *cpus;       /* last values, copied into each snapshot */
 	struct disk_sample disk;
-	unsigned sel[SELECT_CHUNK];
 	cpu_set_t *cset;
 	size_t csize;
 	unsigned char *mask;
@@ -207,6 +202,11 @@ void sprocs_drop(struct sampler *sp, int i);
 /* Read every tracked process: threads, children, stat and io of those that
  * ran, migrations, affinity, and the files of those that moved bytes. */
 void sprocs_read(struct sampler *sp, double dt);
+/* Read /proc/PID/task/TID/NAME (tid 0: /proc/PID/NAME) into buf[len]
+ * through *fd, held open across ticks while few enough files are (-1:
+ * not open yet).  Returns bytes or -errno (-ESRCH once it is gone). */
+int sprocs_read_file(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name,
+                     char *buf, size_t len);
 
 /* Make room for want elements of elem bytes in the array *p of capacity
  * *cap, doubling (from 8); 0 or -ENOMEM (then *p is unchanged). */

@@ -1,7 +1,7 @@
 /* sample_proc.c - the sampler's tracked processes: each tick every
  * tracked thread's schedstat through a /proc file held open, then for the
  * processes that ran their children (tracked as they appear), their stat
- * and io through libproc2 (in chunks of pids), their threads, migrations
+ * and io (descriptors held open too), their threads (libproc2), migrations
  * and allowed CPUs, and a scan of their open files when their I/O moved;
  * what processes that ended read is settled in sample_reap.c.  The
  * tracked set itself (find, add, drop) lives here. */
@@ -24,13 +24,17 @@
 
 /* ---- /proc files held open ---------------------------------------- */
 
-/* Open /proc/PID/task/TID/NAME as *fd unless it is open: 0 or -errno. */
+/* Open /proc/PID/task/TID/NAME (tid 0: /proc/PID/NAME, the whole
+ * process's) as *fd unless it is open: 0 or -errno. */
 static int pf_open(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name)
 {
 	if (*fd >= 0)
 		return 0;
 	char path[160];
-	snprintf(path, sizeof path, "%s/%d/task/%d/%s", sp->root, (int)pid, (int)tid, name);
+	if (tid > 0)
+		snprintf(path, sizeof path, "%s/%d/task/%d/%s", sp->root, (int)pid, (int)tid, name);
+	else
+		snprintf(path, sizeof path, "%s/%d/%s", sp->root, (int)pid, name);
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
 		return -errno;
@@ -97,6 +101,12 @@ static int pf_read_all(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const 
 	return rc < 0 ? rc : (int)off;
 }
 
+int sprocs_read_file(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name,
+                     char *buf, size_t len)
+{
+	return pf_read(sp, fd, pid, tid, name, buf, len);
+}
+
 static void pf_close(struct sampler *sp, int *fd)
 {
 	if (*fd >= 0) {
@@ -113,6 +123,7 @@ static void thr_close(struct sampler *sp, struct sthr *t)
 	pf_close(sp, &t->fd_schedstat);
 	pf_close(sp, &t->fd_sched);
 	pf_close(sp, &t->fd_children);
+	pf_close(sp, &t->fd_io);
 }
 
 static struct sthr *thr_add(struct sproc *p, pid_t tid)
@@ -121,7 +132,7 @@ static struct sthr *thr_add(struct sproc *p, pid_t tid)
 		return NULL;
 	struct sthr *t = &p->thr[p->nthr++];
 	*t = (struct sthr){ .tid = tid, .fd_schedstat = -1, .fd_sched = -1, .fd_children = -1,
-	                    .cpu = -1 };
+	                    .fd_io = -1, .cpu = -1 };
 	return t;
 }
 
@@ -190,7 +201,7 @@ struct sproc *sprocs_new(struct sampler *sp, pid_t pid, int wl, const char *role
 		return NULL;
 	struct sproc *p = &sp->procs[sp->n++];
 	*p = (struct sproc){ .pid = pid, .wl = wl, .measure_io = mio, .infer = mio, .fresh = true,
-	                     .state = '?', .cpu = -1, .nthreads = 1 };
+	                     .state = '?', .cpu = -1, .nthreads = 1, .fd_stat = -1, .fd_io = -1 };
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	clock_gettime(CLOCK_REALTIME, &p->since);
 	return p;
@@ -224,26 +235,27 @@ static void proc_children(struct sampler *sp, int i)
 	}
 }
 
-/* ---- libproc2: stat and io of the processes that ran ---------------- */
+/* ---- stat and io of the processes that ran ---------------------------- */
 
-static void proc_apply(struct sproc *p, struct pids_result *h, double dt)
+/* What /proc/PID/stat and /proc/PID/io show, into p. */
+static void proc_apply(struct sampler *sp, struct sproc *p, const struct sample_stat *st,
+                       const uint64_t io[4], double dt)
 {
-	uint64_t rchar = h[PI_RCHAR].result.ul_int, wchar = h[PI_WCHAR].result.ul_int;
+	uint64_t rchar = io[0], wchar = io[1];
 
-	const char *comm = h[PI_CMD].result.str ? h[PI_CMD].result.str : "";
 	/* a new program (a shell's child exec'd its command): what the fork
 	 * held before its redirections is not what the command reads */
-	if (p->comm[0] && strncmp(p->comm, comm, sizeof p->comm - 1) != 0)
+	if (p->comm[0] && strncmp(p->comm, st->comm, sizeof p->comm - 1) != 0)
 		p->piped = p->piped_w = false;
-	snprintf(p->comm, sizeof p->comm, "%s", comm);
-	p->state = (char)h[PI_STATE].result.s_ch;
+	snprintf(p->comm, sizeof p->comm, "%s", st->comm);
+	p->state = st->state;
 	p->zombie = p->state == 'Z' || p->state == 'X';
-	p->utk = h[PI_UTICS].result.ull_int;
-	p->stk = h[PI_STICS].result.ull_int;
-	p->cpu = h[PI_CPU].result.s_int;
-	p->nthreads = h[PI_NLWP].result.s_int;
-	p->start = h[PI_START].result.real;
-	p->ppid = h[PI_PPID].result.s_int;
+	p->utk = st->utime;
+	p->stk = st->stime;
+	p->cpu = st->cpu;
+	p->nthreads = st->nthreads;
+	p->start = (double)st->start / (double)sp->hz;
+	p->ppid = st->ppid;
 	p->read_bps = p->fresh ? 0 : sample_rate(p->rchar, rchar, dt);
 	p->write_bps = p->fresh ? 0 : sample_rate(p->wchar, wchar, dt);
 	p->io_moved = !p->io_known || rchar != p->rchar || wchar != p->wchar;
@@ -252,55 +264,47 @@ static void proc_apply(struct sproc *p, struct pids_result *h, double dt)
 	p->io_known = true;
 	p->rchar = rchar;
 	p->wchar = wchar;
-	p->rbytes = h[PI_RBYTES].result.ul_int;
-	p->wbytes = h[PI_WBYTES].result.ul_int;
+	p->rbytes = io[2];
+	p->wbytes = io[3];
 }
 
-/* The processes with an entry in sel[0..n) were asked for; one missing
- * from the answer was reaped in between. */
-static void select_chunk(struct sampler *sp, int n, double dt)
+/* Read a process that ran: its stat and io through descriptors held
+ * open.  One whose stat cannot be read was reaped in between, unless it
+ * is still there (an exec under way); then it is read at the next tick.
+ * An io the kernel refuses (a set-uid program) shows nothing moved. */
+static void proc_stat_io(struct sampler *sp, struct sproc *p, double dt)
 {
-	struct pids_fetch *f = procps_pids_select(sp->pinfo, sp->sel, n, PIDS_SELECT_PID);
-	int got = f ? f->counts->total : 0;
+	struct sample_stat st;
+	uint64_t io[4] = { p->rchar, p->wchar, p->rbytes, p->wbytes };
 
-	for (int i = 0; i < n; i++) {
-		struct sproc *p = sprocs_find(sp, (pid_t)sp->sel[i]);
-		bool found = false;
-		for (int j = 0; j < got && !found; j++) {
-			struct pids_result *h = f->stacks[j]->head;
-			if ((unsigned)h[PI_PID].result.s_int == sp->sel[i]) {
-				proc_apply(p, h, dt);
-				found = true;
-			}
-		}
-		/* one missing from the answer was reaped in between, unless
-		 * it is still there (its files could not be read this once:
-		 * an exec under way); then it is read at the next tick */
-		if (!found && !(kill(p->pid, 0) == 0 || errno == EPERM))
+	if (pf_read(sp, &p->fd_stat, p->pid, 0, "stat", sp->buf, sizeof sp->buf) <= 0 ||
+	    sample_parse_stat(sp->buf, &st) != 0) {
+		if (!(kill(p->pid, 0) == 0 || errno == EPERM))
 			p->gone = true;
-		else if (!found)
+		else
 			p->read_bps = p->write_bps = 0;
+		return;
 	}
+	if (pf_read(sp, &p->fd_io, p->pid, 0, "io", sp->buf, sizeof sp->buf) <= 0 ||
+	    sample_parse_io(sp->buf, &io[0], &io[1], &io[2], &io[3]) != 0) {
+		io[0] = p->rchar;
+		io[1] = p->wchar;
+		io[2] = p->rbytes;
+		io[3] = p->wbytes;
+	}
+	proc_apply(sp, p, &st, io, dt);
 }
 
 static void select_ran(struct sampler *sp, double dt)
 {
-	int n = 0;
-
 	for (int i = 0; i < sp->n; i++) {
 		struct sproc *p = &sp->procs[i];
 		if (!p->ran || p->gone) {
 			p->read_bps = p->write_bps = 0;  /* did not run: moved nothing */
 			continue;
 		}
-		sp->sel[n++] = (unsigned)p->pid;
-		if (n == SELECT_CHUNK) {
-			select_chunk(sp, n, dt);
-			n = 0;
-		}
+		proc_stat_io(sp, p, dt);
 	}
-	if (n)
-		select_chunk(sp, n, dt);
 }
 
 /* A process with several threads: learn new threads and where each ran;
@@ -371,8 +375,11 @@ void sprocs_drop(struct sampler *sp, int i)
 	sfiles_forget(sp->files, p);
 	for (int t = 0; t < p->nthr; t++)
 		thr_close(sp, &p->thr[t]);
+	pf_close(sp, &p->fd_stat);
+	pf_close(sp, &p->fd_io);
 	free(p->thr);
 	free(p->of);
+	free(p->od);
 	sp->procs[i] = sp->procs[--sp->n];
 }
 

@@ -52,6 +52,16 @@ static bool task_io(const struct sampler *sp, pid_t pid, pid_t tid, uint64_t *rc
 	return sample_parse_io(buf, rchar, wchar, &rb, &wb) == 0;
 }
 
+/* The same for a tracked thread, through a descriptor held open. */
+static bool thr_io(struct sampler *sp, struct sproc *p, struct sthr *t, uint64_t *rchar,
+                   uint64_t *wchar)
+{
+	char buf[512];
+	uint64_t rb, wb;
+	return sprocs_read_file(sp, &t->fd_io, p->pid, t->tid, "io", buf, sizeof buf) > 0 &&
+	       sample_parse_io(buf, rchar, wchar, &rb, &wb) == 0;
+}
+
 void sreap_base(struct sampler *sp, struct sproc *p)
 {
 	uint64_t r, wr;
@@ -84,7 +94,7 @@ void sreap_read(struct sampler *sp, struct sproc *p)
 	if (!p->measure_io)
 		return;
 	for (int i = 0; i < p->nthr; i++) {
-		if (!task_io(sp, p->pid, p->thr[i].tid, &r, &wr))
+		if (!thr_io(sp, p, &p->thr[i], &r, &wr))
 			return;  /* a thread ended in between: next time */
 		p->thr[i].rchar_own = r;
 		p->thr[i].wchar_own = wr;

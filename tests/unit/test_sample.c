@@ -83,6 +83,31 @@ static void test_parse_io(void **state)
 	assert_int_equal(sample_parse_io("rchar: 1\n", &rc, &wc, &rb, &wb), -1);
 }
 
+static void test_parse_stat(void **state)
+{
+	(void)state;
+	struct sample_stat st;
+	assert_int_equal(sample_parse_stat(fixture("stat"), &st), 0);
+	assert_string_equal(st.comm, "my (odd) prog");  /* the last ')' ends it */
+	assert_int_equal(st.state, 'S');
+	assert_int_equal(st.ppid, 17);
+	assert_int_equal(st.utime, 153);
+	assert_int_equal(st.stime, 27);
+	assert_int_equal(st.nthreads, 3);
+	assert_int_equal(st.start, 1395162);
+	assert_int_equal(st.cpu, 1);
+	/* priority and nice may be negative */
+	assert_int_equal(sample_parse_stat("1 (a) R 0 1 1 0 -1 0 0 0 0 0 5 6 0 0 -11 -10 1 0 9 0 0 0 0 0 0 0 0 0 0 "
+	                                   "0 0 0 0 0 17 0\n", &st), 0);
+	assert_int_equal(st.utime, 5);
+	assert_int_equal(st.cpu, 0);
+	assert_int_equal(sample_parse_stat("1 (a) R 0 1 1\n", &st), -1);  /* cut short */
+	assert_int_equal(sample_parse_stat("1 a R 0\n", &st), -1);
+	assert_int_equal(sample_parse_stat("1 (a very long command name here) R 0 1 1 0 -1 0 0 0 0 0 5 6 0 0 "
+	                                   "20 0 1 0 9 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 1\n", &st), 0);
+	assert_int_equal(strlen(st.comm), MODEL_COMM_LEN - 1);
+}
+
 static void test_parse_fdinfo(void **state)
 {
 	(void)state;
@@ -590,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_parse_sched),
 		cmocka_unit_test(test_parse_schedstat),
 		cmocka_unit_test(test_parse_io),
+		cmocka_unit_test(test_parse_stat),
 		cmocka_unit_test(test_parse_fdinfo),
 		cmocka_unit_test(test_rate_reset),
 		cmocka_unit_test(test_tree_write),
