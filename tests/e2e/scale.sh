@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# scale.sh - a thousand tracked processes, every one in every sample: a
+# shell that starts 1000 sleeps in the background (the command of a batch
+# run at -i 0.1, JSON Lines), and a tree of 1000 made outside
+# (tests/helpers/sleepers.c) attached.  Once the 1000 exist (seen from
+# outside, with pgrep), every sample holds each of them, by PID, alive.  A
+# count check, never a timed one: how fast the shell forks depends on the
+# machine, and each wait is a bounded poll.
+. "$(dirname "$0")/lib.sh"
+
+command -v jq >/dev/null || skip_all "jq not installed"
+T=$E2E_TMP
+cc -std=c17 -O1 -o "$T/sleepers" "$(dirname "$0")/../helpers/sleepers.c" || skip_all "cannot compile sleepers.c"
+N=1000
+LOOP="for i in \$(seq $N); do sleep 300 & done; wait"
+
+# samples FILE: how many sample lines FILE holds now.
+samples() { grep -c '"type":"sample"' "$1" 2>/dev/null || echo 0; }
+# all_born PID: PID has N children.
+all_born() { [ "$(pgrep -c -P "$1")" -ge "$N" ]; }
+# held FILE FROM PIDFILE: for every sample after the first FROM (the last
+# one, taken as the run stopped, left out), "held missing" of the PIDs in
+# PIDFILE among its live processes.
+held() {
+	jq -r --slurpfile want <(jq -R 'tonumber' "$3" | jq -s .) --argjson from "$2" -s '
+		[.[] | select(.type == "sample")] | .[$from:-1][] |
+		[.procs[] | select(.alive != false and .state != "Z") | .pid] as $have |
+		($want[0] - $have | length) as $miss |
+		"\(($want[0] | length) - $miss) \($miss)"' "$1"
+}
+# verdict FILE FROM PIDFILE: "ok" when at least 3 samples came after FROM
+# and each held every PID, else what was missing.
+verdict() {
+	held "$@" | awk -v n="$N" '{ k++; if ($2 > 0) { bad++; if (!worst || $2 > worst) worst = $2 } }
+		END { if (k < 3) print "only " k + 0 " samples after all " n " existed";
+		      else if (bad) print bad " of " k " samples missed up to " worst " of the " n;
+		      else print "ok" }'
+}
+
+# 1. the command: a shell starting the sleeps while the run samples it
+"$BENCHTOP" -b --format json -i 0.1 -t 600 -- sh -c "$LOOP" > "$T/cmd.jsonl" 2> "$T/cmd.err" &
+bt=$!
+wait_for 30 pgrep -x -P "$bt" sh >/dev/null || { kill "$bt"; skip_all "the command's shell never started"; }
+sh_pid=$(pgrep -x -P "$bt" sh | head -1)
+if wait_for 300 all_born "$sh_pid"; then
+	from=$(samples "$T/cmd.jsonl")
+	pgrep -P "$sh_pid" > "$T/cmd.pids"
+	# the sample under way when the last sleep started may predate it
+	from=$((from + 1))
+	wait_for 120 test "$(samples "$T/cmd.jsonl")" -ge $((from + 5))
+	kill -INT "$bt"
+	wait "$bt"
+	rc=$?
+	check "command: exits 0 on SIGINT" test "$rc" = 0
+	v=$(verdict "$T/cmd.jsonl" "$from" "$T/cmd.pids")
+	check "command: every sample after all $N sleeps started holds each of them ($v)" test "$v" = ok
+	n=$(held "$T/cmd.jsonl" 0 "$T/cmd.pids" | awk '{ if ($1 > m) m = $1 } END { print m + 0 }')
+	check "command: the most held at once is $N ($n)" test "$n" = "$N"
+	left=0
+	for p in $(cat "$T/cmd.pids"); do kill -0 "$p" 2>/dev/null && left=$((left + 1)); done
+	check "command: no sleep left behind ($left)" test "$left" = 0
+else
+	kill -INT "$bt"
+	wait "$bt"
+	skip "the shell did not start $N sleeps within the bound"
+fi
+
+# 2. attached: the tree exists before the run starts
+setsid "$T/sleepers" "$N" </dev/null >/dev/null 2>&1 &
+root=$!
+if wait_for 300 all_born "$root"; then
+	{ pgrep -P "$root"; echo "$root"; } > "$T/att.pids"
+	"$BENCHTOP" -b --format json -i 0.1 -t 2 --attach "$root" > "$T/att.jsonl" 2> "$T/att.err"
+	rc=$?
+	check "attach: exits 0" test "$rc" = 0
+	v=$(verdict "$T/att.jsonl" 0 "$T/att.pids")
+	check "attach: every sample holds the tree's $((N + 1)) processes ($v)" test "$v" = ok
+	alive=0
+	for p in $(cat "$T/att.pids"); do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+	check "attach: the attached tree goes on ($alive of $((N + 1)))" test "$alive" = $((N + 1))
+else
+	skip "the outside tree did not reach $N children within the bound"
+fi
+kill -KILL -- -"$root" 2>/dev/null
+wait "$root" 2>/dev/null
+finish
