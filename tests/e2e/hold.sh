@@ -124,8 +124,7 @@ check "rsync: a role, once known, does not flicker" quiet jq -se '
 if [ "$(nproc)" -ge 2 ]; then
 	# on a small tmpfs (root) the default source is small and the copy
 	# starts soon; elsewhere the 1 GiB source may still be written at 9 s
-	mkdir -p "$T/small"
-	mount -t tmpfs -o size=160m tmpfs "$T/small" 2>/dev/null && small=1 || small=
+	small_tmp "$T/small" && small=1 || small=
 	pdir=$TMPDIR
 	[ -n "$small" ] && pdir=$T/small
 	TMPDIR=$pdir "$BENCHTOP" -b --format json -i 0.1 -t 9 --at 4:pack > "$T/pack.jsonl" 2>/dev/null
@@ -217,10 +216,8 @@ fi
 # selected process that still holds 5 passes and 5 samples later on every
 # thread.  On a
 # small tmpfs (root) the default source is small and a pass short.
-mkdir -p "$T/dsmall"
 dtmp=$TMPDIR
-mount -t tmpfs -o size=160m tmpfs "$T/dsmall" 2>/dev/null && dtmp=$T/dsmall
-trap 'tm_kill def; umount -l "$T/dsmall" 2>/dev/null; e2e_cleanup' EXIT
+small_tmp "$T/dsmall" && dtmp=$T/dsmall
 tm_start def 120x40 "env TMPDIR=$dtmp $BENCHTOP -o $T/def.jsonl; sleep 30"
 engines() { grep -q '"role":"writer"' "$T/def.jsonl" 2>/dev/null; }
 if ! wait_for 120 engines; then
@@ -254,5 +251,4 @@ else
 		'[.[] | select(.type=="event" and .action=="workload_end")] | length == 0' "$T/def.jsonl"
 fi
 tm_kill def
-umount "$T/dsmall" 2>/dev/null
 finish
