@@ -122,6 +122,21 @@ void workload_forget_groups(struct workload *w)
 		journal_forget_pgid(w->ch[i].pid);
 }
 
+/* What a command's child tells benchtop through its close-on-exec pipe:
+ * the time it was about to exec (err 0), then, should the exec fail, why
+ * (err an errno; negative: joining its cgroup failed, before any exec). */
+struct exec_note {
+	double t;
+	int err;
+};
+
+static void note_exec(int fd, double t, int err)
+{
+	struct exec_note m = { t, err };
+	if (write(fd, &m, sizeof m) < 0)
+		_exit(127);
+}
+
 static int spawn_cmd(struct workload *w, char *msg, size_t len)
 {
 	int ep[2];
@@ -139,40 +154,45 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 		close(ep[0]);
 		int e = -child_setup(w->cg_fd, 0, mask_for(w, "cmd"), w->ncpu);
 		if (e) {
-			e = -e; /* joining its cgroup failed: it must not run outside */
-			if (write(ep[1], &e, sizeof e) < 0)
-				_exit(127);
+			note_exec(ep[1], 0, -e); /* joining its cgroup failed: it must not run outside */
 			_exit(127);
 		}
 		quiet_output(w->run);
 		/* benchtop's own descriptors (libproc2's /proc files, records)
 		 * are not the command's: none is inherited */
 		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+		note_exec(ep[1], clock_mono(), 0);
 		execvp(w->spec->argv[0], w->spec->argv);
-		e = errno;
-		if (write(ep[1], &e, sizeof e) < 0)
-			_exit(127);
+		note_exec(ep[1], 0, errno);
 		_exit(127);
 	}
 	close(ep[1]);
 	setpgid(pid, pid);
-	int e = 0;
-	ssize_t n;
+	struct exec_note m = { 0, 0 }, fail = { 0, 0 };
+	ssize_t n, nf = 0;
 	do
-		n = read(ep[0], &e, sizeof e);
+		n = read(ep[0], &m, sizeof m);
 	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof m && m.err == 0)
+		do
+			nf = read(ep[0], &fail, sizeof fail);
+		while (nf < 0 && errno == EINTR);
 	close(ep[0]);
-	/* the command's time starts at its exec (the pipe closes there), not
-	 * with benchtop's own set-up of the child */
-	w->t_start += clock_mono() - w->t_called;
+	/* The command's time starts at its exec: the child's clock just
+	 * before it, so nothing the command does is before its start,
+	 * however late benchtop runs again (not with benchtop's own set-up
+	 * of the child). */
+	double t_exec = n == (ssize_t)sizeof m && m.err == 0 && m.t > 0 ? m.t : clock_mono();
+	w->t_start += t_exec - w->t_called;
 	add_child(w, pid, 0, ROLE_CMD);
-	if (n == (ssize_t)sizeof e && e < 0) {
+	if (n == (ssize_t)sizeof m && m.err < 0) {
 		snprintf(msg, len, "cannot move \"%s\" into its cgroup %s: %s", w->spec->argv[0],
-		         cgroup_path(w->cg), strerror(-e));
+		         cgroup_path(w->cg), strerror(-m.err));
 		snprintf(w->err, sizeof w->err, "%s", msg);
-		return e;
+		return m.err;
 	}
-	if (n == (ssize_t)sizeof e) {
+	int e = n == (ssize_t)sizeof m && m.err > 0 ? m.err : nf == (ssize_t)sizeof fail ? fail.err : 0;
+	if (e > 0) {
 		snprintf(msg, len, "cannot run \"%s\": %s", w->spec->argv[0], strerror(e));
 		snprintf(w->err, sizeof w->err, "%s", msg);
 		return -e;
