@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/close_range.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -122,31 +123,27 @@ void workload_forget_groups(struct workload *w)
 		journal_forget_pgid(w->ch[i].pid);
 }
 
-/* What a command's child tells benchtop through its close-on-exec pipe:
- * the time it was about to exec (err 0), then, should the exec fail, why
- * (err an errno; negative: joining its cgroup failed, before any exec). */
-struct exec_note {
-	double t;
-	int err;
-};
-
-static void note_exec(int fd, double t, int err)
-{
-	struct exec_note m = { t, err };
-	if (write(fd, &m, sizeof m) < 0)
-		_exit(127);
-}
-
 static int spawn_cmd(struct workload *w, char *msg, size_t len)
 {
 	int ep[2];
 	if (pipe2(ep, O_CLOEXEC) < 0)
 		return -errno;
+	/* the child's clock just before its exec, in memory it shares with
+	 * benchtop (not through the pipe: what the command's process writes
+	 * is its I/O) */
+	double *t_exec = mmap(NULL, sizeof *t_exec, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (t_exec == MAP_FAILED)
+		t_exec = NULL;
+	else
+		*t_exec = 0;
+	sampler_will_add(w->sp, w->id);
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
 		close(ep[0]);
 		close(ep[1]);
+		if (t_exec)
+			munmap(t_exec, sizeof *t_exec);
 		snprintf(msg, len, "cannot start %s: %s", w->name, strerror(e));
 		return -e;
 	}
@@ -154,45 +151,47 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 		close(ep[0]);
 		int e = -child_setup(w->cg_fd, 0, mask_for(w, "cmd"), w->ncpu);
 		if (e) {
-			note_exec(ep[1], 0, -e); /* joining its cgroup failed: it must not run outside */
+			e = -e; /* joining its cgroup failed: it must not run outside */
+			if (write(ep[1], &e, sizeof e) < 0)
+				_exit(127);
 			_exit(127);
 		}
 		quiet_output(w->run);
 		/* benchtop's own descriptors (libproc2's /proc files, records)
 		 * are not the command's: none is inherited */
 		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-		note_exec(ep[1], clock_mono(), 0);
+		if (t_exec)
+			*t_exec = clock_mono();
 		execvp(w->spec->argv[0], w->spec->argv);
-		note_exec(ep[1], 0, errno);
+		e = errno;
+		if (write(ep[1], &e, sizeof e) < 0)
+			_exit(127);
 		_exit(127);
 	}
 	close(ep[1]);
 	setpgid(pid, pid);
-	struct exec_note m = { 0, 0 }, fail = { 0, 0 };
-	ssize_t n, nf = 0;
+	int e = 0;
+	ssize_t n;
 	do
-		n = read(ep[0], &m, sizeof m);
+		n = read(ep[0], &e, sizeof e);
 	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof m && m.err == 0)
-		do
-			nf = read(ep[0], &fail, sizeof fail);
-		while (nf < 0 && errno == EINTR);
 	close(ep[0]);
 	/* The command's time starts at its exec: the child's clock just
 	 * before it, so nothing the command does is before its start,
 	 * however late benchtop runs again (not with benchtop's own set-up
 	 * of the child). */
-	double t_exec = n == (ssize_t)sizeof m && m.err == 0 && m.t > 0 ? m.t : clock_mono();
-	w->t_start += t_exec - w->t_called;
+	double t = t_exec && *t_exec > 0 ? *t_exec : clock_mono();
+	if (t_exec)
+		munmap(t_exec, sizeof *t_exec);
+	w->t_start += t - w->t_called;
 	add_child(w, pid, 0, ROLE_CMD);
-	if (n == (ssize_t)sizeof m && m.err < 0) {
+	if (n == (ssize_t)sizeof e && e < 0) {
 		snprintf(msg, len, "cannot move \"%s\" into its cgroup %s: %s", w->spec->argv[0],
-		         cgroup_path(w->cg), strerror(-m.err));
+		         cgroup_path(w->cg), strerror(-e));
 		snprintf(w->err, sizeof w->err, "%s", msg);
-		return m.err;
+		return e;
 	}
-	int e = n == (ssize_t)sizeof m && m.err > 0 ? m.err : nf == (ssize_t)sizeof fail ? fail.err : 0;
-	if (e > 0) {
+	if (n == (ssize_t)sizeof e) {
 		snprintf(msg, len, "cannot run \"%s\": %s", w->spec->argv[0], strerror(e));
 		snprintf(w->err, sizeof w->err, "%s", msg);
 		return -e;
