@@ -124,14 +124,14 @@ void attach_restore(struct app *a)
 {
 	if (!a->attach.n)
 		return;
-	action_signal_release(a);
+	action_signal_release(app_actions(a));
 	/* Attached processes go on after benchtop: the ones benchtop paused
 	 * run again; one that was stopped when found stays stopped. */
-	if (a->paused) {
+	if (a->ac.paused) {
 		for (size_t i = 0; i < a->attach.n; i++)
 			if (!attach_found_stopped(a, a->attach.pids[i]))
 				kill(a->attach.pids[i], SIGCONT);
-		a->paused = false;
+		a->ac.paused = false;
 		app_event(a, "resume", "resume", "{\"why\":\"exit\"}");
 	}
 	/* none is paused by benchtop now: a later --restore must not resume it */
