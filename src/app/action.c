@@ -149,14 +149,22 @@ static const char *slot_of(const struct proc_sample *p)
 /* The CPU a process is allowed on alone, or -1. */
 static int single_cpu_of(struct action_ctx *c, const struct proc_sample *p)
 {
-	unsigned char *m = xcalloc((size_t)c->ncpu, 1);
-	int cpu = -1;
-	if (cpulist_parse(p->allowed, m, c->ncpu, NULL, 0) == 0 && cpulist_count(m, c->ncpu) == 1)
-		for (int k = 0; k < c->ncpu; k++)
-			if (m[k])
-				cpu = k;
-	free(m);
+	const struct snapshot *s = sample_of(c);
+	int n = s && s->ncpu < c->ncpu ? s->ncpu : c->ncpu, cpu = -1;
+	if (!p->allowed || cpulist_count(p->allowed, n) != 1)
+		return -1;
+	for (int k = 0; k < n; k++)
+		if (p->allowed[k])
+			cpu = k;
 	return cpu;
+}
+
+/* A process's allowed CPUs as a list (for the caller to free). */
+static char *allowed_text(struct action_ctx *c, const struct proc_sample *p)
+{
+	const struct snapshot *s = sample_of(c);
+	int n = s && s->ncpu < c->ncpu ? s->ncpu : c->ncpu;
+	return p->allowed ? cpulist_text(p->allowed, n) : strdup("");
 }
 
 /* "the writer of workload 1", "cp (writer) of workload 2", "attached
@@ -200,10 +208,11 @@ static unsigned report_lost(struct action_ctx *c, const struct proc_sample *p, c
 	if (k < 0 || c->plog.v[k].reported)
 		return 0;
 	c->plog.v[k].reported = true;
-	char want[MODEL_CPUS_LEN];
-	cpulist_format(m, c->ncpu, want, sizeof want);
+	char *want = cpulist_text(m, c->ncpu), *now = allowed_text(c, p);
 	unsigned r = say(c, "PID %d (%s) did not keep CPU %s (now %s): it sets its own affinity; benchtop re-applies it each tick",
-	                 (int)p->pid, p->comm, want, p->allowed);
+	                 (int)p->pid, p->comm, want ? want : "?", now ? now : "?");
+	free(want);
+	free(now);
 	tell(c);
 	return r;
 }
@@ -289,66 +298,82 @@ unsigned action_enforce_placement(struct action_ctx *c)
 }
 
 /* {"pid":"cpus",...} of the tracked processes (only pid when > 0), read
- * back from the kernel: the before and after of a placement event. */
-static void affinity_map(struct action_ctx *c, pid_t only, char *buf, size_t len)
+ * back from the kernel: the before and after of a placement event (for
+ * the caller to free; NULL when out of memory). */
+static char *affinity_map(struct action_ctx *c, pid_t only)
 {
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
 	unsigned char *m = xcalloc((size_t)c->ncpu, 1);
-	size_t k = (size_t)snprintf(buf, len, "{");
 	const struct snapshot *s = sample_of(c);
-	for (int i = 0; m && i < s->nproc && k < len; i++) {
+	if (!fp || !m) {
+		if (fp)
+			fclose(fp);
+		free(text);
+		free(m);
+		return NULL;
+	}
+	fputc('{', fp);
+	for (int i = 0, n = 0; s && i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
 		if (!p->alive || (only > 0 && p->pid != only) || get_affinity(c, p->pid, m))
 			continue;
-		char list[MODEL_CPUS_LEN];
-		cpulist_format(m, c->ncpu, list, sizeof list);
-		k += (size_t)snprintf(buf + k, len - k, "%s\"%d\":\"%s\"", k > 1 ? "," : "",
-		                      (int)p->pid, list);
+		char pid[16], *list = cpulist_text(m, c->ncpu);
+		snprintf(pid, sizeof pid, "%d", (int)p->pid);
+		if (n++)
+			fputc(',', fp);
+		json_string(fp, pid);
+		fputc(':', fp);
+		json_string(fp, list);
+		free(list);
 	}
-	if (k < len)
-		snprintf(buf + k, len - k, "}");
-	else
-		snprintf(buf, len, "{}"); /* too many to list: better none than broken JSON */
+	fputc('}', fp);
 	free(m);
+	return fclose(fp) ? (free(text), NULL) : text;
 }
 
-/* s as the inside of a JSON string (quotes, backslashes and controls
- * escaped), cut to fit len. */
-static void json_inner(const char *s, char *out, size_t len)
-{
-	size_t k = 0;
-	for (; *s && k + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			out[k++] = '\\', out[k++] = (char)c;
-		else if (c < 0x20)
-			k += (size_t)snprintf(out + k, len - k, "\\u%04x", c);
-		else
-			out[k++] = (char)c;
-	}
-	out[k] = 0;
-}
-
-/* extra: more "key":value pairs for the detail, or "".  error: NULL when
- * it was done, else why it was not (for every process, or for some: the
- * event says which and the status line says so). */
+/* p: the one process a pin was for (its pid, workload, role and slot go
+ * in the detail), or NULL.  error: NULL when it was done, else why it was
+ * not (for every process, or for some: the event says which and the
+ * status line says so).  before: affinity_map's from before it.  A detail
+ * too long for an event leaves the maps out (never broken JSON). */
 static unsigned placement_event(struct action_ctx *c, const char *action, const char *label,
                                 const char *target, const char *cpus, const char *before,
-                                pid_t only, const char *extra, const char *error)
+                                pid_t only, const struct proc_sample *p, const char *error)
 {
-	/* before (at most MODEL_DETAIL_LEN / 2 - 64), after, extra (at most
-	 * 160) and the error always fit in one detail, so it is never cut into broken JSON */
-	char detail[MODEL_DETAIL_LEN], after[MODEL_DETAIL_LEN / 2 - 384], err[160] = "";
-	affinity_map(c, only, after, sizeof after);
+	char *after = affinity_map(c, only), *d = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&d, &len);
+	if (!fp) {
+		free(after);
+		return 0;
+	}
+	fputs("{\"target\":", fp);
+	json_string(fp, target);
+	json_member_string(fp, "cpus", cpus);
+	if (p) {
+		json_member_number(fp, "pid", p->pid);
+		json_member_number(fp, "workload", p->workload);
+		json_member_string(fp, "role", p->role);
+		json_member_string(fp, "slot", slot_of(p));
+	}
+	fprintf(fp, ",\"ok\":%s", error ? "false" : "true");
 	if (error)
-		json_inner(error, err, sizeof err);
-	snprintf(detail, sizeof detail,
-	         "{\"target\":\"%s\",\"cpus\":\"%s\",%s\"ok\":%s%s%s%s,\"before\":%s,\"after\":%s}",
-	         target, cpus, extra, error ? "false" : "true", error ? ",\"error\":\"" : "", err,
-	         error ? "\"" : "", before, after);
+		json_member_string(fp, "error", error);
+	fflush(fp);
+	size_t head = len;
+	fprintf(fp, ",\"before\":%s,\"after\":%s}", before ? before : "{}", after ? after : "{}");
+	fclose(fp);
+	free(after);
+	if (len >= MODEL_DETAIL_LEN && head + 24 < MODEL_DETAIL_LEN)
+		snprintf(d + head, len + 1 - head, ",\"before\":{},\"after\":{}}");
 	char failed[96];
 	if (error)
 		snprintf(failed, sizeof failed, "%s failed", label);
-	return action_event(c, action, error ? failed : label, detail, true);
+	unsigned r = action_event(c, action, error ? failed : label, strlen(d) < MODEL_DETAIL_LEN ? d : "{}", true);
+	free(d);
+	return r;
 }
 
 /* After a placement: none of it failed (0), or the status line says what
@@ -363,14 +388,11 @@ static unsigned placement_outcome(struct action_ctx *c, const char *what)
 	return fail(c, -(c->plog.err ? c->plog.err : EPERM));
 }
 
-/* Pin p's role to mask: p now, and the next process in its place before
- * it runs.  Reports what p became. */
-static unsigned pin_pid(struct action_ctx *c, const struct proc_sample *p, const unsigned char *mask)
+/* pin_pid's work: after is mask as a list, before the map before it. */
+static unsigned pin_pid_to(struct action_ctx *c, const struct proc_sample *p, const unsigned char *mask,
+                           const char *after, const char *before)
 {
-	char msg[200] = "", after[MODEL_CPUS_LEN], label[64], target[96], who[96];
-	char before[MODEL_DETAIL_LEN / 2 - 64];
-	cpulist_format(mask, c->ncpu, after, sizeof after);
-	affinity_map(c, p->pid, before, sizeof before);
+	char msg[200] = "", label[64], target[96], who[96];
 	remember(c, p->pid);
 	int rc = set_affinity(c, p->pid, mask, msg, sizeof msg);
 	snprintf(label, sizeof label, "pin %d:%s", (int)p->pid, after);
@@ -382,7 +404,7 @@ static unsigned pin_pid(struct action_ctx *c, const struct proc_sample *p, const
 	if (rc < 0 && !gone) {
 		const char *why = msg[0] ? msg : strerror(-rc);
 		say(c, "cannot pin %s (PID %d) to CPU %s: %s", p->comm, (int)p->pid, after, why);
-		unsigned r = placement_event(c, "pin", label, target, after, before, p->pid, "", why);
+		unsigned r = placement_event(c, "pin", label, target, after, before, p->pid, NULL, why);
 		tell(c);
 		return r | fail(c, rc);
 	}
@@ -390,12 +412,7 @@ static unsigned pin_pid(struct action_ctx *c, const struct proc_sample *p, const
 	placed_index(c, p->pid, true);
 	role_words(p, who, sizeof who);
 	snprintf(label, sizeof label, "pin %s:%s", p->role, after);
-	char extra[160], role[40], slot[64];
-	json_quote(role, sizeof role, p->role);
-	json_quote(slot, sizeof slot, slot_of(p));
-	snprintf(extra, sizeof extra, "\"pid\":%d,\"workload\":%d,\"role\":%s,\"slot\":%s,",
-	         (int)p->pid, p->workload, role, slot);
-	unsigned r = placement_event(c, "pin", label, target, after, before, p->pid, extra, NULL);
+	unsigned r = placement_event(c, "pin", label, target, after, before, p->pid, p, NULL);
 	if (gone)
 		return r | say(c, "pinned %s to CPU %s (PID %d); holds across restarts (that run had just ended)",
 		               who, after, (int)p->pid);
@@ -403,22 +420,31 @@ static unsigned pin_pid(struct action_ctx *c, const struct proc_sample *p, const
 	               p->workload > 0 ? "; holds across restarts" : "");
 }
 
+/* Pin p's role to mask: p now, and the next process in its place before
+ * it runs.  Reports what p became. */
+static unsigned pin_pid(struct action_ctx *c, const struct proc_sample *p, const unsigned char *mask)
+{
+	char *after = cpulist_text(mask, c->ncpu), *before = affinity_map(c, p->pid);
+	unsigned r = pin_pid_to(c, p, mask, after ? after : "?", before);
+	free(after);
+	free(before);
+	return r;
+}
+
 /* A CPU the user names must exist and be online (the message lists the
  * online ones): 0, or the failure's bits. */
 static unsigned check_cpu(struct action_ctx *c, int cpu)
 {
-	char online[MODEL_CPUS_LEN];
-	cpulist_format(c->online, c->ncpu, online, sizeof online);
-	if (cpu < 0 || cpu >= c->ncpu) {
+	if (cpu >= 0 && cpu < c->ncpu && c->online[cpu])
+		return 0;
+	char *online = cpulist_text(c->online, c->ncpu);
+	if (cpu < 0 || cpu >= c->ncpu)
 		say(c, "CPU %d is out of range: this machine has CPUs 0-%d (online: %s)", cpu, c->ncpu - 1,
-		    online);
-		return fail(c, -EINVAL);
-	}
-	if (!c->online[cpu]) {
-		say(c, "CPU %d is offline: online CPUs are %s", cpu, online);
-		return fail(c, -EINVAL);
-	}
-	return 0;
+		    online ? online : "?");
+	else
+		say(c, "CPU %d is offline: online CPUs are %s", cpu, online ? online : "?");
+	free(online);
+	return fail(c, -EINVAL);
 }
 
 static unsigned act_pin_cpu(struct action_ctx *c, const struct action *act)
@@ -459,9 +485,8 @@ static unsigned parse_cpus(struct action_ctx *c, const char *text, unsigned char
 /* Workload w (< 0: every one) to the CPUs of m. */
 static unsigned pin_workloads(struct action_ctx *c, int w, const unsigned char *m)
 {
-	char after[MODEL_CPUS_LEN], label[64], target[32], before[MODEL_DETAIL_LEN / 2 - 64];
-	cpulist_format(m, c->ncpu, after, sizeof after);
-	affinity_map(c, 0, before, sizeof before);
+	char label[64], target[32];
+	char *after = cpulist_text(m, c->ncpu), *before = affinity_map(c, 0);
 	c->plog.failed = 0;
 	unsigned r = apply_to_workloads(c, w, m);
 	if (w < 0)
@@ -469,10 +494,12 @@ static unsigned pin_workloads(struct action_ctx *c, int w, const unsigned char *
 	else
 		snprintf(target, sizeof target, "workload %d", w);
 	snprintf(label, sizeof label, "pin %s:%s", w < 0 ? "all" : target, after);
-	r |= placement_event(c, "pin", label, target, after, before, 0, "",
+	r |= placement_event(c, "pin", label, target, after, before, 0, NULL,
 	                     c->plog.failed ? c->plog.error : NULL);
 	r |= say(c, "%s pinned to CPU %s; holds for processes that start later",
 	         w < 0 ? "every workload" : target, after);
+	free(after);
+	free(before);
 	return r | placement_outcome(c, label);
 }
 
@@ -543,28 +570,29 @@ static unsigned act_placement(struct action_ctx *c, const struct action *act)
 {
 	unsigned char *m = xcalloc((size_t)c->ncpu, 1);
 	const char *name = act->id == ACT_PACK ? "pack" : act->id == ACT_FREE ? "free" : "spread";
-	char after[MODEL_CPUS_LEN] = "", before[MODEL_DETAIL_LEN / 2 - 64];
-	affinity_map(c, 0, before, sizeof before);
+	char *after = NULL, *before = affinity_map(c, 0);
 	c->plog.failed = 0;
 	unsigned r;
 	if (act->id == ACT_PACK) {
 		m[pack_cpu(c)] = 1;
 		r = apply_to_workloads(c, -1, m);
-		cpulist_format(m, c->ncpu, after, sizeof after);
+		after = cpulist_text(m, c->ncpu);
 		r |= say(c, "pack: every process on CPU %s (the selected process's), also those that start later",
-		         after);
+		         after ? after : "?");
 	} else if (act->id == ACT_FREE) {
 		r = apply_to_workloads(c, -1, c->allowed);
-		cpulist_format(c->allowed, c->ncpu, after, sizeof after);
-		r |= say(c, "free: every process on CPUs %s, also those that start later", after);
+		after = cpulist_text(c->allowed, c->ncpu);
+		r |= say(c, "free: every process on CPUs %s, also those that start later", after ? after : "?");
 	} else {
 		r = spread_now(c);
-		snprintf(after, sizeof after, "round robin");
+		after = strdup("round robin");
 		r |= spread_say(c, "spread");
 	}
 	free(m);
-	r |= placement_event(c, "placement", name, name, after, before, 0, "",
+	r |= placement_event(c, "placement", name, name, after ? after : "?", before, 0, NULL,
 	                     c->plog.failed ? c->plog.error : NULL);
+	free(after);
+	free(before);
 	return r | placement_outcome(c, name);
 }
 

@@ -111,11 +111,13 @@ static void put_back_affinity(struct app *a)
 			continue;
 		if (affinity_get_pid(f->pid, now, a->ncpu) == 0 && !memcmp(now, f->mask, (size_t)a->ncpu))
 			continue;
-		char msg[200] = "", list[MODEL_CPUS_LEN];
-		cpulist_format(f->mask, a->ncpu, list, sizeof list);
-		if (affinity_set_pid(f->pid, f->mask, a->ncpu, msg, sizeof msg) < 0)
+		char msg[200] = "";
+		if (affinity_set_pid(f->pid, f->mask, a->ncpu, msg, sizeof msg) < 0) {
+			char *list = cpulist_text(f->mask, a->ncpu);
 			fprintf(stderr, "benchtop: cannot put back the affinity of PID %d (CPUs %s): %s\n",
-			        (int)f->pid, list, msg[0] ? msg : "refused");
+			        (int)f->pid, list ? list : "?", msg[0] ? msg : "refused");
+			free(list);
+		}
 	}
 	free(now);
 }

@@ -734,7 +734,9 @@ static void placed_text(const struct app *a, char *buf, size_t len)
 			bool idle = !strcmp(p->role, "control") || !strcmp(p->role, "idle");
 			if (!p->alive || p->workload <= 0 || idle != (pass == 1))
 				continue;
-			n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", p->role, p->allowed);
+			char *cpus = p->allowed ? cpulist_text(p->allowed, s->ncpu) : NULL;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", p->role, cpus ? cpus : "");
+			free(cpus);
 		}
 }
 

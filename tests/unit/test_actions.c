@@ -152,11 +152,9 @@ static int setup(void **state)
 	assert_non_null(f->hist);
 	assert_non_null(f->snap);
 	static const char *roles[NKIDS] = { "writer", "reader" };
-	char all[64];
 	unsigned char *m = calloc((size_t)ncpu, 1);
 	for (int k = 0; k < nallowed; k++)
 		m[cpus[k]] = 1;
-	cpulist_format(m, ncpu, all, sizeof all);
 	for (int i = 0; i < NKIDS; i++) {
 		pid_t pid = fork();
 		assert_true(pid >= 0);
@@ -171,7 +169,7 @@ static int setup(void **state)
 		snprintf(p->role, sizeof p->role, "%s", roles[i]);
 		snprintf(p->slot, sizeof p->slot, "%s", roles[i]);
 		snprintf(p->comm, sizeof p->comm, "bt-%s", roles[i]);
-		snprintf(p->allowed, sizeof p->allowed, "%s", all);
+		memcpy(snapshot_allowed(f->snap, i), m, (size_t)ncpu);
 	}
 	f->snap->nproc = NKIDS;
 	f->snap->nwl = 1;
