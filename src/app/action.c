@@ -302,35 +302,21 @@ unsigned action_enforce_placement(struct action_ctx *c)
  * the caller to free; NULL when out of memory). */
 static char *affinity_map(struct action_ctx *c, pid_t only)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&text, &len);
 	unsigned char *m = xcalloc((size_t)c->ncpu, 1);
 	const struct snapshot *s = sample_of(c);
-	if (!fp || !m) {
-		if (fp)
-			fclose(fp);
-		free(text);
-		free(m);
-		return NULL;
-	}
-	fputc('{', fp);
-	for (int i = 0, n = 0; s && i < s->nproc; i++) {
+	struct json_obj o;
+	json_obj_begin(&o);
+	for (int i = 0; m && s && i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
 		if (!p->alive || (only > 0 && p->pid != only) || get_affinity(c, p->pid, m))
 			continue;
 		char pid[16], *list = cpulist_text(m, c->ncpu);
 		snprintf(pid, sizeof pid, "%d", (int)p->pid);
-		if (n++)
-			fputc(',', fp);
-		json_string(fp, pid);
-		fputc(':', fp);
-		json_string(fp, list);
+		json_obj_str(&o, pid, list);
 		free(list);
 	}
-	fputc('}', fp);
 	free(m);
-	return fclose(fp) ? (free(text), NULL) : text;
+	return json_obj_end(&o, 0);
 }
 
 /* p: the one process a pin was for (its pid, workload, role and slot go
@@ -338,40 +324,55 @@ static char *affinity_map(struct action_ctx *c, pid_t only)
  * not (for every process, or for some: the event says which and the
  * status line says so).  before: affinity_map's from before it.  A detail
  * too long for an event leaves the maps out (never broken JSON). */
+static char *placement_detail(const char *target, const char *cpus, const struct proc_sample *p,
+                              const char *error, const char *before, const char *after)
+{
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_str(&o, "target", target);
+	json_obj_str(&o, "cpus", cpus);
+	if (p) {
+		json_obj_num(&o, "pid", p->pid);
+		json_obj_num(&o, "workload", p->workload);
+		json_obj_str(&o, "role", p->role);
+		json_obj_str(&o, "slot", slot_of(p));
+	}
+	json_obj_bool(&o, "ok", !error);
+	if (error)
+		json_obj_str(&o, "error", error);
+	json_obj_raw(&o, "before", before ? before : "{}");
+	json_obj_raw(&o, "after", after ? after : "{}");
+	return json_obj_end(&o, MODEL_DETAIL_LEN);
+}
+
 static unsigned placement_event(struct action_ctx *c, const char *action, const char *label,
                                 const char *target, const char *cpus, const char *before,
                                 pid_t only, const struct proc_sample *p, const char *error)
 {
-	char *after = affinity_map(c, only), *d = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&d, &len);
-	if (!fp) {
-		free(after);
-		return 0;
+	char *after = affinity_map(c, only);
+	char *d = placement_detail(target, cpus, p, error, before, after);
+	if (d && !strcmp(d, "{}")) {   /* too long with the maps */
+		free(d);
+		d = placement_detail(target, cpus, p, error, "{}", "{}");
 	}
-	fputs("{\"target\":", fp);
-	json_string(fp, target);
-	json_member_string(fp, "cpus", cpus);
-	if (p) {
-		json_member_number(fp, "pid", p->pid);
-		json_member_number(fp, "workload", p->workload);
-		json_member_string(fp, "role", p->role);
-		json_member_string(fp, "slot", slot_of(p));
-	}
-	fprintf(fp, ",\"ok\":%s", error ? "false" : "true");
-	if (error)
-		json_member_string(fp, "error", error);
-	fflush(fp);
-	size_t head = len;
-	fprintf(fp, ",\"before\":%s,\"after\":%s}", before ? before : "{}", after ? after : "{}");
-	fclose(fp);
 	free(after);
-	if (len >= MODEL_DETAIL_LEN && head + 24 < MODEL_DETAIL_LEN)
-		snprintf(d + head, len + 1 - head, ",\"before\":{},\"after\":{}}");
 	char failed[96];
 	if (error)
 		snprintf(failed, sizeof failed, "%s failed", label);
-	unsigned r = action_event(c, action, error ? failed : label, strlen(d) < MODEL_DETAIL_LEN ? d : "{}", true);
+	unsigned r = action_event(c, action, error ? failed : label, d, true);
+	free(d);
+	return r;
+}
+
+/* An event whose detail is one text member, {"key":"text"}. */
+static unsigned text_event(struct action_ctx *c, const char *kind, const char *label, const char *key,
+                           const char *text, bool phase)
+{
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_str(&o, key, text);
+	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
+	unsigned r = action_event(c, kind, label, d, phase);
 	free(d);
 	return r;
 }
@@ -619,11 +620,17 @@ static unsigned act_governor(struct action_ctx *c, const struct action *act)
 	int rc = cpufreq_set_governor(c->cf, act->policy, name, c->vs->status, sizeof c->vs->status);
 	if (rc)
 		return fail(c, rc);
-	char detail[MODEL_DETAIL_LEN], label[64];
-	snprintf(detail, sizeof detail, "{\"policy\":%d,\"before\":\"%s\",\"after\":\"%s\"}",
-	         act->policy, before, name);
+	char label[64];
 	snprintf(label, sizeof label, "gov %s", name);
-	return action_event(c, "governor", label, detail, true) | REACT_STATUS;
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_num(&o, "policy", act->policy);
+	json_obj_str(&o, "before", before);
+	json_obj_str(&o, "after", name);
+	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
+	r = action_event(c, "governor", label, d, true) | REACT_STATUS;
+	free(d);
+	return r;
 }
 
 static unsigned act_maxfreq(struct action_ctx *c, const struct action *act)
@@ -635,15 +642,21 @@ static unsigned act_maxfreq(struct action_ctx *c, const struct action *act)
 	int rc = cpufreq_set_maxfreq(c->cf, act->policy, act->khz, c->vs->status, sizeof c->vs->status);
 	if (rc)
 		return fail(c, rc);
-	char detail[MODEL_DETAIL_LEN], label[64];
+	char label[64];
 	long after = cpufreq_policy_max(c->cf, act->policy < 0 ? 0 : act->policy);
-	snprintf(detail, sizeof detail, "{\"policy\":%d,\"before\":%ld,\"after\":%ld}",
-	         act->policy, before, after);
 	if (act->khz > 0)
 		snprintf(label, sizeof label, "max %.1fGHz", act->khz / 1e6);
 	else
 		snprintf(label, sizeof label, "max lifted");
-	return action_event(c, "maxfreq", label, detail, true) | REACT_STATUS;
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_num(&o, "policy", act->policy);
+	json_obj_num(&o, "before", (double)before);
+	json_obj_num(&o, "after", (double)after);
+	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
+	r = action_event(c, "maxfreq", label, d, true) | REACT_STATUS;
+	free(d);
+	return r;
 }
 
 static unsigned pause_to(struct action_ctx *c, bool pause)
@@ -702,13 +715,18 @@ static unsigned act_restart_stop(struct action_ctx *c, const struct action *act)
 	}
 	if (workload_running(w))
 		return say(c, "workload %d is still running (x stops it)", i) | fail(c, -EBUSY);
-	char msg[256], detail[64], label[64];
+	char msg[256], label[64];
 	workload_rearm(w);
 	if (workload_start(w, c->sp, action_start_mask(c, i), c->ncpu, now_of(c), msg, sizeof msg))
 		return say(c, "%s", msg) | fail(c, -EIO);
-	snprintf(detail, sizeof detail, "{\"workload\":%d,\"text\":\"w%d restart\"}", i, i);
 	snprintf(label, sizeof label, "w%d restart", i);
-	unsigned r = action_event(c, "marker", label, detail, true);
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_num(&o, "workload", i);
+	json_obj_str(&o, "text", label);
+	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
+	unsigned r = action_event(c, "marker", label, d, true);
+	free(d);
 	history_work_ended(c->hist, -1);
 	return r | REACT_WORK | say(c, "workload %d restarted", i);
 }
@@ -730,11 +748,7 @@ static unsigned act_interval(struct action_ctx *c, const struct action *act)
 
 static unsigned act_marker(struct action_ctx *c, const struct action *act)
 {
-	char detail[MODEL_DETAIL_LEN];
-	int k = snprintf(detail, sizeof detail, "{\"text\":");
-	k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
-	snprintf(detail + k, sizeof detail - k, "}");
-	unsigned r = action_event(c, "marker", act->text[0] ? act->text : "marker", detail, true);
+	unsigned r = text_event(c, "marker", act->text[0] ? act->text : "marker", "text", act->text, true);
 	return r | say(c, "marker: %s", act->text);
 }
 
@@ -742,10 +756,6 @@ static unsigned act_marker(struct action_ctx *c, const struct action *act)
  * holds the whole text; the graph shows it as a banner until the next. */
 static unsigned act_caption(struct action_ctx *c, const struct action *act)
 {
-	char detail[MODEL_DETAIL_LEN];
-	int k = snprintf(detail, sizeof detail, "{\"text\":");
-	k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
-	snprintf(detail + k, sizeof detail - k, "}");
 	/* right after an action that opened a phase (the same --at time, no
 	 * sample since): the caption names that phase instead of opening an
 	 * empty one */
@@ -755,7 +765,7 @@ static unsigned act_caption(struct action_ctx *c, const struct action *act)
 	            cur->khz_time == 0;
 	if (same)
 		history_label_phase(c->hist, act->text);
-	return action_event(c, "caption", act->text, detail, !same) | say(c, "%s", act->text);
+	return text_event(c, "caption", act->text, "text", act->text, !same) | say(c, "%s", act->text);
 }
 
 static unsigned act_quit(struct action_ctx *c, const struct action *act)

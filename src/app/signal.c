@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "benchtop/journal.h"
@@ -88,14 +89,19 @@ unsigned action_signal(struct action_ctx *c, const struct action *act)
 		if (act->sig == SIGCONT)
 			journal_note_resumed(act->pid);
 	}
-	char detail[MODEL_DETAIL_LEN], label[64], qc[64], qr[64], qn[32];
-	json_quote(qc, sizeof qc, comm);
-	json_quote(qr, sizeof qr, role);
-	json_quote(qn, sizeof qn, name);
-	snprintf(detail, sizeof detail, "{\"pid\":%d,\"signal\":%s,\"number\":%d,\"workload\":%d,\"role\":%s,\"comm\":%s}",
-	         act->pid, qn, act->sig, wl, qr, qc);
+	char label[64];
 	snprintf(label, sizeof label, "%s %s %d", name, comm, act->pid);
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_num(&o, "pid", act->pid);
+	json_obj_str(&o, "signal", name);
+	json_obj_num(&o, "number", act->sig);
+	json_obj_num(&o, "workload", wl);
+	json_obj_str(&o, "role", role);
+	json_obj_str(&o, "comm", comm);
+	char *detail = json_obj_end(&o, MODEL_DETAIL_LEN);
 	unsigned r = action_event(c, "signal", label, detail, true);
+	free(detail);
 	if (wl > 0)
 		snprintf(c->vs->status, sizeof c->vs->status, "sent %s to PID %d (%s, the %s of workload %d)", name,
 		         act->pid, comm, role, wl);
