@@ -45,6 +45,7 @@ struct player {
 	struct loop *loop;
 	struct view_state vs;        /* selection, units, what the last key did (view.h) */
 	char line[384];              /* the status line: the replay's state and vs.status */
+	char step[320];              /* an experiment: the step in progress, for the header */
 	struct replay_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
 	bool headless;               /* -b with metrics: play without a screen */
 	long res_khz[2][REPLAY_FREQS];   /* residency rows handed to the panel: */
@@ -138,6 +139,12 @@ static void view_of(struct player *p, struct ui_view *v)
 	v->run = p->run;
 	v->wl_names = recording_wl_names(p->rec);
 	v->nwl = recording_nwl(p->rec);
+	size_t k, n;
+	const char *step = recording_step_at(p->rec, position(p), &k, &n);
+	if (step) {   /* an experiment: the header names the step it shows */
+		snprintf(p->step, sizeof p->step, "%s (%zu/%zu)", step, k, n);
+		v->title = p->step;
+	}
 	v->status = p->line;
 	v->selected = p->vs.selected;
 	v->units = p->vs.units;

@@ -476,7 +476,17 @@ static void end_record(struct exp *e, FILE *fp, const struct st_table *t)
 		totals_json(fp, &e->steps[i]);
 		fputc('}', fp);
 	}
-	fprintf(fp, "],\"phases\":[");
+	/* the policies as the experiment leaves them (each step restores
+	 * what it changed), as a run's end record has them */
+	struct cpufreq *cf = cpufreq_open(e->r->sysfs, e->ncpu);
+	fprintf(fp, "],\"policies\":");
+	if (cf)
+		cpufreq_policies_json(cf, fp);
+	else
+		fputs("[]", fp);
+	if (cf)
+		cpufreq_close(cf);
+	fprintf(fp, ",\"phases\":[");
 	for (size_t i = 0; i < e->nsteps; i++)
 		phase_json(fp, &e->steps[i], i);
 	fprintf(fp, "],\"experiment\":");
