@@ -1,13 +1,13 @@
 /* sample_sys.c - machine-wide sources of a snapshot: per-CPU load
- * (libproc2 stat), the block device under the watched files (libproc2
- * diskstats) and Dirty/Writeback (libproc2 meminfo). */
+ * (/proc/stat) and Dirty/Writeback (/proc/meminfo), each read through a
+ * descriptor held open (one pread a tick), and the block device under
+ * the watched files (libproc2 diskstats). */
 #include "sample_priv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <libproc2/diskstats.h>
-#include <libproc2/meminfo.h>
-#include <libproc2/stat.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,33 +20,14 @@
 #include "benchtop/xalloc.h"
 
 /* One list makes both the libproc2 item array and the enum indexing it. */
-#define CPU_ITEMS(X) \
-	X(CI_ID, STAT_TIC_ID) \
-	X(CI_USER, STAT_TIC_USER) \
-	X(CI_NICE, STAT_TIC_NICE) \
-	X(CI_SYSTEM, STAT_TIC_SYSTEM) \
-	X(CI_IDLE, STAT_TIC_IDLE) \
-	X(CI_IOWAIT, STAT_TIC_IOWAIT) \
-	X(CI_IRQ, STAT_TIC_IRQ) \
-	X(CI_SOFTIRQ, STAT_TIC_SOFTIRQ) \
-	X(CI_STOLEN, STAT_TIC_STOLEN)
 #define AS_ENUM(e, item) e,
 #define AS_ITEM(e, item) item,
-enum cpu_idx { CPU_ITEMS(AS_ENUM) CI_COUNT };
-static enum stat_item cpu_items[] = { CPU_ITEMS(AS_ITEM) };
-
 #define DISK_ITEMS(X) \
 	X(DI_NAME, DISKSTATS_NAME) \
 	X(DI_RSECT, DISKSTATS_READ_SECTORS) \
 	X(DI_WSECT, DISKSTATS_WRITE_SECTORS)
 enum disk_idx { DISK_ITEMS(AS_ENUM) DI_COUNT };
 static enum diskstats_item disk_items[] = { DISK_ITEMS(AS_ITEM) };
-
-#define MEM_ITEMS(X) \
-	X(MI_DIRTY, MEMINFO_MEM_DIRTY) \
-	X(MI_WRITEBACK, MEMINFO_MEM_WRITEBACK)
-enum mem_idx { MEM_ITEMS(AS_ENUM) MI_COUNT };
-static enum meminfo_item mem_items[] = { MEM_ITEMS(AS_ITEM) };
 
 /* busy = user, system, iowait, irq; all = busy + idle (+ stolen). */
 struct cpu_tics {
@@ -55,9 +36,10 @@ struct cpu_tics {
 
 struct ssys {
 	int ncpu;
-	struct stat_info *stat;
+	int stat_fd, mem_fd;            /* /proc/stat and /proc/meminfo, held open */
+	char *buf;                      /* room for either */
+	size_t buf_len;
 	struct diskstats_info *disk;
-	struct meminfo_info *mem;
 	struct cpu_tics *prev;
 	char device[32];
 	uint64_t rsect, wsect;
@@ -77,11 +59,16 @@ struct ssys *ssys_new(int ncpu)
 		free(y);
 		return NULL;
 	}
-	/* A source that cannot open stays NULL and is reported missing. */
-	if (procps_stat_new(&y->stat) < 0)
-		y->stat = NULL;
-	if (procps_meminfo_new(&y->mem) < 0)
-		y->mem = NULL;
+	/* A source that cannot open stays -1 and is reported missing.  The
+	 * CPU lines come first in /proc/stat: room for them and some more. */
+	y->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	y->mem_fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+	y->buf_len = 8192 + (size_t)ncpu * 160;
+	y->buf = xmalloc(y->buf_len);
+	if (!y->buf) {
+		ssys_free(y);
+		return NULL;
+	}
 	return y;
 }
 
@@ -89,12 +76,13 @@ void ssys_free(struct ssys *y)
 {
 	if (!y)
 		return;
-	if (y->stat)
-		procps_stat_unref(&y->stat);
+	if (y->stat_fd >= 0)
+		close(y->stat_fd);
+	if (y->mem_fd >= 0)
+		close(y->mem_fd);
 	if (y->disk)
 		procps_diskstats_unref(&y->disk);
-	if (y->mem)
-		procps_meminfo_unref(&y->mem);
+	free(y->buf);
 	free(y->prev);
 	free(y);
 }
@@ -125,30 +113,57 @@ static void cpu_missing(struct cpu_sample *c)
 	c->user = c->system = c->iowait = c->irq = c->idle = -1;
 }
 
+/* The file behind fd, from its start, into y->buf: bytes or -errno. */
+static ssize_t sys_read(struct ssys *y, int fd)
+{
+	if (fd < 0)
+		return -ENOENT;
+	ssize_t n = pread(fd, y->buf, y->buf_len - 1, 0);
+	if (n < 0)
+		return -errno;
+	y->buf[n] = '\0';
+	return n;
+}
+
+/* One "cpuN user nice system idle iowait irq softirq steal" line. */
+static bool cpu_line(const char *line, int *id, struct cpu_tics *t)
+{
+	unsigned long long v[8] = { 0 };
+	char *end;
+	if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+		return false;
+	*id = (int)strtol(line + 3, &end, 10);
+	const char *q = end;
+	int k = 0;
+	for (; k < 8; k++, q = end) {
+		v[k] = strtoull(q, &end, 10);
+		if (end == q)
+			break;  /* old kernels stop early: missing fields are 0 */
+	}
+	if (k < 4)
+		return false;
+	*t = (struct cpu_tics){ .user = v[0] + v[1], .system = v[2], .idle = v[3], .iowait = v[4],
+	                        .irq = v[5] + v[6] };
+	t->total = t->user + t->system + t->iowait + t->irq + t->idle + v[7];
+	return true;
+}
+
 int ssys_cpu(struct ssys *y, struct snapshot *s)
 {
 	int n = s->ncpu < y->ncpu ? s->ncpu : y->ncpu;
 
 	for (int i = 0; i < n; i++)
 		cpu_missing(&s->cpus[i]);
-	if (!y->stat)
-		return -ENOENT;
-	struct stat_reaped *r = procps_stat_reap(y->stat, STAT_REAP_CPUS_ONLY, cpu_items, CI_COUNT);
-	if (!r)
-		return -errno ? -errno : -EIO;
-	for (int i = 0; i < r->cpus->total; i++) {
-		struct stat_result *h = r->cpus->stacks[i]->head;
-		int id = h[CI_ID].result.s_int;
-		if (id < 0 || id >= n)
-			continue;  /* offline CPUs are not reported: left missing */
-		struct cpu_tics t = {
-			.user = h[CI_USER].result.ull_int + h[CI_NICE].result.ull_int,
-			.system = h[CI_SYSTEM].result.ull_int,
-			.iowait = h[CI_IOWAIT].result.ull_int,
-			.irq = h[CI_IRQ].result.ull_int + h[CI_SOFTIRQ].result.ull_int,
-			.idle = h[CI_IDLE].result.ull_int,
-		};
-		t.total = t.user + t.system + t.iowait + t.irq + t.idle + h[CI_STOLEN].result.ull_int;
+	ssize_t len = sys_read(y, y->stat_fd);
+	if (len <= 0)
+		return len < 0 ? (int)len : -EIO;
+	for (const char *line = y->buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		struct cpu_tics t = { 0 };
+		int id;
+		if (strncmp(line, "cpu", 3))
+			break;  /* past the CPU lines */
+		if (!cpu_line(line, &id, &t) || id < 0 || id >= n)
+			continue;  /* the total line; offline CPUs are not listed: left missing */
 		cpu_fill(&s->cpus[id], &t, &y->prev[id]);
 		y->prev[id] = t;
 	}
@@ -224,15 +239,27 @@ int ssys_disk(struct ssys *y, struct snapshot *s, double dt)
 	return 0;
 }
 
+/* The kB of a "Key:   N kB" line of meminfo, in bytes; false if none. */
+static bool mem_field(const char *text, const char *key, uint64_t *bytes)
+{
+	size_t klen = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == ':') {
+			*bytes = strtoull(p + klen + 1, NULL, 10) * 1024;
+			return true;
+		}
+	return false;
+}
+
 int ssys_mem(struct ssys *y, struct snapshot *s)
 {
-	if (!y->mem)
-		return -ENOENT;
-	/* select rereads the file; procps_meminfo_get would cache for a second */
-	struct meminfo_stack *m = procps_meminfo_select(y->mem, mem_items, MI_COUNT);
-	if (!m)
+	ssize_t len = sys_read(y, y->mem_fd);
+	if (len <= 0)
+		return len < 0 ? (int)len : -EIO;
+	uint64_t dirty, wb;
+	if (!mem_field(y->buf, "Dirty", &dirty) || !mem_field(y->buf, "Writeback", &wb))
 		return -EIO;
-	s->disk.dirty = (uint64_t)m->head[MI_DIRTY].result.ul_int * 1024;
-	s->disk.writeback = (uint64_t)m->head[MI_WRITEBACK].result.ul_int * 1024;
+	s->disk.dirty = dirty;
+	s->disk.writeback = wb;
 	return 0;
 }
