@@ -529,6 +529,15 @@ const char *recording_step_at(const struct recording *rec, double t, size_t *k, 
 	return json_str(json_get(json_at(ph, i), "label"), NULL);
 }
 
+const char *recording_step(const struct recording *rec, size_t i, double *from)
+{
+	const struct json *ph = json_get(rec->end, "phases");
+	if (json_type(json_get(rec->end, "experiment")) != JSON_OBJECT || i >= json_len(ph))
+		return NULL;
+	*from = num(json_at(ph, i), "from", 0);
+	return json_str(json_get(json_at(ph, i), "label"), "");
+}
+
 /* ---- the summary --------------------------------------------------------- */
 
 void recording_print_summary(const struct recording *rec, enum units_mode u, FILE *fp)

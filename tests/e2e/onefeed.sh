@@ -2,8 +2,8 @@
 # A recording is the run, kept: on a fake cpufreq tree, the summary and
 # phase tables a live run prints are those its replay prints and its
 # HTML report holds; a replayed experiment's header names the step it
-# shows, its summary ends with the experiment's table and the policies
-# it recorded; an experiment's report names its workload series after
+# shows and its graph marks each step, its summary ends with the
+# experiment's table and the policies it recorded; an experiment's report names its workload series after
 # the experiment and its residency rows after each step in full.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
@@ -107,6 +107,13 @@ if command -v tmux >/dev/null; then
 		first=$(jq -r '.phases[-1].label' <<<"$end")
 		check "experiment replay: the header names the last step at the end ($first (4/4))" \
 			wait_for 10 sh -c "tmux capture-pane -p -t bt$$-$S | head -1 | grep -qF '$first (4/4)'"
+		# each step opens a phase with its marker on the graph (the
+		# recording has no event at the steps: aligntest changes nothing)
+		l2=$(jq -r '.phases[1].label' <<<"$end")
+		check "experiment replay: the steps marked on the graph ($l2)" \
+			sh -c "tmux capture-pane -p -t bt$$-$S | sed -n '3,22p' | grep -qF '$l2'"
+		check "experiment replay: residency since the start and since the last step" \
+			sh -c "tmux capture-pane -p -t bt$$-$S | grep -E 'cpu0 .*avg .*avg' >/dev/null"
 		tm_keys $S Home
 		first=$(jq -r '.phases[0].label' <<<"$end")
 		check "experiment replay: ... and the first at the start ($first (1/4))" \
