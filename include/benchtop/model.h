@@ -17,9 +17,9 @@
 #define MODEL_ROLE_LEN 12
 #define MODEL_COMM_LEN 16
 #define MODEL_SLOT_LEN 24
-#define MODEL_CPUS_LEN 64
+#define MODEL_PIDS_LEN 64
 #define MODEL_LABEL_LEN 64
-#define MODEL_DETAIL_LEN 1024
+#define MODEL_DETAIL_LEN 4096
 
 enum wl_state { WLS_STARTING, WLS_RUNNING, WLS_PAUSED, WLS_DONE, WLS_FAILED };
 /* "starting", "running", ... as records and the dashboard spell them. */
@@ -33,7 +33,7 @@ struct cpu_sample {
 	double user, system, iowait, irq, idle;  /* % of the interval */
 	long khz;                                /* current frequency, -1 unknown */
 	char governor[MODEL_GOV_LEN];            /* "" when none */
-	char procs[MODEL_CPUS_LEN];              /* "123,456": workload pids on it now */
+	char procs[MODEL_PIDS_LEN];              /* "123,456": workload pids on it now */
 };
 
 struct proc_sample {
@@ -50,7 +50,9 @@ struct proc_sample {
 	                               * placement strip's rows are per slot */
 	char comm[MODEL_COMM_LEN];
 	int cpu;                      /* CPU it last ran on */
-	char allowed[MODEL_CPUS_LEN]; /* allowed CPUs as a list, "0-1" */
+	unsigned char *allowed;       /* allowed CPUs: a mask of the snapshot's ncpu bytes
+	                               * (1 = allowed; none set: unknown), held by the
+	                               * snapshot (snapshot_copy keeps it); NULL: unknown */
 	char state;                   /* R S D T Z ... */
 	int nthreads;
 	double cpu_pct;               /* %CPU over the interval (all threads) */
@@ -133,10 +135,15 @@ struct event {
 };
 
 /* Allocate / free a snapshot with room for ncpu CPUs, nproc processes and
- * nwl workloads (arrays may later be grown with snapshot_reserve). */
+ * nwl workloads (arrays may later be grown with snapshot_reserve); each
+ * process's allowed mask (ncpu bytes) comes with its room. */
 struct snapshot *snapshot_new(int ncpu, int nproc, int nwl);
 int snapshot_reserve_procs(struct snapshot *s, int nproc);
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src);
+/* Process slot i's allowed mask (s->ncpu bytes), its pointer put back in
+ * s->procs[i] (after the slot was overwritten by a whole proc_sample);
+ * NULL out of range or out of memory. */
+unsigned char *snapshot_allowed(struct snapshot *s, int i);
 void snapshot_free(struct snapshot *s);
 
 /* The history: a ring of the last `cap` snapshots plus every event. */
@@ -158,10 +165,10 @@ const struct snapshot *history_last(const struct history *h);
 /* Total snapshots ever pushed (for sample counters that outlive the ring). */
 uint64_t history_total(const struct history *h);
 
-/* Before an event: the workloads' byte total now (exact for engines),
- * so what moved since the last snapshot counts in the phase the event
- * closes rather than the next one. */
-void history_close_phase_bytes(struct history *h, uint64_t bytes_now);
+/* Before an event: workload i's (0-based, as in a snapshot's wls) byte
+ * total now (exact for engines), so what moved since the last snapshot
+ * counts in the phase the event closes rather than the next one. */
+void history_close_phase_bytes(struct history *h, int i, uint64_t bytes_now);
 int history_add_event(struct history *h, const struct event *e);
 /* An event that does not start a phase (a workload that ended for good:
  * the phase table has one row per user action, --at action or marker). */
@@ -174,11 +181,21 @@ const struct event *history_event(const struct history *h, size_t i);
  * on again (a restart), and phases follow the samples once more. */
 void history_work_ended(struct history *h, double t);
 
+/* What one workload moved in a phase, each figure on its own: its bytes
+ * as its samples counted them (an engine's destination side), and a
+ * command's reads from and writes to regular files, so that the side a
+ * command is rated by, which may change while it runs, is chosen once, at
+ * the end, for the whole run. */
+struct phase_wl {
+	uint64_t bytes, rbytes, wbytes;
+};
+
 /* Running phase accounting: between events.  A phase is [from, to). */
 struct phase {
 	double from, to;
 	char label[MODEL_LABEL_LEN];
-	uint64_t bytes;               /* destination bytes moved in the phase */
+	struct phase_wl *wl;          /* per workload, as in a snapshot's wls */
+	int nwl;
 	double cpu_s;                 /* user+sys CPU seconds of workload processes */
 	uint64_t migrations;
 	double khz_sum;               /* sum of khz*dt over CPUs (for mean frequency) */
@@ -190,5 +207,10 @@ const struct phase *history_phase(const struct history *h, size_t i);
 /* The current phase takes this label (a caption naming the step an
  * action at the same moment opened). */
 void history_label_phase(struct history *h, const char *label);
+/* The bytes workload i (0-based) moved in phase p, counted by side: 'r'
+ * what it read, 'w' what it wrote, anything else its bytes. */
+uint64_t phase_wl_bytes(const struct phase *p, int i, char side);
+/* Did the workloads move anything in phase p, either way? */
+bool phase_moved(const struct phase *p);
 
 #endif

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/cpulist.h"
 #include "benchtop/freqrows.h"
 #include "benchtop/num.h"
 #include "benchtop/record.h"
@@ -104,7 +105,7 @@ static void fill_cpu(struct cpu_sample *c, const struct json *j, int i)
 	copy_str(c->governor, sizeof c->governor, json_get(j, "governor"));
 }
 
-static void fill_proc(struct proc_sample *p, const struct json *j)
+static void fill_proc(struct proc_sample *p, const struct json *j, int ncpu)
 {
 	p->pid = (pid_t)inum(j, "pid", 0);
 	p->workload = inum(j, "workload", 0);
@@ -112,7 +113,9 @@ static void fill_proc(struct proc_sample *p, const struct json *j)
 	copy_str(p->slot, sizeof p->slot, json_get(j, "slot"));
 	copy_str(p->comm, sizeof p->comm, json_get(j, "comm"));
 	p->cpu = inum(j, "cpu", -1);
-	copy_str(p->allowed, sizeof p->allowed, json_get(j, "allowed"));
+	const char *allowed = json_str(json_get(j, "allowed"), NULL);
+	if (p->allowed && (!allowed || cpulist_parse(allowed, p->allowed, ncpu, NULL, 0)))
+		memset(p->allowed, 0, (size_t)ncpu);   /* not recorded, or not a list of these CPUs */
 	const char *st = json_str(json_get(j, "state"), "?");
 	p->state = st[0] ? st[0] : '?';
 	p->nthreads = inum(j, "threads", 1);
@@ -174,7 +177,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 		fill_cpu(&s->cpus[i], json_at(cpus, (size_t)i), i);
 	s->nproc = nproc;
 	for (int i = 0; i < nproc; i++)
-		fill_proc(&s->procs[i], json_at(procs, (size_t)i));
+		fill_proc(&s->procs[i], json_at(procs, (size_t)i), s->ncpu);
 	for (int i = 0; i < nwl; i++) {
 		const struct json *w = json_at(wls, (size_t)i);
 		struct wl_sample *o = &s->wls[i];

@@ -21,6 +21,8 @@ const char *model_wl_state_name(enum wl_state s)
 struct snapshot_cap {
 	struct snapshot s;
 	int cap_cpu, cap_proc, cap_wl;
+	unsigned char *masks;   /* cap_proc allowed masks of mask_ncpu bytes */
+	int mask_ncpu, mask_procs;
 };
 
 static struct snapshot_cap *cap_of(struct snapshot *s)
@@ -44,12 +46,36 @@ static int grow(void **p, int *cap, int want, size_t elem)
 	return 0;
 }
 
+/* Every process slot's allowed mask: ncpu bytes of the snapshot's own,
+ * kept (as far as they go) when the room grows. */
+static int reserve_masks(struct snapshot *s, int ncpu)
+{
+	struct snapshot_cap *c = cap_of(s);
+	if (ncpu < 1)
+		ncpu = 1;
+	if (c->masks && c->mask_ncpu == ncpu && c->mask_procs == c->cap_proc)
+		return 0;
+	unsigned char *m = xcalloc((size_t)c->cap_proc * (size_t)ncpu + 1, 1);
+	if (!m)
+		return -ENOMEM;
+	int keep = c->mask_ncpu < ncpu ? c->mask_ncpu : ncpu;
+	for (int i = 0; c->masks && i < c->mask_procs && i < c->cap_proc; i++)
+		memcpy(m + (size_t)i * (size_t)ncpu, c->masks + (size_t)i * (size_t)c->mask_ncpu, (size_t)keep);
+	free(c->masks);
+	c->masks = m;
+	c->mask_ncpu = ncpu;
+	c->mask_procs = c->cap_proc;
+	for (int i = 0; i < c->cap_proc; i++)
+		s->procs[i].allowed = m + (size_t)i * (size_t)ncpu;
+	return 0;
+}
+
 static int snapshot_reserve(struct snapshot *s, int ncpu, int nproc, int nwl)
 {
 	struct snapshot_cap *c = cap_of(s);
 	if (grow((void **)&s->cpus, &c->cap_cpu, ncpu, sizeof *s->cpus) ||
 	    grow((void **)&s->procs, &c->cap_proc, nproc, sizeof *s->procs) ||
-	    grow((void **)&s->wls, &c->cap_wl, nwl, sizeof *s->wls))
+	    grow((void **)&s->wls, &c->cap_wl, nwl, sizeof *s->wls) || reserve_masks(s, ncpu))
 		return -ENOMEM;
 	return 0;
 }
@@ -77,7 +103,17 @@ struct snapshot *snapshot_new(int ncpu, int nproc, int nwl)
 
 int snapshot_reserve_procs(struct snapshot *s, int nproc)
 {
-	return grow((void **)&s->procs, &cap_of(s)->cap_proc, nproc, sizeof *s->procs);
+	if (grow((void **)&s->procs, &cap_of(s)->cap_proc, nproc, sizeof *s->procs))
+		return -ENOMEM;
+	return reserve_masks(s, s->ncpu);
+}
+
+unsigned char *snapshot_allowed(struct snapshot *s, int i)
+{
+	struct snapshot_cap *c = cap_of(s);
+	if (i < 0 || i >= c->cap_proc || reserve_masks(s, s->ncpu))
+		return NULL;
+	return s->procs[i].allowed = c->masks + (size_t)i * (size_t)c->mask_ncpu;
 }
 
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
@@ -95,6 +131,20 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 		memcpy(cpus, src->cpus, (size_t)src->ncpu * sizeof *cpus);
 	if (src->nproc)
 		memcpy(procs, src->procs, (size_t)src->nproc * sizeof *procs);
+	/* the masks are dst's own, holding src's */
+	struct snapshot_cap *c = cap_of(dst);
+	size_t n = (size_t)c->mask_ncpu;
+	for (int i = 0; i < c->cap_proc; i++) {
+		unsigned char *m = c->masks + (size_t)i * n;
+		const unsigned char *from = i < src->nproc ? src->procs[i].allowed : NULL;
+		if (from != m) {
+			if (from && src->ncpu > 0)
+				memcpy(m, from, n < (size_t)src->ncpu ? n : (size_t)src->ncpu);
+			else if (i < src->nproc)
+				memset(m, 0, n);
+		}
+		procs[i].allowed = m;
+	}
 	if (src->nwl)
 		memcpy(wls, src->wls, (size_t)src->nwl * sizeof *wls);
 }
@@ -106,6 +156,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->cpus);
 	free(s->procs);
 	free(s->wls);
+	free(cap_of(s)->masks);
 	free(cap_of(s));
 }
 
@@ -117,7 +168,8 @@ struct history {
 	size_t nev, evcap;
 	struct phase *ph;
 	size_t nph, phcap;
-	uint64_t carry;        /* bytes counted at an event, ahead of the next snapshot */
+	struct phase_wl *mark; /* per workload: the highest totals counted so far */
+	int nmark;
 	double work_end;       /* when the last workload ended, < 0 while work goes on */
 };
 
@@ -148,25 +200,44 @@ void history_free(struct history *h)
 		snapshot_free(h->ring[i]);
 	free(h->ring);
 	free(h->ev);
+	for (size_t i = 0; h->ph && i < h->nph; i++)
+		free(h->ph[i].wl);
 	free(h->ph);
+	free(h->mark);
 	free(h);
 }
 
-static uint64_t wl_bytes_total(const struct snapshot *s)
+/* Room for n workloads in a per-workload array of phase figures. */
+static void wl_room(struct phase_wl **a, int *len, int n)
 {
-	uint64_t b = 0;
-	for (int i = 0; i < s->nwl; i++)
-		b += s->wls[i].bytes;
-	return b;
+	if (n <= *len)
+		return;
+	struct phase_wl *q = xrealloc(*a, (size_t)n * sizeof *q);
+	if (!q)
+		abort(); /* out of memory: the caller cannot go on either */
+	memset(q + *len, 0, (size_t)(n - *len) * sizeof *q);
+	*a = q;
+	*len = n;
 }
 
-/* Did a workload's bytes change side (read, written) between two snapshots? */
-static bool wl_side_changed(const struct snapshot *prev, const struct snapshot *s)
+/* A figure of workload i reached v: what it rose by over the highest
+ * counted so far goes to the current phase. */
+static void wl_rise(uint64_t *mark, uint64_t *phase, uint64_t v)
 {
-	for (int i = 0; i < prev->nwl && i < s->nwl; i++)
-		if (prev->wls[i].counted && s->wls[i].counted != prev->wls[i].counted)
-			return true;
-	return false;
+	if (v > *mark) {
+		*phase += v - *mark;
+		*mark = v;
+	}
+}
+
+static void wl_account(struct history *h, int i, uint64_t bytes, uint64_t rbytes, uint64_t wbytes)
+{
+	struct phase *p = &h->ph[h->nph - 1];
+	wl_room(&h->mark, &h->nmark, i + 1);
+	wl_room(&p->wl, &p->nwl, i + 1);
+	wl_rise(&h->mark[i].bytes, &p->wl[i].bytes, bytes);
+	wl_rise(&h->mark[i].rbytes, &p->wl[i].rbytes, rbytes);
+	wl_rise(&h->mark[i].wbytes, &p->wl[i].wbytes, wbytes);
 }
 
 static double wl_cpu_total(const struct snapshot *s)
@@ -178,23 +249,17 @@ static double wl_cpu_total(const struct snapshot *s)
 }
 
 /* Fold the new snapshot into the current phase: bytes and CPU as deltas
- * against the previous one, so a phase only counts what happened in it. */
+ * against what was counted before, so a phase only counts what happened
+ * in it. */
 static void phase_account(struct history *h, const struct snapshot *s)
 {
 	struct phase *p = &h->ph[h->nph - 1];
 	const struct snapshot *prev = history_last(h);
-	/* The first snapshot counts from zero: what moved before it belongs
-	 * to the first phase too. */
-	uint64_t b0 = prev ? wl_bytes_total(prev) : 0, b1 = wl_bytes_total(s);
-	b0 += h->carry; /* already counted in the phase an event closed */
-	h->carry = 0;
-	if (b1 > b0)
-		p->bytes += b1 - b0;
-	/* a command whose bytes turned from read to written (or back): the
-	 * phase takes the difference, so the phases add up to the side the
-	 * summary counts */
-	else if (prev && b1 < b0 && wl_side_changed(prev, s))
-		p->bytes -= b0 - b1 < p->bytes ? b0 - b1 : p->bytes;
+	/* Each figure as a rise over the highest counted before (from zero:
+	 * what moved before the first snapshot belongs to the first phase
+	 * too), whichever side the workload is rated by now. */
+	for (int i = 0; i < s->nwl; i++)
+		wl_account(h, i, s->wls[i].bytes, s->wls[i].rbytes, s->wls[i].wbytes);
 	double c = wl_cpu_total(s) - (prev ? wl_cpu_total(prev) : 0);
 	if (c > 0)
 		p->cpu_s += c;
@@ -301,14 +366,10 @@ int history_add_event(struct history *h, const struct event *e)
 	return 0;
 }
 
-void history_close_phase_bytes(struct history *h, uint64_t bytes_now)
+void history_close_phase_bytes(struct history *h, int i, uint64_t bytes_now)
 {
-	const struct snapshot *last = history_last(h);
-	uint64_t b0 = (last ? wl_bytes_total(last) : 0) + h->carry;
-	if (bytes_now <= b0)
-		return;
-	h->ph[h->nph - 1].bytes += bytes_now - b0;
-	h->carry += bytes_now - b0;
+	if (i >= 0)
+		wl_account(h, i, bytes_now, 0, 0);
 }
 
 void history_work_ended(struct history *h, double t)
@@ -331,6 +392,22 @@ size_t history_nphases(const struct history *h) { return h->nph; }
 const struct phase *history_phase(const struct history *h, size_t i)
 {
 	return i < h->nph ? &h->ph[i] : NULL;
+}
+
+uint64_t phase_wl_bytes(const struct phase *p, int i, char side)
+{
+	if (i < 0 || i >= p->nwl)
+		return 0;
+	const struct phase_wl *w = &p->wl[i];
+	return side == 'r' ? w->rbytes : side == 'w' ? w->wbytes : w->bytes;
+}
+
+bool phase_moved(const struct phase *p)
+{
+	for (int i = 0; i < p->nwl; i++)
+		if (p->wl[i].bytes || p->wl[i].rbytes || p->wl[i].wbytes)
+			return true;
+	return false;
 }
 
 void history_label_phase(struct history *h, const char *label)
