@@ -67,10 +67,6 @@ size_t recording_residency(const struct recording *rec, double t, bool last_only
  * number from 1 and *n the count of steps; NULL in other recordings. */
 const char *recording_step_at(const struct recording *rec, double t, size_t *k, size_t *n);
 
-/* In an experiment's recording, step i's label (from 0) and the time it
- * began in *from; NULL past the last step and in other recordings. */
-const char *recording_step(const struct recording *rec, size_t i, double *from);
-
 /* The SPEC §5 tables from the end record (per workload, then per phase,
  * then the cpufreq policies the run ended under), rates in `units`.  Says
  * so in one line when the recording has no end record. */

@@ -40,7 +40,6 @@ struct player {
 	struct recording *rec;
 	struct history *hist;
 	size_t next;                 /* next item to show */
-	size_t next_step;            /* an experiment: the next step to mark */
 	double duration;
 	double anchor_pos, anchor_wall, speed;
 	bool paused, ended, quit;
@@ -72,22 +71,6 @@ static void reanchor(struct player *p)
 	p->anchor_wall = clock_mono();
 }
 
-/* An experiment's steps are the phases of its replay, as they are of its
- * end record: each opens one with a marker at its start, up to upto. */
-static void mark_steps(struct player *p, double upto)
-{
-	double from;
-	const char *label;
-	while ((label = recording_step(p->rec, p->next_step, &from)) && from <= upto) {
-		struct event e = { .t = from };
-		snprintf(e.action, sizeof e.action, "marker");
-		snprintf(e.label, sizeof e.label, "%s", label);
-		snprintf(e.detail, sizeof e.detail, "{}");
-		history_add_event(p->hist, &e);
-		p->next_step++;
-	}
-}
-
 /* Feed every item that is due into the history. */
 static void advance(struct player *p)
 {
@@ -95,10 +78,8 @@ static void advance(struct player *p)
 	while (p->next < recording_nitems(p->rec)) {
 		bool ev;
 		size_t idx;
-		double t = recording_item(p->rec, p->next, &ev, &idx);
-		if (t > pos)
+		if (recording_item(p->rec, p->next, &ev, &idx) > pos)
 			break;
-		mark_steps(p, t);
 		if (ev) {
 			history_add_event(p->hist, recording_event(p->rec, idx));
 		} else {
@@ -107,7 +88,6 @@ static void advance(struct player *p)
 		}
 		p->next++;
 	}
-	mark_steps(p, pos);
 	if (p->next == recording_nitems(p->rec) && pos >= p->duration)
 		p->ended = true;
 }
@@ -191,7 +171,6 @@ static void seek(struct player *p, double t)
 	history_free(p->hist);
 	p->hist = h;
 	p->next = 0;
-	p->next_step = 0;
 	p->ended = false;
 	p->anchor_pos = t;
 	p->anchor_wall = clock_mono();

@@ -4,7 +4,8 @@
 # HTML report holds; a replayed experiment's header names the step it
 # shows and its graph marks each step, its summary ends with the
 # experiment's table and the policies it recorded; an experiment's report names its workload series after
-# the experiment and its residency rows after each step in full.
+# the experiment, marks each step on its chart and shows its residency
+# rows under each step's full label.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
@@ -143,6 +144,8 @@ for t in d.getElementsByTagName('text'):
 EOF
 check "experiment report: the workload series named after the experiment" grep -qx 'aligntest write' "$E2E_TMP/svgtext"
 check "experiment report: no 'workload 1' series" sh -c "! grep -q '^workload 1' '$E2E_TMP/svgtext'"
+check "experiment report: each step marked on the chart" \
+	sh -c "[ \$(grep -c '^aligntest bs=' '$E2E_TMP/svgtext') -ge 8 ]"
 for i in 0 1 2 3; do
 	l=$(jq -r ".phases[$i].label" <<<"$end")
 	check "experiment report: residency of step $((i + 1)) under its full name ($l)" grep -qxF "$l" "$E2E_TMP/svgtext"
