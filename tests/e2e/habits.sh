@@ -6,10 +6,8 @@
 # PID a 0 or 1 pins, read back from the recording and /proc.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
+own_dirs
 T=$E2E_TMP
-mkdir -p "$T/home" "$T/run"
-chmod 700 "$T/run"
-export HOME=$T/home XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/home/.config
 command -v jq >/dev/null || skip_all "jq not installed (make check installs TEST_DEBS)"
 [ "$(nproc)" -ge 2 ] || skip_all "needs 2 CPUs to tell a pin from no pin"
 
