@@ -637,7 +637,7 @@ static int act_caption(struct app *a, const struct action *act)
 	 * empty one */
 	size_t np = history_nphases(a->hist);
 	const struct phase *cur = np > 1 ? history_phase(a->hist, np - 1) : NULL;
-	if (cur && app_now(a) - cur->from < 0.5 && cur->bytes == 0 && cur->cpu_s == 0 &&
+	if (cur && app_now(a) - cur->from < 0.5 && !phase_moved(cur) && cur->cpu_s == 0 &&
 	    cur->khz_time == 0) {
 		history_label_phase(a->hist, act->text);
 		app_note_event(a, "caption", act->text, detail);

@@ -89,10 +89,8 @@ static void event_at(struct app *a, double t, const char *action, const char *la
                      const char *detail, bool phase)
 {
 	if (!a->in_tick && phase) {
-		uint64_t b = 0;
 		for (int i = 0; i < a->nwl; i++)
-			b += workload_bytes_now(a->wl[i]);
-		history_close_phase_bytes(a->hist, b);
+			history_close_phase_bytes(a->hist, i, workload_bytes_now(a->wl[i]));
 	}
 	struct event e = { .t = t };
 	snprintf(e.action, sizeof e.action, "%s", action);

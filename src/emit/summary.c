@@ -22,6 +22,40 @@ static void row(FILE *fp, enum units_mode u, const struct workload_totals *t, co
 	tables_summary_row(fp, u, &r);
 }
 
+/* The bytes of phase p, each workload's on the side its summary row
+ * counts (a command rated by its reads or its writes over the whole run,
+ * whichever it was rated by while the phase went on), so the phases add
+ * up to the summary. */
+static uint64_t phase_counted(const struct run_out *o, const struct phase *p)
+{
+	uint64_t b = 0;
+	struct workload_totals t;
+	for (int i = 0; i < o->nwl; i++) {
+		workload_totals(o->wl[i], &t);
+		b += phase_wl_bytes(p, i, t.side);
+	}
+	return b;
+}
+
+/* Both directions of phase p, as the summary's read_bytes and write_bytes
+ * (null there, and here, when a workload's could not be read). */
+static void phase_rw_json(FILE *fp, const struct run_out *o, const struct phase *p)
+{
+	uint64_t r = 0, w = 0;
+	struct workload_totals t;
+	for (int i = 0; i < o->nwl; i++) {
+		workload_totals(o->wl[i], &t);
+		if (!t.rw_known) {
+			fprintf(fp, ",\"read_bytes\":null,\"write_bytes\":null");
+			return;
+		}
+		r += phase_wl_bytes(p, i, 'r');
+		w += phase_wl_bytes(p, i, 'w');
+	}
+	fprintf(fp, ",\"read_bytes\":%llu,\"write_bytes\":%llu", (unsigned long long)r,
+	        (unsigned long long)w);
+}
+
 static double phase_mean_mhz(const struct phase *p)
 {
 	return p->khz_time > 0 ? p->khz_sum / p->khz_time / 1000 : -1;
@@ -94,7 +128,7 @@ void summary_print(const struct run_out *o, FILE *fp)
 	for (size_t i = 0; i < n; i++) {
 		const struct phase *p = history_phase(o->hist, i);
 		double len = p->to - p->from;
-		struct phase_row r = { p->from, p->to, num_div((double)p->bytes, len),
+		struct phase_row r = { p->from, p->to, num_div((double)phase_counted(o, p), len),
 		                       num_div(p->cpu_s, len), (double)p->migrations,
 		                       phase_mean_mhz(p), p->label, phase_too_short(o, p) };
 		tables_phase_row(fp, u, &r);
@@ -164,13 +198,13 @@ void summary_json(const struct run_out *o, FILE *fp)
 		double len = p->to - p->from;
 		fprintf(fp, "%s{\"from\":%.3f,\"to\":%.3f,\"label\":", i ? "," : "", p->from, p->to);
 		json_string(fp, p->label);
+		uint64_t b = phase_counted(o, p);
 		if (phase_too_short(o, p))
-			fprintf(fp, ",\"bytes\":%llu,\"bps\":null,\"hog\":null",
-			        (unsigned long long)p->bytes);
+			fprintf(fp, ",\"bytes\":%llu,\"bps\":null,\"hog\":null", (unsigned long long)b);
 		else
-			fprintf(fp, ",\"bytes\":%llu,\"bps\":%.1f,\"hog\":%.4f",
-			        (unsigned long long)p->bytes, num_div((double)p->bytes, len),
-			        num_div(p->cpu_s, len));
+			fprintf(fp, ",\"bytes\":%llu,\"bps\":%.1f,\"hog\":%.4f", (unsigned long long)b,
+			        num_div((double)b, len), num_div(p->cpu_s, len));
+		phase_rw_json(fp, o, p);
 		fprintf(fp, ",\"migrations\":%llu", (unsigned long long)p->migrations);
 		double mhz = phase_mean_mhz(p);
 		if (mhz > 0)

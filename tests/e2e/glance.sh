@@ -17,8 +17,8 @@ trap 'for k in "${KERNELS[@]}"; do kill "$k" 2>/dev/null; done; e2e_cleanup' EXI
 tree() {
 	T=$E2E_TMP/$1; shift
 	tests/fakesys.sh "$T" --cpus 2 "$@" || return 1
-	tests/fake_kernel.sh "$T" 600 </dev/null >/dev/null 2>&1 &
-	KERNELS+=($!)
+	fake_kernel_start "$T" 600
+	KERNELS+=("$FAKE_KERNEL")
 }
 scr() { tm_screen "$1"; }
 on() { tm_screen "$1" | grep -qF -- "$2"; }

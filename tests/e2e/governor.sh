@@ -19,8 +19,8 @@ fi
 tree() {
 	T=$E2E_TMP/$1; shift
 	"$ROOT/tests/fakesys.sh" "$T" --cpus 2 "$@" || return 1
-	"$ROOT/tests/fake_kernel.sh" "$T" 600 </dev/null >/dev/null 2>&1 &
-	KERNELS+=($!)
+	fake_kernel_start "$T" 600
+	KERNELS+=("$FAKE_KERNEL")
 }
 # govs_are TREE NAME: every policy's scaling_governor reads NAME.
 govs_are() {

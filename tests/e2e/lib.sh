@@ -107,6 +107,21 @@ wait_for() {
 	return 1
 }
 
+# fake_kernel_start ROOT SECONDS: play the kernel for the fake sysfs tree
+# ROOT (tests/fake_kernel.sh) in the background, its PID in FAKE_KERNEL,
+# and wait until it has ticked once (time_in_state moved), so a run that
+# starts next sees its residency grow from its first sample on, however
+# slowly a busy machine starts the script.
+fake_kernel_start() {
+	local tis before
+	tis=$(ls "$1"/devices/system/cpu/cpufreq/policy*/stats/time_in_state 2>/dev/null | head -1)
+	before=$(cat "$tis" 2>/dev/null)
+	bash "$(dirname "${BASH_SOURCE[0]}")/../fake_kernel.sh" "$1" "$2" </dev/null >/dev/null 2>&1 &
+	FAKE_KERNEL=$!
+	[ -n "$tis" ] && wait_for 30 bash -c '[ "$(cat "$1" 2>/dev/null)" != "$2" ]' _ "$tis" "$before"
+	return 0
+}
+
 # A tmux session for dashboard tests: tm_start NAME WxH COMMAND
 tm_start() { tmux new-session -d -s "bt$$-$1" -x "${2%x*}" -y "${2#*x}" "$3"; }
 tm_keys() { local s=$1; shift; tmux send-keys -t "bt$$-$s" "$@"; }

@@ -123,8 +123,8 @@ check "--keep leaves the metrics file" grep -q '^benchtop_build_info' "$T/kept.p
 PA=$(free_port) PB=$(free_port) PP=$(free_port)
 FS=$T/sysfs
 bash tests/fakesys.sh "$FS" --cpus 2 >/dev/null
-bash tests/fake_kernel.sh "$FS" 120 </dev/null >/dev/null 2>&1 &
-bg_track "$!"
+fake_kernel_start "$FS" 120
+bg_track "$FAKE_KERNEL"
 for x in a b; do
 	port=$PA extra=()
 	[ $x = b ] && port=$PB extra=(--sysfs "$FS" --governor powersave)

@@ -76,8 +76,8 @@ check "experiment JSON: every column has an identifier, every row numeric values
 #    (fake_kernel.sh: powersave the lowest frequency, performance the highest).
 T=$E2E_TMP/sys
 "$ROOT/tests/fakesys.sh" "$T" --cpus 2 --governor ondemand >/dev/null
-bash "$ROOT/tests/fake_kernel.sh" "$T" 600 &
-fk=$!
+fake_kernel_start "$T" 600
+fk=$FAKE_KERNEL
 "$BENCHTOP" --preset rsync-demo --cell 64M -i 0.1 --sysfs "$T" --format json >rd.json 2>rd.err
 rc=$?
 kill $fk 2>/dev/null

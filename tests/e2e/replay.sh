@@ -73,8 +73,8 @@ fi
 if command -v tmux >/dev/null && command -v jq >/dev/null; then
 	FS=$E2E_TMP/fs
 	tests/fakesys.sh "$FS" --cpus 2
-	tests/fake_kernel.sh "$FS" 120 </dev/null >/dev/null 2>&1 &
-	KPID=$!
+	fake_kernel_start "$FS" 120
+	KPID=$FAKE_KERNEL
 	FREC=$E2E_TMP/freq.jsonl
 	"$BENCHTOP" -b -t 3 --sysfs "$FS" -o "$FREC" --at 1:governor=performance -- \
 		sh -c "dd if=/dev/zero of=$E2E_TMP/f bs=1M count=50 2>/dev/null; sleep 5" >/dev/null 2>&1
@@ -115,10 +115,10 @@ fi
 if command -v jq >/dev/null; then
 	XFS=$E2E_TMP/xfs
 	tests/fakesys.sh "$XFS" --cpus 2
-	tests/fake_kernel.sh "$XFS" 120 </dev/null >/dev/null 2>&1 &
-	KPID=$!
+	fake_kernel_start "$XFS" 120
+	KPID=$FAKE_KERNEL
 	XREC=$E2E_TMP/matrix.jsonl
-	"$BENCHTOP" --sysfs "$XFS" --matrix governor=performance,powersave --cell 1 -o "$XREC" -- \
+	"$BENCHTOP" --sysfs "$XFS" --matrix governor=performance,powersave --cell 2 -o "$XREC" -- \
 		sh -c "dd if=/dev/zero of=$E2E_TMP/m bs=1M count=20 2>/dev/null; sleep 3" >"$E2E_TMP/matrix.out" 2>/dev/null
 	kill $KPID 2>/dev/null
 	end=$(tail -1 "$XREC")
