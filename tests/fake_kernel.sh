@@ -6,17 +6,6 @@
 # scaling_min_freq, any other: the middle one - and set scaling_cur_freq to
 # it.  Runs until killed, for SECONDS, or until ROOT is removed.
 set -u
-# The same in C (tests/helpers/fake_kernel.c), built once into build/: a
-# shell loop forking five programs a tick falls behind on a busy machine.
-here=$(cd "$(dirname "$0")" && pwd)
-bin=$here/../build/helpers/fake_kernel
-if [ ! -x "$bin" ] || [ "$here/helpers/fake_kernel.c" -nt "$bin" ]; then
-	mkdir -p "$(dirname "$bin")" &&
-		cc -std=c17 -O1 -D_GNU_SOURCE -o "$bin.$$" "$here/helpers/fake_kernel.c" 2>/dev/null &&
-		mv -f "$bin.$$" "$bin"
-	rm -f "$bin.$$"
-fi
-[ -x "$bin" ] && exec "$bin" "$@"
 root=${1:?usage: fake_kernel.sh ROOT [SECONDS]}
 secs=${2:-0}
 base=$root/devices/system/cpu
@@ -62,6 +51,18 @@ tick() {
 	fi
 	echo "${khz[pick]}" >"$d/.cur.tmp" && mv -f "$d/.cur.tmp" "$d/scaling_cur_freq"
 }
+
+# The same kernel in C (tests/helpers/fake_kernel.c: no process per step,
+# and the time a busy machine delays a step is counted): build/tests'
+# copy when it is up to date, else one compiled into ROOT; the shell
+# steps below only where no compiler is.
+here=$(dirname "$0")
+bin=$here/../build/tests/fake_kernel
+if [ ! -x "$bin" ] || [ "$here/helpers/fake_kernel.c" -nt "$bin" ]; then
+	bin=$root/.fake_kernel
+	cc -std=c17 -O1 -o "$bin" "$here/helpers/fake_kernel.c" 2>/dev/null || bin=
+fi
+[ -n "$bin" ] && exec "$bin" "$root" "$secs"
 
 mapfile -t dirs < <(policy_dirs)
 n=0

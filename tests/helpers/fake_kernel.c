@@ -1,27 +1,33 @@
-/* fake_kernel ROOT [SECONDS]: play the kernel for a fake sysfs tree made by
- * tests/fakesys.sh.  Every 100 ms, for each policy, add 10 (time_in_state
- * counts 10 ms units) to the row its governor implies - performance: the
- * highest frequency within scaling_max_freq, powersave: the lowest within
- * scaling_min_freq, any other: the middle one - and set scaling_cur_freq to
- * it.  A tick that comes late (a busy machine) adds the ticks it missed,
- * at most five, so the tree's time keeps up with the clock.  Runs until
- * killed, for SECONDS (0: no end), or until ROOT is removed.
+/* fake_kernel.c - tests/fake_kernel.sh's kernel, in one process: for a
+ * fake sysfs tree made by tests/fakesys.sh, every 100 ms and for each
+ * policy, the row its governor implies (performance: the highest frequency
+ * within scaling_max_freq, powersave: the lowest within scaling_min_freq,
+ * any other: the middle one) gains the time gone by since the last step
+ * (time_in_state counts 10 ms units), and scaling_cur_freq is set to it.
+ * Files are replaced by rename, as a reader never sees half of one.  Runs
+ * until killed, for SECONDS (0: no end), or until ROOT is removed.  No
+ * process is started per step: a busy machine delays a step, and the
+ * time it was late is counted where it belongs.
  *
- * One small process in place of a shell loop that forked five programs a
- * tick: under a load of dozens of runnable tasks it still ticks on time.
- * Files are replaced by rename, as a reader must never see half of one. */
+ * usage: fake_kernel ROOT [SECONDS] */
+#define _GNU_SOURCE
 #include <dirent.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#define MAXROWS 64
-#define MAXPOL 512
+#define MAXF 64
+#define MAXP 256
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static int read_line(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -30,151 +36,129 @@ static int read_line(const char *dir, const char *name, char *buf, size_t len)
 	FILE *f = fopen(p, "r");
 	if (!f)
 		return -1;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = 0;
+	size_t n = fread(buf, 1, len - 1, f);
 	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
+	buf[n] = 0;
 	return 0;
 }
 
-static long read_num(const char *dir, const char *name, long def)
+static long long num(const char *s, long long dflt)
 {
-	char b[64], *end;
-	if (read_line(dir, name, b, sizeof b))
-		return def;
-	long v = strtol(b, &end, 10);
-	return end != b ? v : def;
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	return end != s && (*end == 0 || *end == '\n') && v >= 0 ? v : dflt;
 }
 
-static int replace(const char *dir, const char *name, const char *text)
+static void put(const char *dir, const char *name, const char *text)
 {
-	char p[PATH_MAX], t[PATH_MAX];
+	char tmp[PATH_MAX], p[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
 	snprintf(p, sizeof p, "%s/%s", dir, name);
-	snprintf(t, sizeof t, "%s/.%s.fk", dir, strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
-	FILE *f = fopen(t, "w");
+	FILE *f = fopen(tmp, "w");
 	if (!f)
-		return -1;
+		return;
 	fputs(text, f);
-	if (fclose(f))
-		return -1;
-	return rename(t, p);
+	if (fclose(f) == 0)
+		rename(tmp, p);
 }
 
-/* One tick of n steps for the policy directory d. */
-static void tick(const char *d, int steps)
+/* One step of one policy directory; units: 10 ms gone by. */
+static void tick(const char *d, long long units)
 {
-	char gov[64] = "", path[PATH_MAX];
-	long khz[MAXROWS], val[MAXROWS];
+	char buf[8192], gov[64] = "";
+	long long khz[MAXF], val[MAXF];
 	int n = 0, stats = 0;
-	read_line(d, "scaling_governor", gov, sizeof gov);
-	long lo = read_num(d, "scaling_min_freq", 0), hi = read_num(d, "scaling_max_freq", 999999999);
-	snprintf(path, sizeof path, "%s/stats/time_in_state", d);
-	FILE *f = fopen(path, "r");
-	if (f) {
+
+	if (read_line(d, "scaling_governor", gov, sizeof gov) == 0)
+		gov[strcspn(gov, "\n")] = 0;
+	long long lo = read_line(d, "scaling_min_freq", buf, sizeof buf) ? 0 : num(buf, 0);
+	long long hi = read_line(d, "scaling_max_freq", buf, sizeof buf) ? 999999999 : num(buf, 999999999);
+	if (read_line(d, "stats/time_in_state", buf, sizeof buf) == 0) {
 		stats = 1;
-		while (n < MAXROWS && fscanf(f, "%ld %ld", &khz[n], &val[n]) == 2)
+		for (char *line = strtok(buf, "\n"); line && n < MAXF; line = strtok(NULL, "\n")) {
+			char *sp = strchr(line, ' ');
+			if (!sp)
+				return;
+			*sp = 0;
+			khz[n] = num(line, -1), val[n] = num(sp + 1, -1);
+			if (khz[n] < 0 || val[n] < 0)
+				return;
 			n++;
-		fclose(f);
+		}
+	} else if (read_line(d, "scaling_available_frequencies", buf, sizeof buf) == 0) {
+		for (char *w = strtok(buf, " \n"); w && n < MAXF; w = strtok(NULL, " \n"))
+			khz[n++] = num(w, 0);
 	} else {
-		snprintf(path, sizeof path, "%s/scaling_available_frequencies", d);
-		f = fopen(path, "r");
-		if (!f)
-			return;
-		while (n < MAXROWS && fscanf(f, "%ld", &khz[n]) == 1)
-			val[n++] = 0;
-		fclose(f);
+		return;
 	}
-	int sel[MAXROWS], ns = 0;
+	int sel[MAXF], ns = 0;
 	for (int i = 0; i < n; i++)
 		if (khz[i] >= lo && khz[i] <= hi)
 			sel[ns++] = i;
-	if (!ns)
+	if (ns == 0)
 		return;
 	int pick = !strcmp(gov, "performance") ? sel[ns - 1] : !strcmp(gov, "powersave") ? sel[0] : sel[ns / 2];
-	char buf[MAXROWS * 48];
 	if (stats) {
-		val[pick] += 10L * steps;
+		char out[8192];
 		size_t k = 0;
-		for (int i = 0; i < n; i++)
-			k += (size_t)snprintf(buf + k, sizeof buf - k, "%ld %ld\n", khz[i], val[i]);
-		replace(d, "stats/time_in_state", buf);
+		val[pick] += units;
+		for (int i = 0; i < n && k < sizeof out; i++)
+			k += (size_t)snprintf(out + k, sizeof out - k, "%lld %lld\n", khz[i], val[i]);
+		char sd[PATH_MAX];
+		snprintf(sd, sizeof sd, "%s/stats", d);
+		put(sd, "time_in_state", out);
 	}
-	snprintf(buf, sizeof buf, "%ld\n", khz[pick]);
-	replace(d, "scaling_cur_freq", buf);
-}
-
-/* Real policy directories: policyN, or per-CPU dirs that are not links. */
-static int policy_dirs(const char *base, char **out)
-{
-	int n = 0;
-	char p[PATH_MAX];
-	struct dirent *e;
-	snprintf(p, sizeof p, "%s/cpufreq", base);
-	DIR *dp = opendir(p);
-	while (dp && (e = readdir(dp)) && n < MAXPOL)
-		if (!strncmp(e->d_name, "policy", 6)) {
-			char *d = malloc(PATH_MAX);
-			snprintf(d, PATH_MAX, "%s/%s", p, e->d_name);
-			out[n++] = d;
-		}
-	if (dp)
-		closedir(dp);
-	dp = opendir(base);
-	while (dp && (e = readdir(dp)) && n < MAXPOL) {
-		struct stat st;
-		if (strncmp(e->d_name, "cpu", 3) || e->d_name[3] < '0' || e->d_name[3] > '9')
-			continue;
-		char *d = malloc(PATH_MAX);
-		snprintf(d, PATH_MAX, "%s/%s/cpufreq", base, e->d_name);
-		if (lstat(d, &st) == 0 && S_ISDIR(st.st_mode))
-			out[n++] = d;
-		else
-			free(d);
-	}
-	if (dp)
-		closedir(dp);
-	return n;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	snprintf(buf, sizeof buf, "%lld\n", khz[pick]);
+	put(d, "scaling_cur_freq", buf);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
+	if (argc < 2 || argc > 3) {
 		fprintf(stderr, "usage: fake_kernel ROOT [SECONDS]\n");
 		return 2;
 	}
-	char base[PATH_MAX];
+	double secs = argc == 3 ? atof(argv[2]) : 0;
+	char base[PATH_MAX], p[PATH_MAX];
+	static char dirs[MAXP][PATH_MAX];
+	int nd = 0;
+	struct stat st;
+
 	snprintf(base, sizeof base, "%s/devices/system/cpu", argv[1]);
-	double secs = argc > 2 ? atof(argv[2]) : 0;
-	static char *dirs[MAXPOL];
-	int nd = policy_dirs(base, dirs);
-	double t0 = now(), next = t0;
-	while (secs <= 0 || now() - t0 < secs) {
-		if (access(base, F_OK))
+	/* real policy directories: policyN, or per-CPU ones that are not links */
+	const char *where[] = { "cpufreq", "" };
+	for (int w = 0; w < 2; w++) {
+		snprintf(p, sizeof p, "%s/%s", base, where[w]);
+		DIR *dp = opendir(p);
+		if (!dp)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(dp)) && nd < MAXP) {
+			char d[PATH_MAX];
+			if (w == 0 && !strncmp(e->d_name, "policy", 6))
+				snprintf(d, sizeof d, "%s/cpufreq/%s", base, e->d_name);
+			else if (w == 1 && !strncmp(e->d_name, "cpu", 3) && e->d_name[3] >= '0' && e->d_name[3] <= '9')
+				snprintf(d, sizeof d, "%s/%s/cpufreq", base, e->d_name);
+			else
+				continue;
+			if (lstat(d, &st) == 0 && S_ISDIR(st.st_mode))
+				snprintf(dirs[nd++], PATH_MAX, "%s", d);
+		}
+		closedir(dp);
+	}
+	/* the first step counts one period, as every later one does */
+	double start = now(), last = start - 0.1, carry = 0;
+	while (secs <= 0 || now() - start < secs) {
+		if (stat(base, &st) != 0)
 			return 0;
 		double t = now();
-		int steps = 1;
-		if (t > next + 0.1) {
-			steps = 1 + (int)((t - next) / 0.1);
-			if (steps > 5)
-				steps = 5;
-			next = t;
-		}
+		carry += (t - last) * 100;   /* 10 ms units gone by */
+		last = t;
+		long long units = (long long)carry;
+		carry -= (double)units;
 		for (int i = 0; i < nd; i++)
-			tick(dirs[i], steps);
-		next += 0.1;
-		double wait = next - now();
-		if (wait > 0) {
-			struct timespec ts = { 0, (long)(wait * 1e9) };
-			while (nanosleep(&ts, &ts) && errno == EINTR)
-				;
-		}
+			tick(dirs[i], units);
+		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
 	}
 	return 0;
 }
