@@ -60,13 +60,6 @@ void sampler_forget_workload(struct sampler *sp, int workload);
 /* A file whose block device should be watched (dev from st_dev). */
 void sampler_watch_path(struct sampler *sp, const char *path);
 
-/* A tick's budget in seconds of wall time (0: none, the default): once a
- * tick has run this long, the descriptor scans it has not reached yet
- * wait for the next tick, which starts with them.  The reads that make a
- * sample fresh (every thread's schedstat; stat, io and children of every
- * process that ran) are never cut. */
-void sampler_set_budget(struct sampler *sp, double seconds);
-
 /* Number of processes currently tracked (alive). */
 int sampler_nprocs(const struct sampler *sp);
 /* Pids tracked for workload w (w = 0: attached) into pids[max]; returns n. */

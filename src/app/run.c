@@ -442,7 +442,6 @@ void app_set_interval(struct app *a, double iv)
 {
 	double next = a->last_tick + iv;
 	a->interval = iv;
-	sampler_set_budget(a->sp, iv / 2);
 	if (next < app_mono())
 		next = app_mono();
 	loop_grid(a->loop, next, iv);

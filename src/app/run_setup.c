@@ -427,8 +427,6 @@ int app_setup(struct app *a, char *msg, size_t len)
 	/* attached processes are one workload */
 	int nwl = r->mode == MODE_ATTACH ? 1 : (int)r->nwl;
 	a->sp = sampler_new("/proc", a->ncpu, nwl);
-	if (a->sp)
-		sampler_set_budget(a->sp, a->interval / 2);
 	a->snap = snapshot_new(a->ncpu, 16, nwl);
 	if (!a->hist || !a->sp || !a->snap)
 		return -ENOMEM;

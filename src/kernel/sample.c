@@ -483,11 +483,6 @@ void sampler_watch_path(struct sampler *sp, const char *path)
 	ssys_watch(sp->sys, path);
 }
 
-void sampler_set_budget(struct sampler *sp, double seconds)
-{
-	sp->budget = seconds > 0 ? seconds : 0;
-}
-
 int sampler_nprocs(const struct sampler *sp)
 {
 	int n = 0;

@@ -66,8 +66,6 @@ struct sproc {
 	char comm[MODEL_COMM_LEN];
 	unsigned char *allowed;   /* nconf bytes: its allowed CPUs (all 0: not read yet) */
 	bool measure_io, zombie, gone, ran, fresh;
-	bool scan_due;                     /* its descriptors are to be scanned (a tick's
-	                                    * budget may leave it for the next) */
 	char state;
 	int cpu, nthreads;
 	int fd_stat, fd_io;                /* /proc/PID/stat and io, held open (-1: not) */
@@ -187,9 +185,6 @@ struct sampler {
 	uint64_t ticks;
 	double last_now, cpu_prev;
 	double now;                    /* the current tick's CLOCK_MONOTONIC time */
-	double budget;                 /* s of a tick for descriptor scans, 0: no limit */
-	int scan_next;                 /* where the next tick's scans start */
-	uint64_t scans_left;           /* scans a budget moved to a later tick, all run */
 	double t_procs, dt_procs;      /* when the processes were last read, and since the read before */
 	int held;                      /* /proc files held open */
 	uint64_t own_out;              /* bytes benchtop wrote to its own standard error */

@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "benchtop/clock.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/xalloc.h"
 
@@ -366,8 +365,6 @@ static void proc_affinity(struct sampler *sp, struct sproc *p)
 
 /* ---- dropping and reading ------------------------------------------ */
 
-static void procs_scan(struct sampler *sp);
-
 /* Stop tracking procs[i]: its CPU goes to its workload's dead totals, its
  * files and threads are let go; the last process takes its place. */
 void sprocs_drop(struct sampler *sp, int i)
@@ -429,37 +426,7 @@ void sprocs_read(struct sampler *sp, double dt)
 		 * open for writing also with copy_file_range or mmap in flight */
 		p->frd = p->fwr = 0;
 		if (p->ran && p->measure_io && (p->io_moved || p->fresh || sfiles_holds_write(p)))
-			p->scan_due = true;
-	}
-	procs_scan(sp);
-}
-
-/* The descriptor scans that are due, from where the last tick's budget
- * stopped, round the tracked set once; past the budget (counted from the
- * tick's start) the rest wait for
- * the next tick (what they moved shows then: positions only grow).  A
- * process's own reads are settled after its scan, never before it. */
-static void procs_scan(struct sampler *sp)
-{
-	int n = sp->n, start = sp->scan_next < n ? sp->scan_next : 0;
-
-	sp->scan_next = 0;
-	for (int k = 0; k < n; k++) {
-		int i = (start + k) % n;
-		struct sproc *p = &sp->procs[i];
-		if (p->gone)
-			continue;
-		if (p->scan_due && sp->budget > 0 && k > 0 && clock_mono() - sp->now > sp->budget) {
-			/* over budget: this one and the rest next time */
-			sp->scan_next = i;
-			for (int j = k; j < n; j++)
-				sp->scans_left += sp->procs[(start + j) % n].scan_due;
-			return;
-		}
-		if (p->scan_due) {
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
-			p->scan_due = false;
-		}
 		sreap_own(sp, p);
 	}
 }

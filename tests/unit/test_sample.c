@@ -275,77 +275,6 @@ static void test_tree_write(void **state)
 	rmdir(tmpdir);
 }
 
-/* ---- a budget that leaves descriptor scans for later ----------------- */
-
-static void make_file(const char *path, size_t size);
-
-/* Reads all of path, tells the parent, then holds it open until go closes. */
-static void reader_child(const char *path, int ready, int go)
-{
-	static char buf[MiB];
-	char c = 1;
-	int fd = open(path, O_RDONLY);
-	while (fd >= 0 && read(fd, buf, sizeof buf) > 0)
-		;
-	if (fd < 0 || write(ready, &c, 1) != 1)
-		_exit(1);
-	while (read(go, &c, 1) > 0)
-		;
-	_exit(0);
-}
-
-/* With a budget no tick can keep, each tick scans at least one process's
- * descriptors and leaves the rest for the next: every process is still in
- * every sample, and what the readers read is all counted in the end. */
-static void test_budget_defers_scans(void **state)
-{
-	(void)state;
-	enum { KIDS = 4 };
-	struct rig r;
-	char path[128];
-	pid_t kids[KIDS];
-	int ready[2], go[2];
-
-	make_tmpdir();
-	assert_int_equal(pipe(ready), 0);
-	assert_int_equal(pipe(go), 0);
-	rig_open(&r, 1);
-	sampler_set_budget(r.sp, 1e-9);
-	for (int i = 0; i < KIDS; i++) {
-		snprintf(path, sizeof path, "%s/src%d", tmpdir, i);
-		make_file(path, 2 * MiB);  /* a file each: each is counted whole */
-		kids[i] = fork();
-		assert_true(kids[i] >= 0);
-		if (kids[i] == 0) {
-			close(go[1]);
-			reader_child(path, ready[1], go[0]);
-		}
-		assert_int_equal(sampler_add(r.sp, kids[i], 1, "cmd", true), 0);
-	}
-	close(go[0]);
-	tick(&r);
-	for (int i = 0; i < KIDS; i++) {
-		char c;
-		assert_int_equal(read(ready[0], &c, 1), 1);
-	}
-	for (int i = 0; i < 4 * KIDS; i++) {
-		tick(&r);
-		assert_int_equal(r.s->nproc, KIDS);
-	}
-	assert_int_equal(r.s->wls[0].rbytes, (uint64_t)KIDS * 2 * MiB);
-	close(go[1]);
-	for (int i = 0; i < KIDS; i++)
-		waitpid(kids[i], NULL, 0);
-	close(ready[0]);
-	close(ready[1]);
-	rig_close(&r);
-	for (int i = 0; i < KIDS; i++) {
-		snprintf(path, sizeof path, "%s/src%d", tmpdir, i);
-		unlink(path);
-	}
-	rmdir(tmpdir);
-}
-
 /* ---- one copy_file_range with explicit offsets ---------------------- */
 
 static void make_file(const char *path, size_t size)
@@ -698,7 +627,6 @@ int main(void)
 		cmocka_unit_test(test_parse_schedstat),
 		cmocka_unit_test(test_parse_io),
 		cmocka_unit_test(test_parse_stat),
-		cmocka_unit_test(test_budget_defers_scans),
 		cmocka_unit_test(test_parse_fdinfo),
 		cmocka_unit_test(test_rate_reset),
 		cmocka_unit_test(test_tree_write),
