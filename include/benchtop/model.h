@@ -165,10 +165,10 @@ const struct snapshot *history_last(const struct history *h);
 /* Total snapshots ever pushed (for sample counters that outlive the ring). */
 uint64_t history_total(const struct history *h);
 
-/* Before an event: the workloads' byte total now (exact for engines),
- * so what moved since the last snapshot counts in the phase the event
- * closes rather than the next one. */
-void history_close_phase_bytes(struct history *h, uint64_t bytes_now);
+/* Before an event: workload i's (0-based, as in a snapshot's wls) byte
+ * total now (exact for engines), so what moved since the last snapshot
+ * counts in the phase the event closes rather than the next one. */
+void history_close_phase_bytes(struct history *h, int i, uint64_t bytes_now);
 int history_add_event(struct history *h, const struct event *e);
 /* An event that does not start a phase (a workload that ended for good:
  * the phase table has one row per user action, --at action or marker). */
@@ -181,11 +181,21 @@ const struct event *history_event(const struct history *h, size_t i);
  * on again (a restart), and phases follow the samples once more. */
 void history_work_ended(struct history *h, double t);
 
+/* What one workload moved in a phase, each figure on its own: its bytes
+ * as its samples counted them (an engine's destination side), and a
+ * command's reads from and writes to regular files, so that the side a
+ * command is rated by, which may change while it runs, is chosen once, at
+ * the end, for the whole run. */
+struct phase_wl {
+	uint64_t bytes, rbytes, wbytes;
+};
+
 /* Running phase accounting: between events.  A phase is [from, to). */
 struct phase {
 	double from, to;
 	char label[MODEL_LABEL_LEN];
-	uint64_t bytes;               /* destination bytes moved in the phase */
+	struct phase_wl *wl;          /* per workload, as in a snapshot's wls */
+	int nwl;
 	double cpu_s;                 /* user+sys CPU seconds of workload processes */
 	uint64_t migrations;
 	double khz_sum;               /* sum of khz*dt over CPUs (for mean frequency) */
@@ -197,5 +207,10 @@ const struct phase *history_phase(const struct history *h, size_t i);
 /* The current phase takes this label (a caption naming the step an
  * action at the same moment opened). */
 void history_label_phase(struct history *h, const char *label);
+/* The bytes workload i (0-based) moved in phase p, counted by side: 'r'
+ * what it read, 'w' what it wrote, anything else its bytes. */
+uint64_t phase_wl_bytes(const struct phase *p, int i, char side);
+/* Did the workloads move anything in phase p, either way? */
+bool phase_moved(const struct phase *p);
 
 #endif

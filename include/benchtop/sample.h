@@ -38,6 +38,12 @@ int sampler_add(struct sampler *sp, pid_t pid, int workload, const char *role, b
  * (sample_role_evidence), starting from role. */
 int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *role,
                      const char *slot, bool measure_io);
+/* A command of workload is about to be started (before its fork): what
+ * is on benchtop's standard error by now is not its output, and what it
+ * writes there from its first instruction on is (sampler_add counts from
+ * this mark instead of its own look, which may come after the command
+ * has already written). */
+void sampler_will_add(struct sampler *sp, int workload);
 /* pid has exited and is not reaped yet (benchtop reaps it next: a root,
  * or an orphan handed to benchtop as its subreaper), in workload wl when
  * it is not tracked (-1: only if tracked): its zombie's io, which holds

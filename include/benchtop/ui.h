@@ -23,6 +23,8 @@ struct ui_view {
 	const struct run *run;
 	const char *const *wl_names;     /* nwl short names ("copy engine=pipe procs=3") */
 	int nwl;
+	const char *title;               /* NULL, or what the header names instead of the
+	                                    workloads (a replayed experiment's step) */
 	const char *status;              /* last action's result */
 	int selected;                    /* index into the newest snapshot's procs */
 	enum units_mode units;

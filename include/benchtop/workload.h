@@ -95,6 +95,10 @@ struct workload_totals {
 	 * files (it read more than twice what it wrote), "written" when it
 	 * did both and the bytes are the written ones; NULL otherwise */
 	const char *counted;
+	/* commands: 'r' or 'w', the side bytes is (the same rule, "read"
+	 * only when it read more than twice what it wrote); 0 for engines
+	 * and for a command that moved nothing */
+	char side;
 	/* both directions: bytes read from and written to regular files
 	 * (an engine's source and destination side); rw_known false when
 	 * they could not be read (shown as null) */

@@ -757,7 +757,7 @@ static unsigned act_caption(struct action_ctx *c, const struct action *act)
 	 * empty one */
 	size_t np = history_nphases(c->hist);
 	const struct phase *cur = np > 1 ? history_phase(c->hist, np - 1) : NULL;
-	bool same = cur && now_of(c) - cur->from < 0.5 && cur->bytes == 0 && cur->cpu_s == 0 &&
+	bool same = cur && now_of(c) - cur->from < 0.5 && !phase_moved(cur) && cur->cpu_s == 0 &&
 	            cur->khz_time == 0;
 	if (same)
 		history_label_phase(c->hist, act->text);

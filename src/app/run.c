@@ -30,6 +30,7 @@
 #include "benchtop/cpufreq.h"
 #include "benchtop/priority.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/drive.h"
 #include "benchtop/ceiling.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
@@ -89,10 +90,8 @@ static void event_at(struct app *a, double t, const char *action, const char *la
                      const char *detail, bool phase)
 {
 	if (!a->in_tick && phase) {
-		uint64_t b = 0;
 		for (int i = 0; i < a->nwl; i++)
-			b += workload_bytes_now(a->wl[i]);
-		history_close_phase_bytes(a->hist, b);
+			history_close_phase_bytes(a->hist, i, workload_bytes_now(a->wl[i]));
 	}
 	struct event e = { .t = t };
 	snprintf(e.action, sizeof e.action, "%s", action);
@@ -614,7 +613,7 @@ static void terminal_lost(struct app *a)
 	fprintf(stderr, "benchtop: the terminal has gone: ending the run\n");
 }
 
-/* The metrics listener is served after every wake-up (see below). */
+/* The metrics listener is served after every wake-up (drive.c). */
 static void scrape_ready(void *ctx, int fd, short revents)
 {
 	(void)ctx;
@@ -622,31 +621,59 @@ static void scrape_ready(void *ctx, int fd, short revents)
 	(void)revents;
 }
 
+/* The live feed, as the driver calls it. */
+static bool feed_done(void *ctx)
+{
+	return finished(ctx);
+}
+
+static int feed_timeout(void *ctx)
+{
+	return app_metrics_timeout(ctx, poll_timeout(ctx));
+}
+
+static void feed_serve(void *ctx)
+{
+	app_metrics_serve(ctx);
+}
+
+static void feed_wake(void *ctx, const struct loop_wake *w)
+{
+	struct app *a = ctx;
+	handle_signals(a, w);
+	/* a --loop command's next run starts as soon as its last is
+	 * reaped, not at the next tick: the loop runs back to back */
+	restart_finished(a);
+	if (w->timer)
+		tick(a);
+	run_due_at(a);
+}
+
+static bool feed_keys(void *ctx)
+{
+	return handle_keys(ctx);
+}
+
+static void feed_lost(void *ctx)
+{
+	terminal_lost(ctx);
+}
+
+static void feed_draw(void *ctx)
+{
+	struct app *a = ctx;
+	if (!a->term_lost)
+		draw(a);
+}
+
 static void loop(struct app *a)
 {
 	loop_set_term(a->loop, a->dashboard ? ui_fd() : -1);
 	if (app_metrics_fd(a) >= 0)
 		loop_add_fd(a->loop, app_metrics_fd(a), POLLIN, scrape_ready, a);
-	while (!finished(a)) {
-		struct loop_wake w;
-		if (loop_wait(a->loop, app_metrics_timeout(a, poll_timeout(a)), &w) < 0)
-			break;
-		app_metrics_serve(a);
-		/* a scrape alone changes nothing on screen */
-		if (w.nfds && !w.timer && !w.term && !w.nsig)
-			continue;
-		handle_signals(a, &w);
-		/* a --loop command's next run starts as soon as its last is
-		 * reaped, not at the next tick: the loop runs back to back */
-		restart_finished(a);
-		if (w.timer)
-			tick(a);
-		run_due_at(a);
-		if (a->dashboard && w.term && ui_terminal_lost(w.term, handle_keys(a)))
-			terminal_lost(a);
-		if (a->dashboard && !a->term_lost)
-			draw(a);
-	}
+	struct feed f = { a, a->loop, a->dashboard, feed_done, feed_timeout, feed_serve, feed_wake,
+	                  feed_keys, feed_lost, feed_draw };
+	drive(&f);
 }
 
 static void finish(struct app *a)

@@ -46,6 +46,14 @@ static uint64_t own_output_size(void)
 	return fstat(STDERR_FILENO, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 }
 
+/* What is on benchtop's standard error that benchtop did not write
+ * itself (its notes on late samples): its commands' output. */
+static uint64_t tree_output_size(const struct sampler *sp)
+{
+	uint64_t o = own_output_size();
+	return o > sp->own_out ? o - sp->own_out : 0;
+}
+
 #define AS_ITEM(e, item) item,
 static enum pids_item proc_items[] = { PROC_ITEMS(AS_ITEM) };
 static enum pids_item thr_items[] = { THR_ITEMS(AS_ITEM) };
@@ -183,8 +191,7 @@ static int src_procs(struct sampler *sp, double dt)
 		if (sp->procs[i].gone)
 			sfiles_forget(sp->files, &sp->procs[i]);
 	sfiles_settle(sp->files, sp->procs, sp->n, sp->wl, sp->nwl);
-	uint64_t out = own_output_size();
-	out = out > sp->own_out ? out - sp->own_out : 0;
+	uint64_t out = tree_output_size(sp);
 	for (int w = 0; w <= sp->nwl; w++) {
 		struct swl *l = &sp->wl[w];
 		sreap_settle(sp, w);
@@ -346,9 +353,12 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	snprintf(p->slot, sizeof p->slot, "%s", slot ? slot : "");
 	sp->wl[workload].measure_io |= measure_io;
+	/* benchtop's standard error as it was before the fork, when the
+	 * caller marked it: the command may have written there already */
+	uint64_t o = sp->wl[workload].out_marked ? sp->wl[workload].out_mark : tree_output_size(sp);
+	sp->wl[workload].out_marked = false;
 	if (!sp->wl[workload].out_started) {
-		uint64_t o = own_output_size();
-		sp->wl[workload].out_start = o > sp->own_out ? o - sp->own_out : 0;
+		sp->wl[workload].out_start = o;
 		sp->wl[workload].out_started = true;
 	}
 	/* a --loop command may run again before the last run's exit is
@@ -356,7 +366,7 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	if (!sp->wl[workload].rec_pending) {
 		sp->wl[workload].root_wbytes = sp->wl[workload].wbytes;
 		sp->wl[workload].root_nwfiles = sp->wl[workload].nwfiles;
-		sp->wl[workload].root_out0 = own_output_size();
+		sp->wl[workload].root_out0 = o;
 	}
 	/* Its bytes count from here: from the last read of the processes when
 	 * there was one (before it, the workload had moved nothing), so its
@@ -390,7 +400,10 @@ static void root_reconcile(struct sampler *sp, int wl)
 	uint64_t wb = w->rec_wb > out_pages ? w->rec_wb - out_pages : 0;
 	uint64_t bound = wchar < wb ? wchar : wb;
 	uint64_t counted = w->wbytes - w->root_wbytes;
-	uint64_t slack = 4096 * (w->nwfiles - w->root_nwfiles);
+	/* wchar within write_bytes, from a tree that wrote nothing but
+	 * regular files (no pipe, socket or device seen): exact, with no
+	 * page of rounding to allow for */
+	uint64_t slack = !w->wpiped && wchar <= wb ? 0 : 4096 * (w->nwfiles - w->root_nwfiles);
 	if (bound > counted + slack)
 		w->wbytes += bound - counted - slack;
 	/* A --loop command's next runs count from here, except what a run
@@ -403,6 +416,14 @@ static void root_reconcile(struct sampler *sp, int wl)
 	w->root_wbytes = w->wbytes > going ? w->wbytes - going : 0;
 	w->root_nwfiles = w->nwfiles;
 	w->root_out0 = w->rec_out;
+}
+
+void sampler_will_add(struct sampler *sp, int workload)
+{
+	if (workload < 0 || workload > sp->nwl)
+		return;
+	sp->wl[workload].out_mark = tree_output_size(sp);
+	sp->wl[workload].out_marked = true;
 }
 
 void sampler_own_output(struct sampler *sp, uint64_t bytes)
@@ -444,7 +465,7 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl)
 		w->rec_wchar = (w->rec_pending ? w->rec_wchar : 0) + wchar;
 		w->rec_wb = (w->rec_pending ? w->rec_wb : 0) + wb;
 		w->rec_pending = true;
-		w->rec_out = own_output_size();
+		w->rec_out = tree_output_size(sp);
 	}
 	return wb;
 }

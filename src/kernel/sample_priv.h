@@ -111,8 +111,9 @@ struct swl {
 	bool rec_pending;                  /* its root exited: reconcile at the next settle */
 	uint64_t rec_wchar, rec_wb;        /* the root zombie's wchar and write_bytes */
 	uint64_t root_out0, rec_out;       /* size of benchtop's standard error (where a
-	                                    * command's output goes) when its root was
-	                                    * added, and at its exit */
+	                                    * command's output goes), less benchtop's own
+	                                    * words there, before its root's fork and at
+	                                    * its exit */
 	uint64_t pend_rbytes;              /* reads recovered between ticks, counted at the next */
 	/* reads through processes that ended (sample_reap.c), this tick */
 	uint64_t reap_rchar;               /* growth of the reapers' kr, and reaped zombies' */
@@ -124,8 +125,10 @@ struct swl {
 	uint64_t reap_wchar, reap_wseen;   /* as reap_rchar, reap_seen */
 	uint64_t wchar_files;              /* every process's own writes, all its life */
 	bool wpiped;                       /* some process wrote other than files: unusable */
-	uint64_t out_start;                /* size of benchtop's standard error at its start */
+	uint64_t out_start;                /* the same at its first start */
 	bool out_started;
+	uint64_t out_mark;                 /* its size before the root's fork (sampler_will_add) */
+	bool out_marked;
 	uint64_t wtotal, wtotal_prev;      /* written: the larger of wbytes and wchar_files
 	                                    * less its output to benchtop's own file */
 };

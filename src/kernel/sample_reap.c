@@ -140,10 +140,13 @@ void sreap_own(struct sampler *sp, struct sproc *p)
 }
 
 /* What of p's own reads is already counted: its count at the last look,
- * or what its positions showed when they were read later still. */
+ * or what its positions showed when they were read later still, with
+ * what its count showed beyond its positions (reads of files it closed
+ * between two looks), counted too: once positions run ahead of the count
+ * again, that is still counted. */
 static uint64_t own_counted(const struct sproc *p)
 {
-	uint64_t pos = p->own_base + p->frd_cum;
+	uint64_t pos = p->own_base + p->frd_cum + p->extra;
 	return p->own > pos ? p->own : pos;
 }
 

@@ -168,7 +168,8 @@ struct history {
 	size_t nev, evcap;
 	struct phase *ph;
 	size_t nph, phcap;
-	uint64_t carry;        /* bytes counted at an event, ahead of the next snapshot */
+	struct phase_wl *mark; /* per workload: the highest totals counted so far */
+	int nmark;
 	double work_end;       /* when the last workload ended, < 0 while work goes on */
 };
 
@@ -199,25 +200,44 @@ void history_free(struct history *h)
 		snapshot_free(h->ring[i]);
 	free(h->ring);
 	free(h->ev);
+	for (size_t i = 0; h->ph && i < h->nph; i++)
+		free(h->ph[i].wl);
 	free(h->ph);
+	free(h->mark);
 	free(h);
 }
 
-static uint64_t wl_bytes_total(const struct snapshot *s)
+/* Room for n workloads in a per-workload array of phase figures. */
+static void wl_room(struct phase_wl **a, int *len, int n)
 {
-	uint64_t b = 0;
-	for (int i = 0; i < s->nwl; i++)
-		b += s->wls[i].bytes;
-	return b;
+	if (n <= *len)
+		return;
+	struct phase_wl *q = xrealloc(*a, (size_t)n * sizeof *q);
+	if (!q)
+		abort(); /* out of memory: the caller cannot go on either */
+	memset(q + *len, 0, (size_t)(n - *len) * sizeof *q);
+	*a = q;
+	*len = n;
 }
 
-/* Did a workload's bytes change side (read, written) between two snapshots? */
-static bool wl_side_changed(const struct snapshot *prev, const struct snapshot *s)
+/* A figure of workload i reached v: what it rose by over the highest
+ * counted so far goes to the current phase. */
+static void wl_rise(uint64_t *mark, uint64_t *phase, uint64_t v)
 {
-	for (int i = 0; i < prev->nwl && i < s->nwl; i++)
-		if (prev->wls[i].counted && s->wls[i].counted != prev->wls[i].counted)
-			return true;
-	return false;
+	if (v > *mark) {
+		*phase += v - *mark;
+		*mark = v;
+	}
+}
+
+static void wl_account(struct history *h, int i, uint64_t bytes, uint64_t rbytes, uint64_t wbytes)
+{
+	struct phase *p = &h->ph[h->nph - 1];
+	wl_room(&h->mark, &h->nmark, i + 1);
+	wl_room(&p->wl, &p->nwl, i + 1);
+	wl_rise(&h->mark[i].bytes, &p->wl[i].bytes, bytes);
+	wl_rise(&h->mark[i].rbytes, &p->wl[i].rbytes, rbytes);
+	wl_rise(&h->mark[i].wbytes, &p->wl[i].wbytes, wbytes);
 }
 
 static double wl_cpu_total(const struct snapshot *s)
@@ -229,23 +249,17 @@ static double wl_cpu_total(const struct snapshot *s)
 }
 
 /* Fold the new snapshot into the current phase: bytes and CPU as deltas
- * against the previous one, so a phase only counts what happened in it. */
+ * against what was counted before, so a phase only counts what happened
+ * in it. */
 static void phase_account(struct history *h, const struct snapshot *s)
 {
 	struct phase *p = &h->ph[h->nph - 1];
 	const struct snapshot *prev = history_last(h);
-	/* The first snapshot counts from zero: what moved before it belongs
-	 * to the first phase too. */
-	uint64_t b0 = prev ? wl_bytes_total(prev) : 0, b1 = wl_bytes_total(s);
-	b0 += h->carry; /* already counted in the phase an event closed */
-	h->carry = 0;
-	if (b1 > b0)
-		p->bytes += b1 - b0;
-	/* a command whose bytes turned from read to written (or back): the
-	 * phase takes the difference, so the phases add up to the side the
-	 * summary counts */
-	else if (prev && b1 < b0 && wl_side_changed(prev, s))
-		p->bytes -= b0 - b1 < p->bytes ? b0 - b1 : p->bytes;
+	/* Each figure as a rise over the highest counted before (from zero:
+	 * what moved before the first snapshot belongs to the first phase
+	 * too), whichever side the workload is rated by now. */
+	for (int i = 0; i < s->nwl; i++)
+		wl_account(h, i, s->wls[i].bytes, s->wls[i].rbytes, s->wls[i].wbytes);
 	double c = wl_cpu_total(s) - (prev ? wl_cpu_total(prev) : 0);
 	if (c > 0)
 		p->cpu_s += c;
@@ -352,14 +366,10 @@ int history_add_event(struct history *h, const struct event *e)
 	return 0;
 }
 
-void history_close_phase_bytes(struct history *h, uint64_t bytes_now)
+void history_close_phase_bytes(struct history *h, int i, uint64_t bytes_now)
 {
-	const struct snapshot *last = history_last(h);
-	uint64_t b0 = (last ? wl_bytes_total(last) : 0) + h->carry;
-	if (bytes_now <= b0)
-		return;
-	h->ph[h->nph - 1].bytes += bytes_now - b0;
-	h->carry += bytes_now - b0;
+	if (i >= 0)
+		wl_account(h, i, bytes_now, 0, 0);
 }
 
 void history_work_ended(struct history *h, double t)
@@ -382,6 +392,22 @@ size_t history_nphases(const struct history *h) { return h->nph; }
 const struct phase *history_phase(const struct history *h, size_t i)
 {
 	return i < h->nph ? &h->ph[i] : NULL;
+}
+
+uint64_t phase_wl_bytes(const struct phase *p, int i, char side)
+{
+	if (i < 0 || i >= p->nwl)
+		return 0;
+	const struct phase_wl *w = &p->wl[i];
+	return side == 'r' ? w->rbytes : side == 'w' ? w->wbytes : w->bytes;
+}
+
+bool phase_moved(const struct phase *p)
+{
+	for (int i = 0; i < p->nwl; i++)
+		if (p->wl[i].bytes || p->wl[i].rbytes || p->wl[i].wbytes)
+			return true;
+	return false;
 }
 
 void history_label_phase(struct history *h, const char *label)

@@ -127,7 +127,7 @@ static void poll_engine(struct workload *w, struct wl_sample *ws, double dt)
 
 /* Both directions of what it moved, never going back: a command's
  * regular-file reads and writes, an engine's source and destination. */
-static void workload_note_rw(struct workload *w, const struct wl_sample *ws)
+static void workload_note_rw(struct workload *w, struct wl_sample *ws)
 {
 	uint64_t r = ws->rbytes, wr = ws->wbytes;
 	if (w->src_ctr && !w->src_ready)
@@ -139,6 +139,9 @@ static void workload_note_rw(struct workload *w, const struct wl_sample *ws)
 	} else if (w->spec->kind != WL_CMD) {
 		return;
 	}
+	/* (an engine's both sides in the sample too: the phases keep them) */
+	ws->rbytes = r;
+	ws->wbytes = wr;
 	if (r > w->rbytes_seen)
 		w->rbytes_seen = r;
 	if (wr > w->wbytes_seen)
@@ -282,6 +285,7 @@ void workload_totals(const struct workload *w, struct workload_totals *t)
 	t->runs = w->runs;
 	t->counted = w->spec->kind != WL_CMD && w->spec->kind != WL_ATTACHED ? NULL : w->counted == 'r' ? "read" :
 	             w->counted == 'w' && w->both ? "written" : NULL;
+	t->side = w->spec->kind == WL_CMD || w->spec->kind == WL_ATTACHED ? w->counted : 0;
 	t->read_bytes = w->rbytes_seen;
 	t->write_bytes = w->wbytes_seen;
 	t->rw_known = w->rw_seen;

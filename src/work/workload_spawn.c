@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/close_range.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -127,11 +128,22 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 	int ep[2];
 	if (pipe2(ep, O_CLOEXEC) < 0)
 		return -errno;
+	/* the child's clock just before its exec, in memory it shares with
+	 * benchtop (not through the pipe: what the command's process writes
+	 * is its I/O) */
+	double *t_exec = mmap(NULL, sizeof *t_exec, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (t_exec == MAP_FAILED)
+		t_exec = NULL;
+	else
+		*t_exec = 0;
+	sampler_will_add(w->sp, w->id);
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
 		close(ep[0]);
 		close(ep[1]);
+		if (t_exec)
+			munmap(t_exec, sizeof *t_exec);
 		snprintf(msg, len, "cannot start %s: %s", w->name, strerror(e));
 		return -e;
 	}
@@ -148,6 +160,8 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 		/* benchtop's own descriptors (libproc2's /proc files, records)
 		 * are not the command's: none is inherited */
 		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+		if (t_exec)
+			*t_exec = clock_mono();
 		execvp(w->spec->argv[0], w->spec->argv);
 		e = errno;
 		if (write(ep[1], &e, sizeof e) < 0)
@@ -162,9 +176,14 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 		n = read(ep[0], &e, sizeof e);
 	while (n < 0 && errno == EINTR);
 	close(ep[0]);
-	/* the command's time starts at its exec (the pipe closes there), not
-	 * with benchtop's own set-up of the child */
-	w->t_start += clock_mono() - w->t_called;
+	/* The command's time starts at its exec: the child's clock just
+	 * before it, so nothing the command does is before its start,
+	 * however late benchtop runs again (not with benchtop's own set-up
+	 * of the child). */
+	double t = t_exec && *t_exec > 0 ? *t_exec : clock_mono();
+	if (t_exec)
+		munmap(t_exec, sizeof *t_exec);
+	w->t_start += t - w->t_called;
 	add_child(w, pid, 0, ROLE_CMD);
 	if (n == (ssize_t)sizeof e && e < 0) {
 		snprintf(msg, len, "cannot move \"%s\" into its cgroup %s: %s", w->spec->argv[0],

@@ -83,8 +83,9 @@ static void test_events_split_phases(void **state)
 	assert_string_equal(p1->label, "spread");
 	assert_true(p0->to == 1.0 && p1->from == 1.0 && p1->to == 1.5);
 	/* Bytes and migrations are deltas within each phase. */
-	assert_int_equal(p0->bytes, 3000); /* from zero: the first snapshot counts too */
-	assert_int_equal(p1->bytes, 4000);
+	assert_int_equal(phase_wl_bytes(p0, 0, 0), 3000); /* from zero: the first snapshot counts too */
+	assert_int_equal(phase_wl_bytes(p1, 0, 0), 4000);
+	assert_true(phase_moved(p0) && phase_moved(p1));
 	assert_int_equal(p0->migrations, 2);
 	assert_int_equal(p1->migrations, 0);
 	assert_true(p1->cpu_s > 0.19 && p1->cpu_s < 0.21);
@@ -93,16 +94,25 @@ static void test_events_split_phases(void **state)
 	history_free(h);
 }
 
-/* A command whose bytes turn from read to written: the phase ends with
- * the written bytes, the side the summary counts. */
+/* A command whose bytes turn from read to written (and back) while the
+ * phases go on: each phase keeps both directions, and whichever side the
+ * run is rated by at the end, the phases add up to that side's total. */
 static void test_phase_follows_side(void **state)
 {
 	(void)state;
 	struct history *h = history_new(8);
 	struct { uint64_t r, w; char side; } steps[] = {
 		{ 1000, 0, 'r' }, { 3000, 1000, 'r' }, { 4000, 2000, 'w' }, { 5000, 5000, 'w' },
+		{ 5000, 6000, 'w' },
 	};
 	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+		if (i == 2 || i == 4) {  /* a phase opens before the flip and after it */
+			struct event e = { .t = (double)i + 0.5 };
+			strcpy(e.action, "marker");
+			strcpy(e.label, i == 2 ? "flip" : "after");
+			history_close_phase_bytes(h, 0, steps[i - 1].side == 'r' ? steps[i - 1].r : steps[i - 1].w);
+			assert_int_equal(history_add_event(h, &e), 0);
+		}
 		struct snapshot *s = snap_at((double)i + 1, 0, 0, 0, -1);
 		s->wls[0].rbytes = steps[i].r;
 		s->wls[0].wbytes = steps[i].w;
@@ -111,8 +121,21 @@ static void test_phase_follows_side(void **state)
 		assert_int_equal(history_push(h, s), 0);
 		snapshot_free(s);
 	}
-	assert_int_equal(history_nphases(h), 1);
-	assert_int_equal(history_phase(h, 0)->bytes, 5000);
+	assert_int_equal(history_nphases(h), 3);
+	uint64_t r = 0, w = 0;
+	for (size_t i = 0; i < 3; i++) {
+		r += phase_wl_bytes(history_phase(h, i), 0, 'r');
+		w += phase_wl_bytes(history_phase(h, i), 0, 'w');
+	}
+	assert_int_equal(r, 5000);
+	assert_int_equal(w, 6000);
+	/* the phase before the flip holds what was written in it too */
+	assert_int_equal(phase_wl_bytes(history_phase(h, 0), 0, 'w'), 1000);
+	assert_int_equal(phase_wl_bytes(history_phase(h, 0), 0, 'r'), 3000);
+	assert_int_equal(phase_wl_bytes(history_phase(h, 2), 0, 'w'), 1000);
+	assert_int_equal(phase_wl_bytes(history_phase(h, 2), 0, 'r'), 0);
+	/* a workload the phase never saw moved nothing in it */
+	assert_int_equal(phase_wl_bytes(history_phase(h, 0), 3, 'w'), 0);
 	history_free(h);
 }
 
