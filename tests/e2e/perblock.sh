@@ -10,11 +10,9 @@
 # tree (tests/fake_kernel.sh playing the kernel) is its governor's.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$ROOT/tests/e2e/lib.sh"
+need_benchtop
+own_dirs
 cd "$E2E_TMP" || exit 1
-export XDG_RUNTIME_DIR=$E2E_TMP/run TMPDIR=$E2E_TMP HOME=$E2E_TMP
-mkdir -p "$XDG_RUNTIME_DIR"
-[ -x "$BENCHTOP" ] || skip_all "$BENCHTOP is not built"
-jqe() { jq -se "$1" "$2" >/dev/null; }
 X='[.[] | select(.type == "end")][0].experiment'
 
 # 1. Two read sources: both rows per bs, and the delta between them.

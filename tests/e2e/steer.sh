@@ -4,7 +4,6 @@
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
 T=$E2E_TMP
-quiet() { "$@" >/dev/null 2>&1; }
 proc_state() { awk '{print $3}' "/proc/$1/stat" 2>/dev/null; }
 
 # Batch: pause, resume and a marker as timed actions.
