@@ -896,7 +896,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	/* A first look at the new processes: the baseline of every rate and
 	 * CPU share the first sample shows (not counted since boot), and what
 	 * the start placement needs. */
-	sampler_tick(a->sp, a->snap, app_mono());
+	sampler_prime(a->sp, a->snap, app_mono());
 	if (run->placement == PLACE_FREE) {
 		struct action act = { .id = ACT_FREE };
 		action_apply(a, &act);
