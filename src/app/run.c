@@ -190,10 +190,12 @@ static bool reap_one(struct app *a, pid_t pid, int flags)
 	struct rusage ru;
 	if (wait4(pid, &st, flags, &ru) <= 0)
 		return false;
-	if (root)
+	if (root) {
 		workload_reap(w, pid, st, &ru, t_exit);
-	else if (w)
+	} else if (w) {
 		workload_add_rusage(w, &ru);
+		workload_note_reaped(w, t_exit);
+	}
 	return true;
 }
 
