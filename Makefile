@@ -140,7 +140,7 @@ build/fuzz/obj/%.o: %.c $(SHAREDIR_STAMP)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lm
 
 -include $(FUZZ_OBJS:.o=.d)

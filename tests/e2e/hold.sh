@@ -16,10 +16,19 @@ thread_cpus() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^Cpus_allowed_l
 
 head -c 24M /dev/urandom > "$T/src"
 
+# most_passes FILE.jsonl: the highest pass count of workload 1 so far
+most_passes() { live "$1" | jq -s '[.[] | select(.type=="sample") | .workloads[0].passes // 0] | max // 0' 2>/dev/null; }
+
 # --loop with an engine: the same PIDs from the first sample to the last,
-# passes that grow, no event, and a destination equal to its source.
-"$BENCHTOP" -b --format json -i 0.2 -t 3 --loop -w copy:engine=pipe,src="$T/src",dst="$T/dst" \
-	> "$T/loop.jsonl" 2>"$T/loop.err"
+# passes that grow, no event, and a destination equal to its source.  The
+# run goes on until 3 passes are seen, then SIGTERM ends it.
+"$BENCHTOP" -b --format json -i 0.2 -t 300 --loop -w copy:engine=pipe,src="$T/src",dst="$T/dst" \
+	> "$T/loop.jsonl" 2>"$T/loop.err" &
+bp=$!
+three_passes() { [ "$(most_passes "$T/loop.jsonl")" -ge 3 ]; }
+wait_for 120 three_passes
+kill -TERM $bp
+wait $bp
 check "--loop engine: exit 0" [ $? = 0 ]
 check "--loop engine: one set of 3 PIDs for the whole run" quiet jq -se '
 	[.[] | select(.type=="sample") | .procs[].pid] | unique | length == 3' "$T/loop.jsonl"
@@ -115,8 +124,7 @@ check "rsync: a role, once known, does not flicker" quiet jq -se '
 if [ "$(nproc)" -ge 2 ]; then
 	# on a small tmpfs (root) the default source is small and the copy
 	# starts soon; elsewhere the 1 GiB source may still be written at 9 s
-	mkdir -p "$T/small"
-	mount -t tmpfs -o size=160m tmpfs "$T/small" 2>/dev/null && small=1 || small=
+	small_tmp "$T/small" && small=1 || small=
 	pdir=$TMPDIR
 	[ -n "$small" ] && pdir=$T/small
 	TMPDIR=$pdir "$BENCHTOP" -b --format json -i 0.1 -t 9 --at 4:pack > "$T/pack.jsonl" 2>/dev/null
@@ -174,7 +182,12 @@ if [ "$(nproc)" -ge 2 ]; then
 		# x stops it for good (an event), r starts it again with the same rule.
 		stopped() { tm_keys cp x; sleep 0.3; grep -q '"action":"workload_end"' "$T/cp.jsonl"; }
 		restarted() { tm_keys cp r; sleep 0.3; grep -q '"w1 restart"' "$T/cp.jsonl"; }
-		wait_for 10 stopped && wait_for 10 restarted && sleep 1.5
+		# ... and the restarted cp is seen in a sample
+		cp_after_restart() { live "$T/cp.jsonl" | jq -se '
+			([.[] | select(.type=="event" and .label=="w1 restart") | .t] | first) as $r
+			| [.[] | select(.type=="sample" and .t > $r) | .procs[] | select(.comm=="cp") | .allowed
+			   | select(. != null)] | length > 0' >/dev/null 2>&1; }
+		wait_for 10 stopped && wait_for 10 restarted && wait_for 20 cp_after_restart
 		tm_keys cp q
 		ended() { jq -e 'select(.type=="end")' "$T/cp.jsonl" >/dev/null 2>&1; }
 		wait_for 15 ended
@@ -198,40 +211,42 @@ else
 	skip "--loop cp pin: needs 2 CPUs"
 fi
 
-# The default workload in the dashboard for 20 s: at most 4 PIDs (source,
-# reader, writer, control), no workload_end, and a 0 pin on the selected
-# process that still holds 15 s later on every thread.
-tm_start def 120x40 "$BENCHTOP -o $T/def.jsonl; sleep 30"
+# The default workload in the dashboard: at most 4 PIDs (source, reader,
+# writer, control) over its passes, no workload_end, and a 0 pin on the
+# selected process that still holds 5 passes and 5 samples later on every
+# thread.  On a
+# small tmpfs (root) the default source is small and a pass short.
+dtmp=$TMPDIR
+small_tmp "$T/dsmall" && dtmp=$T/dsmall
+tm_start def 120x40 "env TMPDIR=$dtmp $BENCHTOP -o $T/def.jsonl; sleep 30"
 engines() { grep -q '"role":"writer"' "$T/def.jsonl" 2>/dev/null; }
 if ! wait_for 120 engines; then
 	fail "default workload: the copy never started"
 else
-	t_pin=$(date +%s)
 	tm_keys def 0
 	pinned() { grep -q '"action":"pin"' "$T/def.jsonl" 2>/dev/null; }
-	wait_for 5 pinned
+	wait_for 10 pinned
+	p0=$(most_passes "$T/def.jsonl")
+	n0=$(live "$T/def.jsonl" | grep -c '"type":"sample"')
 	pid=$(grep '"action":"pin"' "$T/def.jsonl" | head -1 | jq -r '.detail.pid // (.detail.target | tonumber? ) // empty')
 	if [ -z "$pid" ]; then
 		fail "0: no pin event recorded"
 	else
 		check "0: PID $pid pinned to CPU 0 at once ($(thread_cpus "$pid" | tr '\n' ' '))" \
 			[ "$(thread_cpus "$pid")" = 0 ]
-		sleep $((t_pin + 15 - $(date +%s)))
-		check "0: 15 s later PID $pid is alive and every thread still on CPU 0 ($(thread_cpus "$pid" | tr '\n' ' '))" \
+		later() { [ "$(most_passes "$T/def.jsonl")" -ge $((p0 + 5)) ] &&
+			[ "$(live "$T/def.jsonl" | grep -c '"type":"sample"')" -ge $((n0 + 5)) ]; }
+		wait_for 180 later || fail "default workload: not 5 passes and samples after the pin (passes $p0 then $(most_passes "$T/def.jsonl"))"
+		check "0: 5 passes later PID $pid is alive and every thread still on CPU 0 ($(thread_cpus "$pid" | tr '\n' ' '))" \
 			[ "$(thread_cpus "$pid")" = 0 ]
 	fi
-	first=$(grep '"type":"sample"' "$T/def.jsonl" | head -1 | jq -r .t)
-	long() { live "$T/def.jsonl" | tail -1 | jq -e 'select(.type=="sample") | .t >= 20' >/dev/null 2>&1; }
-	wait_for 30 long
 	tm_keys def q
 	ended() { jq -e 'select(.type=="end")' "$T/def.jsonl" >/dev/null 2>&1; }
-	wait_for 15 ended
-	check "default workload: ran 20 s and ended on q" quiet jq -se \
-		'([.[] | select(.type=="sample") | .t] | last >= 20) and ([.[] | select(.type=="end")] | length == 1)' "$T/def.jsonl"
+	wait_for 30 ended
+	check "default workload: ended on q after its passes" quiet jq -se \
+		'([.[] | select(.type=="sample") | .workloads[0].passes] | last >= '"$((p0 + 5))"') and ([.[] | select(.type=="end")] | length == 1)' "$T/def.jsonl"
 	npid=$(jq -s '[.[] | select(.type=="sample") | .procs[].pid] | unique | length' "$T/def.jsonl")
-	check "default workload: at most 4 PIDs in 20 s ($npid, first sample at ${first}s)" [ "${npid:-99}" -le 4 ]
-	check "default workload: passes counted" quiet jq -se \
-		'[.[] | select(.type=="sample") | .workloads[0].passes] | last >= 1' "$T/def.jsonl"
+	check "default workload: at most 4 PIDs over $(most_passes "$T/def.jsonl") passes ($npid)" [ "${npid:-99}" -le 4 ]
 	check "default workload: no workload_end in the recording" quiet jq -se \
 		'[.[] | select(.type=="event" and .action=="workload_end")] | length == 0' "$T/def.jsonl"
 fi

@@ -25,23 +25,33 @@ rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && { e
 folder() { local p=${1#src/}; case "$p" in */*) echo "${p%%/*}" ;; *) echo main ;; esac; }
 
 # Every folder (and main) has a place in the order.
-missing=""
-for d in $(find src -name '*.c' | sort); do
-	f=$(folder "$d")
-	[ "$(rank "$f")" -ge 0 ] || case " $missing " in *" $f "*) ;; *) missing="$missing $f" ;; esac
-done
+srcs=$(find src -name '*.c' | sort)
+missing=$(for d in $srcs; do folder "$d"; done | sort -u | while read -r f; do
+	[ "$(rank "$f")" -ge 0 ] || printf ' %s' "$f"; done)
 if [ -z "$missing" ]; then ok "every folder of src/ is in the order"; else fail "folders not in the order:$missing"; fi
 
-# One line per symbol: "def RANK FILE SYMBOL" and "use RANK FILE SYMBOL".
-: > "$E2E_TMP/syms"
-unbuilt=""
-for src in $(find src -name '*.c' | sort); do
+# One line per symbol: "def RANK FILE SYMBOL" and "use RANK FILE SYMBOL",
+# from one nm run over every object (nm -A names the object on each line).
+objs=() unbuilt=""
+for src in $srcs; do
 	o="$OBJ/${src%.c}.o"
-	[ -f "$o" ] || { unbuilt="$unbuilt $o"; continue; }
-	r=$(rank "$(folder "$src")")
-	nm -g --defined-only "$o" | awk -v r="$r" -v f="$src" 'NF >= 3 { print "def", r, f, $3 }'
-	nm -u "$o" | awk -v r="$r" -v f="$src" '{ print "use", r, f, $NF }'
-done >> "$E2E_TMP/syms"
+	if [ -f "$o" ]; then objs+=("$o"); else unbuilt="$unbuilt $o"; fi
+done
+# ranker: the awk prologue that maps an object's path to its source and rank
+ranker='BEGIN { n = split(names, L, " "); for (i = 1; i <= n; i++) R[L[i]] = i - 1 }
+	function src_of(o) { sub(/^.*\/src\//, "src/", o); sub(/\.o$/, ".c", o); return o }
+	function rank_of(s,   p) { p = substr(s, 5); p = (p ~ /\//) ? substr(p, 1, index(p, "/") - 1) : "main"; return (p in R) ? R[p] : -1 }'
+if [ ${#objs[@]} -gt 0 ]; then
+	{
+		nm -A -g --defined-only "${objs[@]}" | awk -v names="${layers[*]}" "$ranker"'
+			{ o = $1; sub(/:.*/, "", o); s = src_of(o) }
+			NF >= 3 { print "def", rank_of(s), s, $3 }'
+		nm -A -u "${objs[@]}" | awk -v names="${layers[*]}" "$ranker"'
+			{ o = $1; sub(/:.*/, "", o); s = src_of(o); print "use", rank_of(s), s, $NF }'
+	} > "$E2E_TMP/syms"
+else
+	: > "$E2E_TMP/syms"
+fi
 if [ -z "$unbuilt" ]; then ok "every src/ file has an object in $OBJ/"; else fail "not built:$unbuilt (make first)"; fi
 
 awk -v names="${layers[*]}" '
@@ -63,10 +73,9 @@ awk -v names="${layers[*]}" '
 # defines a function or variable it declares; a file that includes a
 # header of a later folder depends on that folder even where nm sees no
 # symbol (a struct's layout, an inline function, a macro).
-for src in $(find src -name '*.c' | sort); do
-	r=$(rank "$(folder "$src")")
-	sed -n 's/^#include "benchtop\/\(.*\)".*/\1/p' "$src" | awk -v r="$r" -v f="$src" '{ print "inc", r, f, $1 }'
-done > "$E2E_TMP/incs"
+# shellcheck disable=SC2086 # $srcs: one path a word
+awk -v names="${layers[*]}" "$ranker"'
+	/^#include "benchtop\// { h = $2; gsub(/"/, "", h); sub(/^benchtop\//, "", h); print "inc", rank_of(FILENAME), FILENAME, h }' $srcs > "$E2E_TMP/incs"
 awk -v names="${layers[*]}" '
 	BEGIN { n = split(names, L, " ") }
 	FILENAME == ARGV[1] { if ($1 == "def") { rank[$4] = $2; file[$4] = $3 } next }

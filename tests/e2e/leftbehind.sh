@@ -32,6 +32,10 @@ trap cleanup EXIT
 has_cgroup2() { grep -q cgroup2 /proc/mounts; }
 cgroup_of() { find /sys/fs/cgroup -maxdepth 3 -type d -name "benchtop.$1" 2>/dev/null | head -1; }
 pgid_lines() { local n; n=$(grep -cs '^pgid ' "$J/journal.$1"); echo "${n:-0}"; }
+# failed_in JSONL: a sample there shows the (only) workload failed.  A
+# failed workload is not restarted under --loop, but the run goes on to
+# -t: the test ends it with SIGTERM once the failure is seen.
+failed_in() { jq -s -e '[.[] | select(.type == "sample") | .workloads[0].state] | index("failed")' "$1" >/dev/null 2>&1; }
 mark=$((7400 + $$ % 1000 * 10))
 
 # ---- 1. --restore: a cgroup tree, named processes ----------------------
@@ -134,6 +138,8 @@ for e in rw cfr sendfile splice mmap pipe; do
 	wait_for 20 bash -c "jq -s -e '[.[] | select(.type == \"sample\") | .workloads[0].passes // 0] | max >= 1' '$T/shrink.jsonl' >/dev/null 2>&1" ||
 		fail "shrink $e: no pass done"
 	truncate -s 1M "$T/src"
+	wait_for 30 failed_in "$T/shrink.jsonl" || fail "shrink $e: no sample shows it failed"
+	kill -TERM $pid
 	wait $pid
 	rc=$?
 	check "shrink $e: the run fails (rc $rc)" [ $rc = 1 ]
@@ -187,12 +193,14 @@ IMG=$T/ext4.img
 MNT=$T/mnt
 mkdir -p "$MNT"
 if truncate -s 64M "$IMG" && mkfs.ext4 -q -F "$IMG" >/dev/null 2>&1 && mount -o loop "$IMG" "$MNT" 2>/dev/null; then
-	"$BENCHTOP" -b -t 60 --loop -w "write:path=$MNT,size=4M,bs=64k" >"$T/eio.out" 2>"$T/eio.err" &
+	"$BENCHTOP" -b -t 60 --loop -w "write:path=$MNT,size=4M,bs=64k" --format json >"$T/eio.jsonl" 2>"$T/eio.err" &
 	pid=$!
 	wait_for 10 bash -c "ls '$MNT' | grep -q benchtop-write" || fail "eio: no file written"
 	f=$(ls -d "$MNT"/benchtop-write.* | head -1)
 	# EXT4_IOC_SHUTDOWN, no log flush: every call on it fails with EIO from now on
 	python3 -c "import fcntl, os, struct; fd = os.open('$MNT', os.O_RDONLY); fcntl.ioctl(fd, 0x8004587D, struct.pack('I', 2))"
+	wait_for 30 failed_in "$T/eio.jsonl" || fail "eio: no sample shows it failed"
+	kill -TERM $pid
 	wait $pid
 	rc=$?
 	check "eio: the run fails (rc $rc)" [ $rc = 1 ]

@@ -8,8 +8,11 @@ E2E_SKIPPED=0
 E2E_TMP=$(mktemp -d /var/tmp/benchtop-e2e.XXXXXX)
 trap 'e2e_cleanup' EXIT
 
+E2E_MOUNTS=()
 e2e_cleanup() {
+	local m
 	tmux kill-server 2>/dev/null
+	for m in "${E2E_MOUNTS[@]}"; do umount -l "$m" 2>/dev/null; done
 	rm -rf "$E2E_TMP"
 }
 
@@ -71,3 +74,12 @@ tm_start() { tmux new-session -d -s "bt$$-$1" -x "${2%x*}" -y "${2#*x}" "$3"; }
 tm_keys() { local s=$1; shift; tmux send-keys -t "bt$$-$s" "$@"; }
 tm_screen() { tmux capture-pane -p -t "bt$$-$1"; }
 tm_kill() { tmux kill-session -t "bt$$-$1" 2>/dev/null; }
+
+# small_tmp DIR: DIR becomes a 160 MiB tmpfs (root only; unmounted at
+# exit) so that the default workload's source, sized by the room it has,
+# is small and quick to write and to copy.  Fails, leaving DIR a plain
+# directory, where it cannot mount.
+small_tmp() {
+	mkdir -p "$1" && mount -t tmpfs -o size=160m tmpfs "$1" 2>/dev/null || return 1
+	E2E_MOUNTS+=("$1")
+}

@@ -2,17 +2,14 @@
  * a recording (a memfd, so a regular file) that, once loaded, is drawn on
  * a virtual terminal (newterm on /dev/null, 120x40 and 60x16) as --replay
  * shows it from its start to its end, every panel included. */
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "benchtop/cli.h"
 #include "benchtop/replay.h"
 #include "benchtop/ui.h"
+#include "recording_input.h"
 
 static FILE *out, *in;
 
@@ -27,27 +24,19 @@ static void draw(const struct run *r, struct recording *rec, int rows, int cols)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64], err[512];
-	struct recording *rec = NULL;
-	int fd = memfd_create("fuzz.jsonl", MFD_CLOEXEC);
-	if (fd < 0)
-		abort();
-	if (size && write(fd, data, size) != (ssize_t)size)
-		abort();
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	if (!out) {
 		setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
 		out = fopen("/dev/null", "w");
 		in = fopen("/dev/null", "r");
 	}
-	if (recording_load(path, &rec, err, sizeof err) == 0) {
-		struct run r;
-		memset(&r, 0, sizeof r);
-		r.units = size % 3 == 0 ? UNITS_IEC : size % 3 == 1 ? UNITS_SI : UNITS_BITS;
-		draw(&r, rec, 40, 120);
-		draw(&r, rec, 16, 60);
-		recording_free(rec);
-	}
-	close(fd);
+	struct recording *rec = load_input(data, size);
+	if (!rec)
+		return 0;
+	struct run r;
+	memset(&r, 0, sizeof r);
+	r.units = size % 3 == 0 ? UNITS_IEC : size % 3 == 1 ? UNITS_SI : UNITS_BITS;
+	draw(&r, rec, 40, 120);
+	draw(&r, rec, 16, 60);
+	recording_free(rec);
 	return 0;
 }
