@@ -4,7 +4,6 @@
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
 T=$E2E_TMP
-quiet() { "$@" >/dev/null 2>&1; }
 
 # A 256 MiB file copied by cp: every line is JSON, bytes >= size, identical.
 head -c $((256 << 20)) /dev/urandom > "$T/A"
@@ -81,7 +80,9 @@ check "-o: end record" [ "$(jq -r 'select(.type=="end") | .type' "$T/rec2.jsonl"
 for sig in TERM INT HUP; do
 	"$BENCHTOP" -b -- sh -c 'sleep 100 & sleep 100 & wait' > "$T/sig.out" 2>&1 &
 	bt=$!
-	sleep 1
+	# both sleeps started (their shell and they are the children to check)
+	two_sleeps() { [ "$(for p in $(descendants $bt); do cat /proc/$p/comm 2>/dev/null; done | grep -cx sleep)" -ge 2 ]; }
+	wait_for 30 two_sleeps || fail "SIG$sig: the workload's sleeps never started"
 	kids=$(descendants $bt)
 	kill -$sig $bt
 	wait_for 10 sh -c "! kill -0 $bt 2>/dev/null"

@@ -7,10 +7,9 @@
 # any other preset or mode refuses --format bonnie.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$ROOT/tests/e2e/lib.sh"
+need_benchtop
+own_dirs
 cd "$E2E_TMP" || exit 1
-export XDG_RUNTIME_DIR=$E2E_TMP/run TMPDIR=$E2E_TMP HOME=$E2E_TMP
-mkdir -p "$XDG_RUNTIME_DIR"
-[ -x "$BENCHTOP" ] || skip_all "$BENCHTOP is not built"
 
 "$BENCHTOP" --preset bonnie --cell 16M --format bonnie -o rec.jsonl >line.csv 2>err.txt
 rc=$?

@@ -9,11 +9,9 @@
 # HTML page; bad files exit 2 or 3.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$ROOT/tests/e2e/lib.sh"
+need_benchtop
+own_dirs
 cd "$E2E_TMP" || exit 1
-export XDG_RUNTIME_DIR=$E2E_TMP/run TMPDIR=$E2E_TMP HOME=$E2E_TMP
-mkdir -p "$XDG_RUNTIME_DIR"
-[ -x "$BENCHTOP" ] || skip_all "$BENCHTOP is not built"
-jqe() { jq -se "$1" "$2" >/dev/null; }
 M='[.[] | select(.type == "start")][0].machine'
 
 # 1. The machine object of a live run, against the system's own answers.

@@ -62,8 +62,8 @@ check "any key closes the help" wait_for 3 on_screen "Processes"
 wait_for 5 sh -c "[ \$(tmux capture-pane -p -t bt$$-$S | grep -cE '^ +[0-9]+ +1 cmd') -ge 2 ]"
 before=$(selected_pid)
 tm_keys $S Down
-sleep 0.3
-wait_for 3 sh -c "[ \"\$(tmux capture-pane -p -e -t bt$$-$S | grep -aoE \$'\\e\\\\[46m +[0-9]+ ' | tail -1)\" != '' ]"
+moved() { local p; p=$(selected_pid); [ -n "$p" ] && [ "$p" != "$before" ]; }
+wait_for 20 moved
 after=$(selected_pid)
 check "Down moves the selection ($before -> $after)" test -n "$before" -a -n "$after" -a "$before" != "$after"
 

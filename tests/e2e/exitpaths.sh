@@ -14,7 +14,8 @@ for how in TERM INT HUP SEGV q; do
 	n=$((n + 1))
 	secs=$((7000 + $$ % 1000 * 10 + n))   # a duration no other process here uses
 	tm_start $S 100x30 "$BENCHTOP -- sleep $secs 2>/dev/null; echo EXIT=\$?; sleep 30"
-	sleep 1.5
+	up() { pgrep -x -f "sleep $secs" >/dev/null && [ "$(alt_screen $S)" = 1 ]; }
+	wait_for 30 up
 	pid=$(pgrep -f "^$BENCHTOP -- sleep $secs" | head -1)
 	kid=$(pgrep -x -f "sleep $secs" | head -1)
 	check "$how: workload running ($kid)" [ -n "$kid" ]

@@ -5,10 +5,8 @@
 # row per action, and input that cannot work is refused at start.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
+own_dirs
 T=$E2E_TMP
-mkdir -p "$T/home" "$T/run" "$T/tmp"
-export HOME=$T/home XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/home/.config TMPDIR=$T/tmp
-quiet() { "$@" >/dev/null 2>&1; }
 # Cpus_allowed_list of every thread of PID, one distinct value per line.
 # A recording still being written, without its last (perhaps partial) line.
 live() { sed '$d' "$1"; }

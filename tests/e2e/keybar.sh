@@ -7,10 +7,8 @@
 # dialog's prompt, which names it.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
+own_dirs
 T=$E2E_TMP
-mkdir -p "$T/home" "$T/run"
-chmod 700 "$T/run"
-export HOME=$T/home XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/home/.config
 command -v jq >/dev/null || skip_all "jq not installed (make check installs TEST_DEBS)"
 
 WORK="sh -c 'sleep 300 & tail -f /dev/null & sleep 301 & wait'"

@@ -5,10 +5,8 @@
 # steady rate, and the smaller figures on screen tell the truth.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
+own_dirs
 T=$E2E_TMP
-mkdir -p "$T/home" "$T/run" "$T/tmp"
-export HOME=$T/home XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/home/.config TMPDIR=$T/tmp
-quiet() { "$@" >/dev/null 2>&1; }
 # screen_has SESSION TEXT: the pane shows TEXT (fixed string).
 screen_has() { tm_screen "$1" | grep -qF -- "$2"; }
 # ended FILE: the record holds its end line.

@@ -11,12 +11,9 @@
 # reported and kept in the journal until --restore removes it.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
-[ -x "$BENCHTOP" ] || skip_all "$BENCHTOP not built"
-
+need_benchtop
+own_dirs
 T=$E2E_TMP
-export XDG_RUNTIME_DIR=$T/run TMPDIR=$T/tmp
-mkdir -p "$XDG_RUNTIME_DIR" "$TMPDIR"
-chmod 700 "$XDG_RUNTIME_DIR"
 J=$XDG_RUNTIME_DIR/benchtop
 PIDS=()
 MNT=""

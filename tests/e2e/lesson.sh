@@ -7,10 +7,9 @@
 # without cpufreq).
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
+own_dirs
 T=$E2E_TMP
-mkdir -p "$T/home" "$T/run" "$T/tmp" "$T/nosys"
-chmod 700 "$T/run"
-export HOME=$T/home XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/home/.config TMPDIR=$T/tmp
+mkdir -p "$T/nosys"
 command -v jq >/dev/null || skip_all "jq not installed (make check installs TEST_DEBS)"
 FS=$T/sys
 bash tests/fakesys.sh "$FS" --cpus 2 >/dev/null

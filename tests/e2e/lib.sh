@@ -11,6 +11,7 @@ trap 'e2e_cleanup' EXIT
 E2E_MOUNTS=()
 e2e_cleanup() {
 	local m
+	bg_stop
 	tmux kill-server 2>/dev/null
 	for m in "${E2E_MOUNTS[@]}"; do umount -l "$m" 2>/dev/null; done
 	rm -rf "$E2E_TMP"
@@ -41,6 +42,54 @@ unset TMUX
 # Tests drive ncurses: make the Escape delay deterministic.
 export ESCDELAY=25
 
+# own_dirs: HOME, TMPDIR, XDG_RUNTIME_DIR and XDG_CONFIG_HOME of this
+# script's own, below E2E_TMP (home, tmp, run, home/.config): no file of
+# the user's is read, and what a run leaves behind is found there.
+own_dirs() {
+	export HOME=$E2E_TMP/home TMPDIR=$E2E_TMP/tmp XDG_RUNTIME_DIR=$E2E_TMP/run
+	export XDG_CONFIG_HOME=$HOME/.config
+	mkdir -p "$TMPDIR" "$XDG_CONFIG_HOME" "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+}
+# need_benchtop: the whole script is skipped when the binary is not built.
+need_benchtop() { [ -x "$BENCHTOP" ] || skip_all "$BENCHTOP is not built"; }
+# quiet COMMAND...: COMMAND's status, its output dropped.
+quiet() { "$@" >/dev/null 2>&1; }
+# jqe FILTER FILE: jq -e of FILTER over FILE's records (slurped), quietly.
+jqe() { jq -se "$1" "$2" >/dev/null; }
+
+# Background processes a script starts (bg_track PID) are ended at exit
+# or by bg_stop: SIGTERM, a few seconds to go, then SIGKILL.
+E2E_PIDS=()
+bg_track() { E2E_PIDS+=("$@"); }
+bg_stop() {
+	local p n
+	for p in "${E2E_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${E2E_PIDS[@]}"; do
+		for ((n = 0; n < 30; n++)); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	E2E_PIDS=()
+}
+
+# free_port: a TCP port nothing listens on (from /proc/net/tcp*), never
+# one handed out before in this script.
+E2E_PORTS=" "
+free_port() {
+	local used p
+	used=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk 'NR > 1 { split($2, a, ":"); print a[2] }')
+	while :; do
+		p=$(( 20000 + (RANDOM * 7 + $$) % 40000 ))
+		case $E2E_PORTS in *" $p "*) continue ;; esac
+		grep -qix "$(printf '%04x' "$p")" <<<"$used" && continue
+		E2E_PORTS="$E2E_PORTS$p "
+		echo "$p"
+		return
+	done
+}
+# http_code [CURL OPTIONS] URL: the HTTP status of one request (000: none).
+http_code() { curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$@"; }
+
 # children_of PID: pids whose parent is PID (recursively).
 descendants() {
 	local p
@@ -48,8 +97,12 @@ descendants() {
 }
 
 # wait_for SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
+# SECONDS only bounds the wait, and never below E2E_WAIT_MIN (20 s): a
+# hang guard, never a measure - on a busy machine a condition may come
+# late, and that is no failure.
+E2E_WAIT_MIN=${E2E_WAIT_MIN:-20}
 wait_for() {
-	local n=$(( $1 * 10 )); shift
+	local n=$(( ($1 > E2E_WAIT_MIN ? $1 : E2E_WAIT_MIN) * 10 )); shift
 	while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done
 	return 1
 }

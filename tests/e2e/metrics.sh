@@ -13,46 +13,13 @@ source tests/e2e/lib.sh
 for tool in curl jq promtool prometheus prometheus-node-exporter; do
 	command -v "$tool" >/dev/null || skip_all "$tool not installed (make check installs it)"
 done
-[ -x "$BENCHTOP" ] || skip_all "$BENCHTOP not built"
-
+need_benchtop
+own_dirs
 T=$E2E_TMP
-export HOME=$T/home TMPDIR=$T/tmp XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/config
-mkdir -p "$HOME" "$TMPDIR" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME" "$T/tf"
-chmod 700 "$XDG_RUNTIME_DIR"
+mkdir -p "$T/tf"
 
-# Every process this script starts in the background, stopped at exit
-# whatever happens (lib.sh's cleanup runs after).
-PIDS=()
-stop_all() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do
-		for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-			kill -0 "$p" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	PIDS=()
-}
-trap 'stop_all; e2e_cleanup' EXIT
-
-# A TCP port nothing listens on (from /proc/net/tcp*), never one handed
-# out before in this script.
-GIVEN=" "
-free_port() {
-	local used p
-	used=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk 'NR > 1 { split($2, a, ":"); print a[2] }')
-	while :; do
-		p=$(( 20000 + (RANDOM * 7 + $$) % 40000 ))
-		case $GIVEN in *" $p "*) continue ;; esac
-		grep -qix "$(printf '%04x' "$p")" <<<"$used" && continue
-		GIVEN="$GIVEN$p "
-		echo "$p"
-		return
-	done
-}
+# (every process started in the background is bg_track'ed: lib.sh ends
+# them at exit, whatever happens)
 
 # A command workload that writes about 2 MB/s for a long while.
 slow_writer() { echo "i=0; while [ \$i -lt 2000 ]; do head -c 100000 /dev/zero; sleep 0.05; i=\$((i+1)); done > $1"; }
@@ -65,7 +32,7 @@ P1=$(free_port)
 "$BENCHTOP" -b -t 300 -i 0.2 --metrics "$T/tf/benchtop.prom" --metrics-listen "$P1" \
 	-w "cmd:run=$(slow_writer "$T/out1")" >"$T/run1.out" 2>"$T/run1.err" &
 B1=$!
-PIDS+=("$B1")
+bg_track "$B1"
 if wait_for 10 test -s "$T/tf/benchtop.prom"; then ok "--metrics writes the file while the run goes on"
 else fail "no metrics file: $(cat "$T/run1.err")"; fi
 if out=$(promtool check metrics <"$T/tf/benchtop.prom" 2>&1); then ok "promtool check metrics accepts the file"
@@ -104,11 +71,11 @@ check "OpenMetrics: counter family without _total, UNIT line, samples with _tota
 	         grep -q '^# UNIT benchtop_workload_bytes bytes' '$T/om.txt' &&
 	         grep -q '^benchtop_workload_bytes_total{workload=\"1\"}' '$T/om.txt'"
 check "OpenMetrics: info families" grep -q '^# TYPE benchtop_build info' "$T/om.txt"
-code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P1/")
+code=$(http_code "http://127.0.0.1:$P1/")
 check "another path is 404 (got $code)" test "$code" = 404
-code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -X POST -d x=1 "http://127.0.0.1:$P1/metrics")
+code=$(http_code -X POST -d x=1 "http://127.0.0.1:$P1/metrics")
 check "another method is 405 (got $code)" test "$code" = 405
-code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -I "http://127.0.0.1:$P1/metrics")
+code=$(http_code -I "http://127.0.0.1:$P1/metrics")
 check "HEAD is allowed (got $code)" test "$code" = 200
 
 # Clients that connect and say nothing never hold up the ticks (the run
@@ -123,7 +90,7 @@ check "a fifth connection is served while 4 idle ones are open" wait_for 5 serve
 grown() { [ "$(wc -l <"$T/run1.out")" -ge $((lines0 + 5)) ]; }
 check "ticks go on while idle clients hold connections (5 more lines after $lines0)" wait_for 20 grown
 exec 5>&- 6>&- 7>&- 8>&-
-code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P1/metrics")
+code=$(http_code "http://127.0.0.1:$P1/metrics")
 check "served again once they are gone (got $code)" test "$code" = 200
 
 # ---- node_exporter's textfile collector ------------------------------------
@@ -131,7 +98,7 @@ check "served again once they are gone (got $code)" test "$code" = 200
 NP=$(free_port)
 prometheus-node-exporter --web.listen-address="127.0.0.1:$NP" --collector.disable-defaults \
 	--collector.textfile --collector.textfile.directory="$T/tf" >"$T/node.log" 2>&1 &
-PIDS+=("$!")
+bg_track "$!"
 scrape_node() { curl -s --max-time 5 "http://127.0.0.1:$NP/metrics" >"$T/node.txt" 2>/dev/null &&
                 grep -q '^benchtop_workload_bytes_total{workload="1"}' "$T/node.txt"; }
 if wait_for 15 scrape_node; then ok "node_exporter's textfile collector serves benchtop_workload_bytes_total"
@@ -157,13 +124,13 @@ PA=$(free_port) PB=$(free_port) PP=$(free_port)
 FS=$T/sysfs
 bash tests/fakesys.sh "$FS" --cpus 2 >/dev/null
 fake_kernel_start "$FS" 120
-PIDS+=("$FAKE_KERNEL")
+bg_track "$FAKE_KERNEL"
 for x in a b; do
 	port=$PA extra=()
 	[ $x = b ] && port=$PB extra=(--sysfs "$FS" --governor powersave)
 	"$BENCHTOP" -b -t 40 -o "$T/rec_$x.jsonl" --metrics-listen "127.0.0.1:$port" "${extra[@]}" \
 		-w "cmd:run=$(slow_writer "$T/out_$x")" >"$T/run_$x.out" 2>"$T/run_$x.err" &
-	PIDS+=("$!")
+	bg_track "$!"
 done
 cat >"$T/prometheus.yml" <<EOF
 global:
@@ -176,7 +143,7 @@ scrape_configs:
 EOF
 prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/promdata" \
 	--web.listen-address="127.0.0.1:$PP" --log.level=warn >"$T/prom.log" 2>&1 &
-PIDS+=("$!")
+bg_track "$!"
 API="http://127.0.0.1:$PP/api/v1"
 
 # query EXPR: "instance value" lines, sorted by instance.
@@ -236,14 +203,14 @@ else fail "lowest-frequency query: [$low]"; fi
 check "those seconds are at 800 MHz, the tree's lowest" bash -c "
 	curl -s --max-time 5 --data-urlencode 'query=benchtop_cpu_residency_seconds_total{instance=\"127.0.0.1:$PB\",frequency_hertz=\"800000000\"} > 0' '$API/query' |
 	jq -e '.data.result | length == 2' >/dev/null"
-stop_all
+bg_stop
 
 # ---- replay serves the recording as it plays --------------------------------
 
 PR=$(free_port)
 "$BENCHTOP" --replay "$T/rec_a.jsonl" -b --metrics-listen "$PR" --metrics "$T/replay.prom" \
 	>"$T/replay.out" 2>"$T/replay.err" &
-PIDS+=("$!")
+bg_track "$!"
 rget() { curl -s --max-time 5 "http://127.0.0.1:$PR/metrics" | sed -n 's/^benchtop_workload_bytes_total{workload="1"} //p'; }
 r1=""
 wait_for 10 bash -c "curl -s --max-time 2 http://127.0.0.1:$PR/metrics | grep -q '^benchtop_workload_bytes_total'" && r1=$(rget)
@@ -254,7 +221,7 @@ check "the replayed value is one of the recording's samples" \
 	bash -c "jq -r 'select(.type == \"sample\") | .workloads[0].bytes' '$T/rec_a.jsonl' | grep -qx '$r2'"
 if out=$(promtool check metrics <"$T/replay.prom" 2>&1); then ok "promtool accepts the replay's metrics file"
 else fail "promtool on the replay file: $out"; fi
-stop_all
+bg_stop
 check "replay removes its metrics file" test ! -e "$T/replay.prom"
 
 # ---- the dashboard serves too (live run, and a replay) ----------------------
@@ -300,11 +267,11 @@ refused() {
 # a port in use: a listener of our own holds it
 PU=$(free_port)
 "$BENCHTOP" -b -t 30 --metrics-listen "$PU" -- sleep 60 >/dev/null 2>&1 &
-PIDS+=("$!")
+bg_track "$!"
 wait_for 10 bash -c "curl -s --max-time 1 http://127.0.0.1:$PU/metrics >/dev/null" || fail "no listener to collide with"
 refused "a port in use" 3 "127.0.0.1:$PU" --metrics-listen "$PU" --metrics "$T/tf/x.prom"
 check "a port in use leaves no metrics file" test ! -e "$T/tf/x.prom"
-stop_all
+bg_stop
 refused "a malformed address" 2 "300.1.1.1" --metrics-listen "300.1.1.1:$(free_port)"
 refused "a malformed port" 2 "99999" --metrics-listen "99999"
 refused "an address not on this machine" 3 "192.0.2.1" --metrics-listen "192.0.2.1:$(free_port)"

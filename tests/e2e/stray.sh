@@ -5,10 +5,8 @@
 # terminal that has really gone ends the run, and then no child is left.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
+own_dirs
 T=$E2E_TMP
-mkdir -p "$T/home" "$T/run"
-chmod 700 "$T/run"
-export HOME=$T/home XDG_RUNTIME_DIR=$T/run XDG_CONFIG_HOME=$T/home/.config
 
 WORK="sh -c 'sleep 300 & sleep 300 & wait'"
 # the workload's sleeps under benchtop (the pane's process: exec'd)

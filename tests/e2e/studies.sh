@@ -14,7 +14,6 @@ mkdir -p "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME"
 [ -x "$BENCHTOP" ] || skip_all "$BENCHTOP is not built"
 
 # jqe FILTER FILE: FILTER holds for the JSON Lines in FILE.
-jqe() { jq -se "$1" "$2" >/dev/null; }
 # table_ok FILE ROWS: one end record whose table has ROWS rows, each with
 # every column, a note and a from_cache list.
 table_ok() {
