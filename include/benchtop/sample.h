@@ -73,6 +73,11 @@ int sampler_pids(const struct sampler *sp, int workload, pid_t *pids, int max);
  * this read of the processes and the previous one, which every rate is
  * over.  now is CLOCK_MONOTONIC seconds.  Returns 0 or -errno. */
 int sampler_tick(struct sampler *sp, struct snapshot *s, double now);
+/* The first look at a run's new processes (sampler_tick into s): the
+ * baseline of CPU shares, not a sample.  What the workloads moved by
+ * then stays for the next sample, whose rates and interval run from when
+ * the workloads were first tracked (however late this look came). */
+int sampler_prime(struct sampler *sp, struct snapshot *s, double now);
 
 /* How long source `name` ("processes", "cpu", "diskstats", "meminfo") took
  * at its last read, in ms (-1 unknown); *every (if given) gets how many

@@ -48,6 +48,10 @@ void workload_set_placer(struct workload *w, workload_placer fn, void *ctx);
 /* True when pid is one of this workload's direct children. */
 bool workload_owns(const struct workload *w, pid_t pid);
 /* CPU time of a descendant benchtop reaped as its subreaper. */
+/* benchtop reaped a process of w's tree (an orphan handed to it) at now
+ * (run seconds, taken once the process had ended): the tree ended no
+ * earlier. */
+void workload_note_reaped(struct workload *w, double now);
 void workload_add_rusage(struct workload *w, const struct rusage *ru);
 /* A direct child exited with wait status st and resource use ru. */
 void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *ru, double now);

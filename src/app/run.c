@@ -191,10 +191,12 @@ static bool reap_one(struct app *a, pid_t pid, int flags)
 	struct rusage ru;
 	if (wait4(pid, &st, flags, &ru) <= 0)
 		return false;
-	if (root)
+	if (root) {
 		workload_reap(w, pid, st, &ru, t_exit);
-	else if (w)
+	} else if (w) {
 		workload_add_rusage(w, &ru);
+		workload_note_reaped(w, t_exit);
+	}
 	return true;
 }
 
@@ -920,7 +922,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	/* A first look at the new processes: the baseline of every rate and
 	 * CPU share the first sample shows (not counted since boot), and what
 	 * the start placement needs. */
-	sampler_tick(a->sp, a->snap, app_mono());
+	sampler_prime(a->sp, a->snap, app_mono());
 	if (run->placement == PLACE_FREE) {
 		struct action act = { .id = ACT_FREE };
 		app_action(a, &act);

@@ -180,6 +180,8 @@ static void watch_written(struct sampler *sp)
 static int src_procs(struct sampler *sp, double dt)
 {
 	for (int w = 0; w <= sp->nwl; w++) {
+		if (sp->wl[w].held)
+			continue;  /* from before the first look */
 		sp->wl[w].wtotal_prev = sp->wl[w].wtotal;
 		sp->wl[w].rbytes_prev = sp->wl[w].rbytes;
 	}
@@ -207,6 +209,7 @@ static int src_procs(struct sampler *sp, double dt)
 		l->wbps = sample_rate(l->wtotal_prev, l->wtotal, dtw);
 		l->rbps = sample_rate(l->rbytes_prev, l->rbytes, dtw);
 		l->t_prev = sp->t_procs;
+		l->held = false;
 	}
 	for (int i = 0; i < sp->n; i++)
 		sp->procs[i].fresh = false;
@@ -649,12 +652,42 @@ int sampler_tick(struct sampler *sp, struct snapshot *s, double now)
 	fill_cpus(sp, s);
 	fill_wls(sp, s);
 	s->disk = sp->disk;
-	/* the interval the rates are over: between the two reads of the processes */
+	/* the interval the rates are over: between the two reads of the
+	 * processes (the first sample's from when its workloads were first
+	 * tracked) */
 	s->dt = sp->dt_procs > 0 ? sp->dt_procs : dt;
+	if (sp->t_first > 0 && sp->t_procs > sp->t_first)
+		s->dt = sp->t_procs - sp->t_first;
+	sp->t_first = 0;
 	double proc_cpu = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
 	s->self_cpu_pct = dt > 0 ? 100.0 * (proc_cpu - sp->cpu_prev) / dt : 0;
 	sp->cpu_prev = proc_cpu;
 	sp->last_now = now;
 	s->self_tick_us = (cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e6;
+	return rc;
+}
+
+int sampler_prime(struct sampler *sp, struct snapshot *s, double now)
+{
+	for (int w = 0; w <= sp->nwl; w++) {
+		struct swl *l = &sp->wl[w];
+		l->wtotal_first = l->wtotal;
+		l->rbytes_first = l->rbytes;
+		l->t_first = l->t_prev;
+	}
+	int rc = sampler_tick(sp, s, now);
+	double first = 0;
+	for (int w = 0; w <= sp->nwl; w++) {
+		struct swl *l = &sp->wl[w];
+		if (l->t_first <= 0)
+			continue;  /* not tracked yet: its first look is still to come */
+		l->wtotal_prev = l->wtotal_first;
+		l->rbytes_prev = l->rbytes_first;
+		l->t_prev = l->t_first;
+		l->held = true;
+		if (first <= 0 || l->t_first < first)
+			first = l->t_first;
+	}
+	sp->t_first = first;
 	return rc;
 }

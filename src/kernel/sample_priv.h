@@ -118,6 +118,10 @@ struct swl {
 	                                    * the last processes read, or before the first
 	                                    * one, when the workload was first tracked
 	                                    * (its bytes count from 0 there); 0 unknown */
+	bool held;                         /* the _prev values and t_prev are from before
+	                                    * the first look (sampler_prime): kept once */
+	uint64_t wtotal_first, rbytes_first;
+	double t_first;
 	double wbps, rbps;
 	double ut, st;
 	uint64_t nwfiles;                  /* written files counted */
@@ -186,6 +190,9 @@ struct sampler {
 	double last_now, cpu_prev;
 	double now;                    /* the current tick's CLOCK_MONOTONIC time */
 	double t_procs, dt_procs;      /* when the processes were last read, and since the read before */
+	double t_first;                /* after sampler_prime: when the first workload was
+	                                * first tracked, where the next sample's interval
+	                                * starts; 0 otherwise */
 	int held;                      /* /proc files held open */
 	uint64_t own_out;              /* bytes benchtop wrote to its own standard error */
 	struct source src[4];

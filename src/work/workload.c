@@ -334,6 +334,12 @@ void workload_add_rusage(struct workload *w, const struct rusage *ru)
 	w->ru_sys += ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
 }
 
+void workload_note_reaped(struct workload *w, double now)
+{
+	if (now > w->t_reaped)
+		w->t_reaped = now;
+}
+
 void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *ru, double now)
 {
 	bool source = false;
@@ -418,8 +424,12 @@ void workload_tree_check(struct workload *w, double now)
 		finish_run(w, now);
 		return;
 	}
+	/* The tree is found empty: it ended when benchtop reaped its last
+	 * process (every process of it is reaped by benchtop, its
+	 * subreaper, or by a parent in the tree that ends later), not when
+	 * its cgroup said so */
 	if (w->tree_wait && !any_alive(w) && !w->sync_pid)
-		after_children(w, now);
+		after_children(w, w->t_reaped > 0 && w->t_reaped < now ? w->t_reaped : now);
 }
 
 void workload_signal(struct workload *w, int sig)
