@@ -37,13 +37,21 @@ enum action_id {
 	ACT_CAPTION,        /* arg.text: a lesson's caption (--at T:caption=TEXT) */
 };
 
-/* What applying an action asks of the screen.  Actions never call the
- * UI: they return (or leave in their state) these bits and the loop does
- * the rest once, after the keys of one wake-up. */
+/* What applying an action asks of the loop that applied it (actions.h:
+ * action_apply returns these).  Actions never call the UI or change the
+ * loop's state themselves: the loop does the rest once, in its one draw
+ * pass after the keys of one wake-up. */
 enum reaction {
 	REACT_NONE = 0,
-	REACT_HELP = 1 << 0,    /* show or hide the help screen */
-	REACT_THEME = 1 << 1,   /* switch to the next colour theme */
+	REACT_HELP = 1 << 0,     /* show or hide the help screen */
+	REACT_THEME = 1 << 1,    /* switch to the next colour theme */
+	REACT_REDRAW = 1 << 2,   /* what the screen shows changed */
+	REACT_STATUS = 1 << 3,   /* the status line has new words (shown afresh) */
+	REACT_EVENT = 1 << 4,    /* an event was recorded (a marker, a new phase) */
+	REACT_QUIT = 1 << 5,     /* end the run */
+	REACT_INTERVAL = 1 << 6, /* the sample interval changed */
+	REACT_WORK = 1 << 7,     /* a workload started again: the run is not over */
+	REACT_FAILED = 1 << 8,   /* it could not be done (the status line says why) */
 };
 
 struct action {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "benchtop/action.h"
+#include "benchtop/actions.h"
 #include "benchtop/cli.h"
 #include "benchtop/json.h"
 #include "benchtop/model.h"
@@ -23,12 +24,6 @@ struct cgroup;
 struct cpufreq;
 struct loop;
 struct app_metrics;
-
-/* A process benchtop placed, and whether losing that placement was said. */
-struct placed {
-	pid_t pid;
-	bool reported;
-};
 
 struct app {
 	struct run *run;
@@ -59,20 +54,10 @@ struct app {
 	struct view_state vs;        /* selection, units, status, reactions (view.h) */
 	double interval;
 	size_t next_at;              /* next --at entry to run (sorted by time) */
-	/* Placement: rules on the roles of workloads (placement.h), applied
-	 * to running processes after each sample and to new ones before they
-	 * run; the processes benchtop placed, to report a lost placement once. */
-	struct placement_rules *pl;
-	struct {
-		struct placed *v;    /* the processes benchtop placed */
-		size_t n, cap;
-		int failed;          /* processes a placement could not be applied to */
-		int err;             /* ...the last reason, and its words */
-		char error[200];
-	} plog;
-	unsigned char *online;       /* CPUs that are online */
-	unsigned char *allowed;      /* CPUs placements use: --cpus, else online */
-	bool paused;
+	/* What actions (keys, --at) read and change: the placement rules,
+	 * the processes placed, the CPUs, pause (actions.h; live_actions.c
+	 * fills the rest of it from the run before each action). */
+	struct action_ctx ac;
 	bool all_done;               /* every workload ended (dashboard waits for q) */
 	char status_seen[256];       /* the status text as it was last drawn ... */
 	double status_t;             /* ... and since when (it expires) */
@@ -81,7 +66,6 @@ struct app {
 	 * they are restored before the summary (npol_end 0: not restored yet) */
 	struct policy_end *pol_end;
 	int npol_end;
-	bool finishing;              /* stopping everything at the end of the run */
 	bool in_tick;                /* events from inside a tick follow its sample */
 	double self_cpu_last;
 	double ended;                /* t of the end record */
@@ -142,22 +126,13 @@ struct app_result {
  * (may be NULL) gets its totals.  Returns the exit status (SPEC §5). */
 int app_run(struct run *run, struct app_result *res);
 
-/* Actions (action.c): apply one, set a->status, add an event when the
- * machine or the run changed.  Returns 0 or -errno. */
-int action_apply(struct app *a, const struct action *act);
-/* The placement workload w's (1..nwl; 0 attached) command root starts with. */
-const unsigned char *action_start_mask(struct app *a, int w);
-/* The mask a new process of workload w in slot gets before it runs (a
- * workload_placer; app is the struct app). */
-const unsigned char *action_placer(void *app, int w, const char *slot);
-/* After a sample: re-apply the placement rules to every tracked task that
- * does not match. */
-void action_enforce_placement(struct app *a);
-/* F9 (signal.c): send act->sig to act->pid, a running process of the run;
- * an event and a new phase.  At exit, attached processes it stopped are
- * continued (called by attach_restore). */
-int action_signal(struct app *a, const struct action *act);
-void action_signal_release(struct app *a);
+/* Actions (live_actions.c): apply act to the run through the one table
+ * (actions.h), do what its reaction bits ask of the run (quit, a new
+ * interval, work going on again) and leave the screen's in a->vs.react
+ * for the draw pass.  Returns 0 or -errno. */
+int app_action(struct app *a, const struct action *act);
+/* The run's action context, its parts brought up to date. */
+struct action_ctx *app_actions(struct app *a);
 /* Add an event now (t from the monotonic clock) and start a new phase. */
 void app_event(struct app *a, const char *action, const char *label, const char *detail_json);
 void app_event_at(struct app *a, double t, const char *action, const char *label,

@@ -13,6 +13,12 @@
 int cpulist_parse(const char *s, unsigned char *mask, int ncpu, char *err, size_t errlen);
 /* Format mask as a compact list ("0-3,6"); "" for an empty set. */
 void cpulist_format(const unsigned char *mask, int ncpu, char *buf, size_t len);
+/* The room a list of any set of ncpu CPUs needs, NUL included (every
+ * other CPU of 256 is "0,2,...,254": 457 with the NUL). */
+size_t cpulist_size(int ncpu);
+/* mask as a list in memory of its own (cpulist_size), for the caller to
+ * free; NULL when out of memory. */
+char *cpulist_text(const unsigned char *mask, int ncpu);
 /* Number of CPUs in the mask. */
 int cpulist_count(const unsigned char *mask, int ncpu);
 

@@ -76,6 +76,27 @@ size_t json_quote(char *buf, size_t size, const char *s);
  * finite) and ,"key":"s" (s escaped as json_string does). */
 void json_member_number(FILE *fp, const char *key, double v);
 void json_member_string(FILE *fp, const char *key, const char *s);
+/* An object built member by member in memory of its own: the one writer
+ * of event details (every key escaped, numbers as json_number does).
+ * json_obj_end returns the text ("{...}", for the caller to free; "{}"
+ * when it does not fit in max bytes, max 0: no limit), NULL when out of
+ * memory.  Members added after a failure are dropped. */
+struct json_obj {
+	FILE *fp;
+	char *text;
+	size_t len;
+	int n;
+};
+void json_obj_begin(struct json_obj *o);
+void json_obj_str(struct json_obj *o, const char *key, const char *s);
+void json_obj_num(struct json_obj *o, const char *key, double v);
+void json_obj_bool(struct json_obj *o, const char *key, bool v);
+/* A member whose value is JSON text already (a nested object). */
+void json_obj_raw(struct json_obj *o, const char *key, const char *json);
+char *json_obj_end(struct json_obj *o, size_t max);
+/* The length of the text so far (to cut back to with json_obj_end). */
+size_t json_obj_len(struct json_obj *o);
+
 /* A parsed value written back as JSON text (numbers as json_number does). */
 void json_write_value(FILE *fp, const struct json *v);
 

@@ -17,9 +17,9 @@
 #define MODEL_ROLE_LEN 12
 #define MODEL_COMM_LEN 16
 #define MODEL_SLOT_LEN 24
-#define MODEL_CPUS_LEN 64
+#define MODEL_PIDS_LEN 64
 #define MODEL_LABEL_LEN 64
-#define MODEL_DETAIL_LEN 1024
+#define MODEL_DETAIL_LEN 4096
 
 enum wl_state { WLS_STARTING, WLS_RUNNING, WLS_PAUSED, WLS_DONE, WLS_FAILED };
 /* "starting", "running", ... as records and the dashboard spell them. */
@@ -33,7 +33,7 @@ struct cpu_sample {
 	double user, system, iowait, irq, idle;  /* % of the interval */
 	long khz;                                /* current frequency, -1 unknown */
 	char governor[MODEL_GOV_LEN];            /* "" when none */
-	char procs[MODEL_CPUS_LEN];              /* "123,456": workload pids on it now */
+	char procs[MODEL_PIDS_LEN];              /* "123,456": workload pids on it now */
 };
 
 struct proc_sample {
@@ -50,7 +50,9 @@ struct proc_sample {
 	                               * placement strip's rows are per slot */
 	char comm[MODEL_COMM_LEN];
 	int cpu;                      /* CPU it last ran on */
-	char allowed[MODEL_CPUS_LEN]; /* allowed CPUs as a list, "0-1" */
+	unsigned char *allowed;       /* allowed CPUs: a mask of the snapshot's ncpu bytes
+	                               * (1 = allowed; none set: unknown), held by the
+	                               * snapshot (snapshot_copy keeps it); NULL: unknown */
 	char state;                   /* R S D T Z ... */
 	int nthreads;
 	double cpu_pct;               /* %CPU over the interval (all threads) */
@@ -133,10 +135,15 @@ struct event {
 };
 
 /* Allocate / free a snapshot with room for ncpu CPUs, nproc processes and
- * nwl workloads (arrays may later be grown with snapshot_reserve). */
+ * nwl workloads (arrays may later be grown with snapshot_reserve); each
+ * process's allowed mask (ncpu bytes) comes with its room. */
 struct snapshot *snapshot_new(int ncpu, int nproc, int nwl);
 int snapshot_reserve_procs(struct snapshot *s, int nproc);
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src);
+/* Process slot i's allowed mask (s->ncpu bytes), its pointer put back in
+ * s->procs[i] (after the slot was overwritten by a whole proc_sample);
+ * NULL out of range or out of memory. */
+unsigned char *snapshot_allowed(struct snapshot *s, int i);
 void snapshot_free(struct snapshot *s);
 
 /* The history: a ring of the last `cap` snapshots plus every event. */

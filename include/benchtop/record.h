@@ -59,8 +59,16 @@ void batch_header(const struct run_out *o, FILE *fp);
 void batch_line(const struct run_out *o, FILE *fp, const struct snapshot *s);
 
 /* The summary and phase tables (summary.c) as text, and as the end
- * record's members ("summary":[...],...,"phases":[...]). */
+ * record's members ("summary":[...],...,"phases":[...]).  The text is
+ * printed from that JSON (summary_tables), so a live run's tables and
+ * those of its recording are the same. */
 void summary_print(const struct run_out *o, FILE *fp);
 void summary_json(const struct run_out *o, FILE *fp);
+/* The tables of a run from its start record (the preparation; may be
+ * NULL) and its end record, for a live run and a recording alike; t's
+ * strings point into end (free t with tables_free). */
+struct json;
+struct run_tables;
+void summary_tables(const struct json *start, const struct json *end, struct run_tables *t);
 
 #endif

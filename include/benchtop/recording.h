@@ -62,6 +62,11 @@ const char *recording_cpufreq(const struct recording *rec);
 size_t recording_residency(const struct recording *rec, double t, bool last_only, int cpu,
                            long *khz, double *secs, size_t cap);
 
+/* In an experiment's recording, the label of the step (cell) in progress
+ * at t (the last that began by then; the first before it), with *k its
+ * number from 1 and *n the count of steps; NULL in other recordings. */
+const char *recording_step_at(const struct recording *rec, double t, size_t *k, size_t *n);
+
 /* The SPEC §5 tables from the end record (per workload, then per phase,
  * then the cpufreq policies the run ended under), rates in `units`.  Says
  * so in one line when the recording has no end record. */

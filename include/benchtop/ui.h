@@ -23,6 +23,8 @@ struct ui_view {
 	const struct run *run;
 	const char *const *wl_names;     /* nwl short names ("copy engine=pipe procs=3") */
 	int nwl;
+	const char *title;               /* NULL, or what the header names instead of the
+	                                    workloads (a replayed experiment's step) */
 	const char *status;              /* last action's result */
 	int selected;                    /* index into the newest snapshot's procs */
 	enum units_mode units;
@@ -97,8 +99,9 @@ void ui_toggle_help(void);
 void ui_react(unsigned reactions, char *status, size_t len);
 
 /* Every key waiting on the terminal, until *quit: each action goes to
- * apply(ctx, act), the reactions it left in vs are done (ui_react), and
- * the view is gathered again with view(ctx, v) for the next key.  The one
+ * apply(ctx, act), the help and theme reactions it left in vs are done
+ * (ui_react; the next key's meaning depends on them) and the other bits
+ * stay for the loop's draw pass; the view is gathered again with view(ctx, v) for the next key.  The one
  * key pass of live runs and replay.  Returns whether anything was read
  * from the terminal (bound or not: what ui_terminal_lost wants). */
 struct view_state;

@@ -1,8 +1,13 @@
 /* action.c - what keys and --at entries do: placement, governors, markers,
- * pause, stop, restart, view settings.  Each change of the machine or the
- * run becomes an event (a marker on the graph, a record, a new phase); the
- * result, or why it could not be done, goes to the status line. */
-#include "benchtop/app.h"
+ * pause, stop, restart, view settings, each a function of the one table at
+ * the end, over the context of actions.h.  Each change of the machine or
+ * the run becomes an event (a marker on the graph, a record, a new phase);
+ * the result, or why it could not be done, goes to the status line; what
+ * the loop has to do comes back as reaction bits. */
+#include "benchtop/actions.h"
+
+#include <stdarg.h>
+#include <stdio.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -17,16 +22,101 @@
 #include "benchtop/journal.h"
 #include "benchtop/sample.h"
 #include "benchtop/workload.h"
+#include "benchtop/json.h"
 #include "benchtop/xalloc.h"
 
 
-static const struct proc_sample *selected_proc(struct app *a)
+/* ---- the context's calls ---- */
+
+static int set_affinity(struct action_ctx *c, pid_t pid, const unsigned char *m, char *msg, size_t len)
 {
-	const struct snapshot *s = history_last(a->hist);
+	return c->ops && c->ops->set_affinity ? c->ops->set_affinity(pid, m, c->ncpu, msg, len)
+	                                      : affinity_set_pid(pid, m, c->ncpu, msg, len);
+}
+
+static int get_affinity(struct action_ctx *c, pid_t pid, unsigned char *m)
+{
+	return c->ops && c->ops->get_affinity ? c->ops->get_affinity(pid, m, c->ncpu)
+	                                      : affinity_get_pid(pid, m, c->ncpu);
+}
+
+static bool affinity_matches(struct action_ctx *c, pid_t pid, const unsigned char *m)
+{
+	if (!(c->ops && c->ops->get_affinity))
+		return affinity_pid_matches(pid, m, c->ncpu);
+	unsigned char *now = xcalloc((size_t)c->ncpu, 1);
+	bool same = get_affinity(c, pid, now) == 0 && !memcmp(now, m, (size_t)c->ncpu);
+	free(now);
+	return same;
+}
+
+static void remember(struct action_ctx *c, pid_t pid)
+{
+	if (c->ops && c->ops->remember)
+		c->ops->remember(c->owner, pid);
+}
+
+static bool found_stopped(struct action_ctx *c, pid_t pid)
+{
+	return c->ops && c->ops->found_stopped && c->ops->found_stopped(c->owner, pid);
+}
+
+static double now_of(struct action_ctx *c)
+{
+	return c->ops && c->ops->now ? c->ops->now(c->owner) : 0;
+}
+
+unsigned action_event(struct action_ctx *c, const char *kind, const char *label, const char *detail,
+                      bool phase)
+{
+	struct event e = { .t = now_of(c) };
+	snprintf(e.action, sizeof e.action, "%s", kind);
+	snprintf(e.label, sizeof e.label, "%s", label);
+	snprintf(e.detail, sizeof e.detail, "%s", detail && *detail ? detail : "{}");
+	if (c->ops && c->ops->event)
+		c->ops->event(c->owner, &e, phase);
+	return REACT_EVENT | REACT_REDRAW;
+}
+
+/* The status line says what was done (or why not). */
+static unsigned say(struct action_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static unsigned say(struct action_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->vs->status, sizeof c->vs->status, fmt, ap);
+	va_end(ap);
+	return REACT_STATUS | REACT_REDRAW;
+}
+
+/* A failure: the status line already says why; err is -errno. */
+static unsigned fail(struct action_ctx *c, int err)
+{
+	c->err = err;
+	return REACT_FAILED | REACT_STATUS | REACT_REDRAW;
+}
+
+/* In batch mode the status line also goes to standard error. */
+static void tell(struct action_ctx *c)
+{
+	if (c->batch)
+		fprintf(stderr, "benchtop: %s\n", c->vs->status);
+}
+
+/* The sample placements are checked against: the one being taken, else
+ * the feed's newest. */
+static const struct snapshot *sample_of(struct action_ctx *c)
+{
+	return c->snap ? c->snap : history_last(c->hist);
+}
+
+static const struct proc_sample *selected_proc(struct action_ctx *c)
+{
+	const struct snapshot *s = history_last(c->hist);
 	if (!s || s->nproc == 0)
 		return NULL;
-	view_clamp(&a->vs, s->nproc);
-	const struct proc_sample *p = &s->procs[a->vs.selected];
+	view_clamp(c->vs, s->nproc);
+	const struct proc_sample *p = &s->procs[c->vs->selected];
 	/* A process that has ended (a command's earlier run under --loop,
 	 * kept for its totals) stands for its role: the action is on the
 	 * process now in its place. */
@@ -41,13 +131,13 @@ static const struct proc_sample *selected_proc(struct app *a)
 
 /* The live process pid of the newest sample (the affinity dialog's), else
  * the selected one. */
-static const struct proc_sample *proc_of(struct app *a, pid_t pid)
+static const struct proc_sample *proc_of(struct action_ctx *c, pid_t pid)
 {
-	const struct snapshot *s = history_last(a->hist);
+	const struct snapshot *s = history_last(c->hist);
 	for (int i = 0; s && i < s->nproc; i++)
 		if (s->procs[i].pid == pid && s->procs[i].alive)
 			return &s->procs[i];
-	return selected_proc(a);
+	return selected_proc(c);
 }
 
 /* The slot a process plays in its workload: placement rules are on it. */
@@ -57,16 +147,24 @@ static const char *slot_of(const struct proc_sample *p)
 }
 
 /* The CPU a process is allowed on alone, or -1. */
-static int single_cpu_of(struct app *a, const struct proc_sample *p)
+static int single_cpu_of(struct action_ctx *c, const struct proc_sample *p)
 {
-	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
-	int cpu = -1;
-	if (cpulist_parse(p->allowed, m, a->ncpu, NULL, 0) == 0 && cpulist_count(m, a->ncpu) == 1)
-		for (int c = 0; c < a->ncpu; c++)
-			if (m[c])
-				cpu = c;
-	free(m);
+	const struct snapshot *s = sample_of(c);
+	int n = s && s->ncpu < c->ncpu ? s->ncpu : c->ncpu, cpu = -1;
+	if (!p->allowed || cpulist_count(p->allowed, n) != 1)
+		return -1;
+	for (int k = 0; k < n; k++)
+		if (p->allowed[k])
+			cpu = k;
 	return cpu;
+}
+
+/* A process's allowed CPUs as a list (for the caller to free). */
+static char *allowed_text(struct action_ctx *c, const struct proc_sample *p)
+{
+	const struct snapshot *s = sample_of(c);
+	int n = s && s->ncpu < c->ncpu ? s->ncpu : c->ncpu;
+	return p->allowed ? cpulist_text(p->allowed, n) : strdup("");
 }
 
 /* "the writer of workload 1", "cp (writer) of workload 2", "attached
@@ -83,51 +181,51 @@ static void role_words(const struct proc_sample *p, char *buf, size_t len)
 
 /* Pids benchtop has placed; 1 in the second slot once a lost placement
  * was reported, so it is said once, not every tick. */
-static int placed_index(struct app *a, pid_t pid, bool add)
+static int placed_index(struct action_ctx *c, pid_t pid, bool add)
 {
-	for (size_t i = 0; i < a->plog.n; i++)
-		if (a->plog.v[i].pid == pid)
+	for (size_t i = 0; i < c->plog.n; i++)
+		if (c->plog.v[i].pid == pid)
 			return (int)i;
 	if (!add)
 		return -1;
-	if (a->plog.n == a->plog.cap) {
-		size_t n = a->plog.cap ? a->plog.cap * 2 : 32;
-		struct placed *q = xrealloc(a->plog.v, n * sizeof *q);
+	if (c->plog.n == c->plog.cap) {
+		size_t n = c->plog.cap ? c->plog.cap * 2 : 32;
+		struct placed *q = xrealloc(c->plog.v, n * sizeof *q);
 		if (!q)
 			return -1;
-		a->plog.v = q;
-		a->plog.cap = n;
+		c->plog.v = q;
+		c->plog.cap = n;
 	}
-	a->plog.v[a->plog.n] = (struct placed){ .pid = pid };
-	return (int)a->plog.n++;
+	c->plog.v[c->plog.n] = (struct placed){ .pid = pid };
+	return (int)c->plog.n++;
 }
 
 /* A process that was placed and no longer matches reset its own affinity
  * (or something else did): say so once, then place it again. */
-static void report_lost(struct app *a, const struct proc_sample *p, const unsigned char *m)
+static unsigned report_lost(struct action_ctx *c, const struct proc_sample *p, const unsigned char *m)
 {
-	int k = placed_index(a, p->pid, false);
-	if (k < 0 || a->plog.v[k].reported)
-		return;
-	a->plog.v[k].reported = true;
-	char want[MODEL_CPUS_LEN];
-	cpulist_format(m, a->ncpu, want, sizeof want);
-	snprintf(a->vs.status, sizeof a->vs.status,
-	         "PID %d (%s) did not keep CPU %s (now %s): it sets its own affinity; benchtop re-applies it each tick",
-	         (int)p->pid, p->comm, want, p->allowed);
-	if (a->run->batch)
-		fprintf(stderr, "benchtop: %s\n", a->vs.status);
+	int k = placed_index(c, p->pid, false);
+	if (k < 0 || c->plog.v[k].reported)
+		return 0;
+	c->plog.v[k].reported = true;
+	char *want = cpulist_text(m, c->ncpu), *now = allowed_text(c, p);
+	unsigned r = say(c, "PID %d (%s) did not keep CPU %s (now %s): it sets its own affinity; benchtop re-applies it each tick",
+	                 (int)p->pid, p->comm, want ? want : "?", now ? now : "?");
+	free(want);
+	free(now);
+	tell(c);
+	return r;
 }
 
-const unsigned char *action_start_mask(struct app *a, int w)
+const unsigned char *action_start_mask(struct action_ctx *c, int w)
 {
-	return placement_want(a->pl, w, "cmd", -1);
+	return placement_want(c->pl, w, "cmd", -1);
 }
 
-const unsigned char *action_placer(void *app, int w, const char *slot)
+const unsigned char *action_placer(void *ctx, int w, const char *slot)
 {
-	struct app *a = app;
-	return placement_want(a->pl, w, slot, -1);
+	struct action_ctx *c = ctx;
+	return placement_want(c->pl, w, slot, -1);
 }
 
 /* A role that does little: it may share a CPU under spread. */
@@ -138,9 +236,9 @@ static bool idle_role(const struct proc_sample *p)
 
 /* The status line under spread: which role went where ("reader 1,
  * writer 0, control 0"), busy roles first. */
-static void spread_say(struct app *a, const char *what)
+static unsigned spread_say(struct action_ctx *c, const char *what)
 {
-	const struct snapshot *s = a->snap;
+	const struct snapshot *s = sample_of(c);
 	char list[200] = "";
 	size_t k = 0;
 	for (int pass = 0; pass < 2; pass++)
@@ -148,141 +246,156 @@ static void spread_say(struct app *a, const char *what)
 			const struct proc_sample *p = &s->procs[i];
 			if (!p->alive || idle_role(p) != (pass == 1))
 				continue;
-			int c = placement_spread_cpu(a->pl, p->workload, slot_of(p));
-			if (c >= 0)
+			int cpu = placement_spread_cpu(c->pl, p->workload, slot_of(p));
+			if (cpu >= 0)
 				k += (size_t)snprintf(list + k, sizeof list - k, "%s%s %s\xe2\x86\x92%d",
-				                      k ? ", " : "", p->role, p->comm, c);
+				                      k ? ", " : "", p->role, p->comm, cpu);
 		}
-	snprintf(a->vs.status, sizeof a->vs.status, "%s: %s%s", what, list[0] ? list : "no process yet",
-	         " (busy roles on CPUs of their own first; idle ones share)");
+	return say(c, "%s: %s%s", what, list[0] ? list : "no process yet",
+	           " (busy roles on CPUs of their own first; idle ones share)");
 }
 
 /* After each sample: every running process where the rules on its role
  * say (processes that start later get theirs before they run). */
-void action_enforce_placement(struct app *a)
+unsigned action_enforce_placement(struct action_ctx *c)
 {
 	/* At the end attached processes get back what they had, workloads
 	 * are stopping: no rule is applied again. */
-	if (a->finishing)
-		return;
-	const struct snapshot *s = a->snap;
-	placement_live_begin(a->pl);
+	const struct snapshot *s = sample_of(c);
+	unsigned r = 0;
+	if (c->finishing || !s)
+		return 0;
+	placement_live_begin(c->pl);
 	for (int i = 0; i < s->nproc; i++)
 		if (s->procs[i].alive) {
-			placement_live(a->pl, s->procs[i].workload, slot_of(&s->procs[i]));
-			placement_idle(a->pl, s->procs[i].workload, slot_of(&s->procs[i]), idle_role(&s->procs[i]));
+			placement_live(c->pl, s->procs[i].workload, slot_of(&s->procs[i]));
+			placement_idle(c->pl, s->procs[i].workload, slot_of(&s->procs[i]), idle_role(&s->procs[i]));
 		}
 	/* under spread, roles found busy since get CPUs of their own */
-	if (placement_rebalance(a->pl) > 0)
-		spread_say(a, "spread again, as the roles showed what they do");
+	if (placement_rebalance(c->pl) > 0)
+		r |= spread_say(c, "spread again, as the roles showed what they do");
 	for (int i = 0; i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
 		if (!p->alive)
 			continue;
-		const unsigned char *m = placement_want(a->pl, p->workload, slot_of(p), single_cpu_of(a, p));
-		if (!m || affinity_pid_matches(p->pid, m, a->ncpu))
+		const unsigned char *m = placement_want(c->pl, p->workload, slot_of(p), single_cpu_of(c, p));
+		if (!m || affinity_matches(c, p->pid, m))
 			continue;
-		report_lost(a, p, m);
+		r |= report_lost(c, p, m);
 		char msg[200] = "";
-		attach_remember(a, p->pid);
-		int rc = affinity_set_pid(p->pid, m, a->ncpu, msg, sizeof msg);
+		remember(c, p->pid);
+		int rc = set_affinity(c, p->pid, m, msg, sizeof msg);
 		if (rc < 0) {
-			a->plog.failed++;
-			a->plog.err = -rc;
-			snprintf(a->plog.error, sizeof a->plog.error, "%s", msg[0] ? msg : strerror(-rc));
-			snprintf(a->vs.status, sizeof a->vs.status, "%s", a->plog.error);
+			c->plog.failed++;
+			c->plog.err = -rc;
+			snprintf(c->plog.error, sizeof c->plog.error, "%s", msg[0] ? msg : strerror(-rc));
+			r |= say(c, "%s", c->plog.error);
 		} else {
-			placed_index(a, p->pid, true);
+			placed_index(c, p->pid, true);
 		}
 	}
+	return r;
 }
 
 /* {"pid":"cpus",...} of the tracked processes (only pid when > 0), read
- * back from the kernel: the before and after of a placement event. */
-static void affinity_map(struct app *a, pid_t only, char *buf, size_t len)
+ * back from the kernel: the before and after of a placement event (for
+ * the caller to free; NULL when out of memory). */
+static char *affinity_map(struct action_ctx *c, pid_t only)
 {
-	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
-	size_t k = (size_t)snprintf(buf, len, "{");
-	const struct snapshot *s = a->snap;
-	for (int i = 0; m && i < s->nproc && k < len; i++) {
+	unsigned char *m = xcalloc((size_t)c->ncpu, 1);
+	const struct snapshot *s = sample_of(c);
+	struct json_obj o;
+	json_obj_begin(&o);
+	for (int i = 0; m && s && i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
-		if (!p->alive || (only > 0 && p->pid != only) || affinity_get_pid(p->pid, m, a->ncpu))
+		if (!p->alive || (only > 0 && p->pid != only) || get_affinity(c, p->pid, m))
 			continue;
-		char list[MODEL_CPUS_LEN];
-		cpulist_format(m, a->ncpu, list, sizeof list);
-		k += (size_t)snprintf(buf + k, len - k, "%s\"%d\":\"%s\"", k > 1 ? "," : "",
-		                      (int)p->pid, list);
+		char pid[16], *list = cpulist_text(m, c->ncpu);
+		snprintf(pid, sizeof pid, "%d", (int)p->pid);
+		json_obj_str(&o, pid, list);
+		free(list);
 	}
-	if (k < len)
-		snprintf(buf + k, len - k, "}");
-	else
-		snprintf(buf, len, "{}"); /* too many to list: better none than broken JSON */
 	free(m);
+	return json_obj_end(&o, 0);
 }
 
-/* s as the inside of a JSON string (quotes, backslashes and controls
- * escaped), cut to fit len. */
-static void json_inner(const char *s, char *out, size_t len)
+/* p: the one process a pin was for (its pid, workload, role and slot go
+ * in the detail), or NULL.  error: NULL when it was done, else why it was
+ * not (for every process, or for some: the event says which and the
+ * status line says so).  before: affinity_map's from before it.  A detail
+ * too long for an event leaves the maps out (never broken JSON). */
+static char *placement_detail(const char *target, const char *cpus, const struct proc_sample *p,
+                              const char *error, const char *before, const char *after)
 {
-	size_t k = 0;
-	for (; *s && k + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			out[k++] = '\\', out[k++] = (char)c;
-		else if (c < 0x20)
-			k += (size_t)snprintf(out + k, len - k, "\\u%04x", c);
-		else
-			out[k++] = (char)c;
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_str(&o, "target", target);
+	json_obj_str(&o, "cpus", cpus);
+	if (p) {
+		json_obj_num(&o, "pid", p->pid);
+		json_obj_num(&o, "workload", p->workload);
+		json_obj_str(&o, "role", p->role);
+		json_obj_str(&o, "slot", slot_of(p));
 	}
-	out[k] = 0;
+	json_obj_bool(&o, "ok", !error);
+	if (error)
+		json_obj_str(&o, "error", error);
+	json_obj_raw(&o, "before", before ? before : "{}");
+	json_obj_raw(&o, "after", after ? after : "{}");
+	return json_obj_end(&o, MODEL_DETAIL_LEN);
 }
 
-/* extra: more "key":value pairs for the detail, or "".  error: NULL when
- * it was done, else why it was not (for every process, or for some: the
- * event says which and the status line says so). */
-static void placement_event(struct app *a, const char *action, const char *label,
-                            const char *target, const char *cpus, const char *before,
-                            pid_t only, const char *extra, const char *error)
+static unsigned placement_event(struct action_ctx *c, const char *action, const char *label,
+                                const char *target, const char *cpus, const char *before,
+                                pid_t only, const struct proc_sample *p, const char *error)
 {
-	/* before (at most MODEL_DETAIL_LEN / 2 - 64), after, extra (at most
-	 * 160) and the error always fit in one detail, so it is never cut into broken JSON */
-	char detail[MODEL_DETAIL_LEN], after[MODEL_DETAIL_LEN / 2 - 384], err[160] = "";
-	affinity_map(a, only, after, sizeof after);
-	if (error)
-		json_inner(error, err, sizeof err);
-	snprintf(detail, sizeof detail,
-	         "{\"target\":\"%s\",\"cpus\":\"%s\",%s\"ok\":%s%s%s%s,\"before\":%s,\"after\":%s}",
-	         target, cpus, extra, error ? "false" : "true", error ? ",\"error\":\"" : "", err,
-	         error ? "\"" : "", before, after);
+	char *after = affinity_map(c, only);
+	char *d = placement_detail(target, cpus, p, error, before, after);
+	if (d && !strcmp(d, "{}")) {   /* too long with the maps */
+		free(d);
+		d = placement_detail(target, cpus, p, error, "{}", "{}");
+	}
+	free(after);
 	char failed[96];
 	if (error)
 		snprintf(failed, sizeof failed, "%s failed", label);
-	app_event(a, action, error ? failed : label, detail);
+	unsigned r = action_event(c, action, error ? failed : label, d, true);
+	free(d);
+	return r;
+}
+
+/* An event whose detail is one text member, {"key":"text"}. */
+static unsigned text_event(struct action_ctx *c, const char *kind, const char *label, const char *key,
+                           const char *text, bool phase)
+{
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_str(&o, key, text);
+	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
+	unsigned r = action_event(c, kind, label, d, phase);
+	free(d);
+	return r;
 }
 
 /* After a placement: none of it failed (0), or the status line says what
  * failed and why, also on standard error in batch mode (-errno). */
-static int placement_outcome(struct app *a, const char *what)
+static unsigned placement_outcome(struct action_ctx *c, const char *what)
 {
-	if (!a->plog.failed)
+	if (!c->plog.failed)
 		return 0;
-	snprintf(a->vs.status, sizeof a->vs.status, "%s: %d process%s could not be placed: %s", what,
-	         a->plog.failed, a->plog.failed == 1 ? "" : "es", a->plog.error);
-	if (a->run->batch)
-		fprintf(stderr, "benchtop: %s\n", a->vs.status);
-	return -(a->plog.err ? a->plog.err : EPERM);
+	say(c, "%s: %d process%s could not be placed: %s", what, c->plog.failed,
+	    c->plog.failed == 1 ? "" : "es", c->plog.error);
+	tell(c);
+	return fail(c, -(c->plog.err ? c->plog.err : EPERM));
 }
 
-/* Pin p's role to mask: p now, and the next process in its place before
- * it runs.  Reports what p became. */
-static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned char *mask)
+/* pin_pid's work: after is mask as a list, before the map before it. */
+static unsigned pin_pid_to(struct action_ctx *c, const struct proc_sample *p, const unsigned char *mask,
+                           const char *after, const char *before)
 {
-	char msg[200] = "", after[MODEL_CPUS_LEN], label[64], target[96], who[96];
-	char before[MODEL_DETAIL_LEN / 2 - 64];
-	cpulist_format(mask, a->ncpu, after, sizeof after);
-	affinity_map(a, p->pid, before, sizeof before);
-	attach_remember(a, p->pid);
-	int rc = affinity_set_pid(p->pid, mask, a->ncpu, msg, sizeof msg);
+	char msg[200] = "", label[64], target[96], who[96];
+	remember(c, p->pid);
+	int rc = set_affinity(c, p->pid, mask, msg, sizeof msg);
 	snprintf(label, sizeof label, "pin %d:%s", (int)p->pid, after);
 	snprintf(target, sizeof target, "%d", (int)p->pid);
 	/* A workload's process that ended between the last sample and the
@@ -290,133 +403,135 @@ static int pin_pid(struct app *a, const struct proc_sample *p, const unsigned ch
 	 * so it still holds for the next process in its place. */
 	bool gone = rc == -ESRCH && p->workload > 0;
 	if (rc < 0 && !gone) {
-		snprintf(a->vs.status, sizeof a->vs.status, "cannot pin %s (PID %d) to CPU %s: %s", p->comm,
-		         (int)p->pid, after, msg[0] ? msg : strerror(-rc));
-		placement_event(a, "pin", label, target, after, before, p->pid, "", msg[0] ? msg : strerror(-rc));
-		if (a->run->batch)
-			fprintf(stderr, "benchtop: %s\n", a->vs.status);
-		return rc;
+		const char *why = msg[0] ? msg : strerror(-rc);
+		say(c, "cannot pin %s (PID %d) to CPU %s: %s", p->comm, (int)p->pid, after, why);
+		unsigned r = placement_event(c, "pin", label, target, after, before, p->pid, NULL, why);
+		tell(c);
+		return r | fail(c, rc);
 	}
-	placement_pin(a->pl, p->workload, slot_of(p), mask);
-	placed_index(a, p->pid, true);
+	placement_pin(c->pl, p->workload, slot_of(p), mask);
+	placed_index(c, p->pid, true);
 	role_words(p, who, sizeof who);
 	snprintf(label, sizeof label, "pin %s:%s", p->role, after);
-	char extra[160], role[40], slot[64];
-	json_quote(role, sizeof role, p->role);
-	json_quote(slot, sizeof slot, slot_of(p));
-	snprintf(extra, sizeof extra, "\"pid\":%d,\"workload\":%d,\"role\":%s,\"slot\":%s,",
-	         (int)p->pid, p->workload, role, slot);
-	placement_event(a, "pin", label, target, after, before, p->pid, extra, NULL);
+	unsigned r = placement_event(c, "pin", label, target, after, before, p->pid, p, NULL);
 	if (gone)
-		snprintf(a->vs.status, sizeof a->vs.status,
-		         "pinned %s to CPU %s (PID %d); holds across restarts (that run had just ended)",
-		         who, after, (int)p->pid);
-	else
-		snprintf(a->vs.status, sizeof a->vs.status, "pinned %s to CPU %s (PID %d)%s", who, after,
-		         (int)p->pid, p->workload > 0 ? "; holds across restarts" : "");
-	return 0;
+		return r | say(c, "pinned %s to CPU %s (PID %d); holds across restarts (that run had just ended)",
+		               who, after, (int)p->pid);
+	return r | say(c, "pinned %s to CPU %s (PID %d)%s", who, after, (int)p->pid,
+	               p->workload > 0 ? "; holds across restarts" : "");
+}
+
+/* Pin p's role to mask: p now, and the next process in its place before
+ * it runs.  Reports what p became. */
+static unsigned pin_pid(struct action_ctx *c, const struct proc_sample *p, const unsigned char *mask)
+{
+	char *after = cpulist_text(mask, c->ncpu), *before = affinity_map(c, p->pid);
+	unsigned r = pin_pid_to(c, p, mask, after ? after : "?", before);
+	free(after);
+	free(before);
+	return r;
 }
 
 /* A CPU the user names must exist and be online (the message lists the
- * online ones). */
-static int check_cpu(struct app *a, int cpu)
+ * online ones): 0, or the failure's bits. */
+static unsigned check_cpu(struct action_ctx *c, int cpu)
 {
-	char online[MODEL_CPUS_LEN];
-	cpulist_format(a->online, a->ncpu, online, sizeof online);
-	if (cpu < 0 || cpu >= a->ncpu) {
-		snprintf(a->vs.status, sizeof a->vs.status,
-		         "CPU %d is out of range: this machine has CPUs 0-%d (online: %s)", cpu,
-		         a->ncpu - 1, online);
-		return -EINVAL;
-	}
-	if (!a->online[cpu]) {
-		snprintf(a->vs.status, sizeof a->vs.status, "CPU %d is offline: online CPUs are %s", cpu, online);
-		return -EINVAL;
-	}
-	return 0;
+	if (cpu >= 0 && cpu < c->ncpu && c->online[cpu])
+		return 0;
+	char *online = cpulist_text(c->online, c->ncpu);
+	if (cpu < 0 || cpu >= c->ncpu)
+		say(c, "CPU %d is out of range: this machine has CPUs 0-%d (online: %s)", cpu, c->ncpu - 1,
+		    online ? online : "?");
+	else
+		say(c, "CPU %d is offline: online CPUs are %s", cpu, online ? online : "?");
+	free(online);
+	return fail(c, -EINVAL);
 }
 
-static int act_pin_cpu(struct app *a, int cpu)
+static unsigned act_pin_cpu(struct action_ctx *c, const struct action *act)
 {
-	const struct proc_sample *p = selected_proc(a);
-	if (!p) {
-		snprintf(a->vs.status, sizeof a->vs.status, "no process to pin");
-		return -ESRCH;
-	}
-	int rc = check_cpu(a, cpu);
-	if (rc)
-		return rc;
-	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
-	m[cpu] = 1;
-	rc = pin_pid(a, p, m);
+	const struct proc_sample *p = selected_proc(c);
+	if (!p)
+		return say(c, "no process to pin") | fail(c, -ESRCH);
+	unsigned r = check_cpu(c, act->cpu);
+	if (r)
+		return r;
+	unsigned char *m = xcalloc((size_t)c->ncpu, 1);
+	m[act->cpu] = 1;
+	r = pin_pid(c, p, m);
 	free(m);
-	return rc;
+	return r;
 }
 
 /* Every role of workload w (< 0: all), running or not yet started, to
  * mask; the running processes at once. */
-static void apply_to_workloads(struct app *a, int w, const unsigned char *mask)
+static unsigned apply_to_workloads(struct action_ctx *c, int w, const unsigned char *mask)
 {
-	placement_set_workload(a->pl, w, mask);
-	action_enforce_placement(a);
+	placement_set_workload(c->pl, w, mask);
+	return action_enforce_placement(c);
 }
 
-static int act_pin_list(struct app *a, const struct action *act)
+/* The CPUs of a typed list, each online: 0, or the failure's bits. */
+static unsigned parse_cpus(struct action_ctx *c, const char *text, unsigned char *m)
 {
-	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
 	char err[200];
-	if (cpulist_parse(act->text, m, a->ncpu, err, sizeof err)) {
-		snprintf(a->vs.status, sizeof a->vs.status, "%s", err);
-		free(m);
-		return -EINVAL;
-	}
-	for (int c = 0; c < a->ncpu; c++)
-		if (m[c] && check_cpu(a, c)) {
-			free(m);
-			return -EINVAL;
-		}
-	int rc = 0;
-	const struct proc_sample *p = act->pid ? proc_of(a, act->pid) : selected_proc(a);
-	if (act->whole == 0) {
-		if (!p) {
-			snprintf(a->vs.status, sizeof a->vs.status, "no process to pin");
-			rc = -ESRCH;
-		} else {
-			rc = pin_pid(a, p, m);
-		}
-	} else {
-		int w = act->whole == 2 || !p ? -1 : p->workload;
-		char after[MODEL_CPUS_LEN], label[64], target[32], before[MODEL_DETAIL_LEN / 2 - 64];
-		cpulist_format(m, a->ncpu, after, sizeof after);
-		affinity_map(a, 0, before, sizeof before);
-		a->plog.failed = 0;
-		apply_to_workloads(a, w, m);
-		if (w < 0)
-			snprintf(target, sizeof target, "all");
-		else
-			snprintf(target, sizeof target, "workload %d", w);
-		snprintf(label, sizeof label, "pin %s:%s", w < 0 ? "all" : target, after);
-		placement_event(a, "pin", label, target, after, before, 0, "",
-		                a->plog.failed ? a->plog.error : NULL);
-		snprintf(a->vs.status, sizeof a->vs.status, "%s pinned to CPU %s; holds for processes that start later",
-		         w < 0 ? "every workload" : target, after);
-		rc = placement_outcome(a, label);
-	}
+	if (cpulist_parse(text, m, c->ncpu, err, sizeof err))
+		return say(c, "%s", err) | fail(c, -EINVAL);
+	for (int cpu = 0; cpu < c->ncpu; cpu++)
+		if (m[cpu] && check_cpu(c, cpu))
+			return REACT_FAILED | REACT_STATUS | REACT_REDRAW;
+	return 0;
+}
+
+/* Workload w (< 0: every one) to the CPUs of m. */
+static unsigned pin_workloads(struct action_ctx *c, int w, const unsigned char *m)
+{
+	char label[64], target[32];
+	char *after = cpulist_text(m, c->ncpu), *before = affinity_map(c, 0);
+	c->plog.failed = 0;
+	unsigned r = apply_to_workloads(c, w, m);
+	if (w < 0)
+		snprintf(target, sizeof target, "all");
+	else
+		snprintf(target, sizeof target, "workload %d", w);
+	snprintf(label, sizeof label, "pin %s:%s", w < 0 ? "all" : target, after);
+	r |= placement_event(c, "pin", label, target, after, before, 0, NULL,
+	                     c->plog.failed ? c->plog.error : NULL);
+	r |= say(c, "%s pinned to CPU %s; holds for processes that start later",
+	         w < 0 ? "every workload" : target, after);
+	free(after);
+	free(before);
+	return r | placement_outcome(c, label);
+}
+
+static unsigned act_pin_list(struct action_ctx *c, const struct action *act)
+{
+	unsigned char *m = xcalloc((size_t)c->ncpu, 1);
+	unsigned r = parse_cpus(c, act->text, m);
+	const struct proc_sample *p = act->pid ? proc_of(c, act->pid) : selected_proc(c);
+	if (r)
+		;
+	else if (act->whole)
+		r = pin_workloads(c, act->whole == 2 || !p ? -1 : p->workload, m);
+	else if (!p)
+		r = say(c, "no process to pin") | fail(c, -ESRCH);
+	else
+		r = pin_pid(c, p, m);
 	free(m);
-	return rc;
+	return r;
 }
 
 /* Pack's CPU: the selected process's (where it is pinned alone, else where
  * it last ran), else the first online CPU. */
-static int pack_cpu(struct app *a)
+static int pack_cpu(struct action_ctx *c)
 {
-	const struct proc_sample *p = selected_proc(a);
-	int cpu = p ? single_cpu_of(a, p) : -1;
+	const struct proc_sample *p = selected_proc(c);
+	int cpu = p ? single_cpu_of(c, p) : -1;
 	if (cpu < 0)
-		cpu = p && p->cpu >= 0 && p->cpu < a->ncpu && a->online[p->cpu] ? p->cpu : 0;
-	while (cpu < a->ncpu && !a->online[cpu])
+		cpu = p && p->cpu >= 0 && p->cpu < c->ncpu && c->online[p->cpu] ? p->cpu : 0;
+	while (cpu < c->ncpu && !c->online[cpu])
 		cpu++;
-	return cpu < a->ncpu ? cpu : 0;
+	return cpu < c->ncpu ? cpu : 0;
 }
 
 /* Which of two processes spread places first: busy roles before idle
@@ -430,12 +545,12 @@ static bool spread_before(const struct proc_sample *p, const struct proc_sample 
 
 /* Spread: busy roles get CPUs of their own first, the busiest first;
  * idle roles share. */
-static void spread_now(struct app *a)
+static unsigned spread_now(struct action_ctx *c)
 {
-	placement_spread(a->pl);
-	const struct snapshot *s = a->snap;
+	placement_spread(c->pl);
+	const struct snapshot *s = sample_of(c);
 	int order[512], n = 0;
-	for (int i = 0; i < s->nproc && n < 512; i++)
+	for (int i = 0; s && i < s->nproc && n < 512; i++)
 		if (s->procs[i].alive)
 			order[n++] = i;
 	for (int i = 1; i < n; i++)
@@ -446,258 +561,295 @@ static void spread_now(struct app *a)
 		}
 	for (int i = 0; i < n; i++) {
 		const struct proc_sample *p = &s->procs[order[i]];
-		placement_want(a->pl, p->workload, slot_of(p), single_cpu_of(a, p));
+		placement_want(c->pl, p->workload, slot_of(p), single_cpu_of(c, p));
 	}
-	action_enforce_placement(a);
+	return action_enforce_placement(c);
 }
 
-static int act_placement(struct app *a, enum action_id id)
+/* Spread, pack and free: every workload at once. */
+static unsigned act_placement(struct action_ctx *c, const struct action *act)
 {
-	unsigned char *m = xcalloc((size_t)a->ncpu, 1);
-	const char *name = id == ACT_PACK ? "pack" : id == ACT_FREE ? "free" : "spread";
-	char after[MODEL_CPUS_LEN] = "", before[MODEL_DETAIL_LEN / 2 - 64];
-	affinity_map(a, 0, before, sizeof before);
-	a->plog.failed = 0;
-	if (id == ACT_PACK) {
-		m[pack_cpu(a)] = 1;
-		apply_to_workloads(a, -1, m);
-		cpulist_format(m, a->ncpu, after, sizeof after);
-		snprintf(a->vs.status, sizeof a->vs.status,
-		         "pack: every process on CPU %s (the selected process's), also those that start later",
-		         after);
-	} else if (id == ACT_FREE) {
-		apply_to_workloads(a, -1, a->allowed);
-		cpulist_format(a->allowed, a->ncpu, after, sizeof after);
-		snprintf(a->vs.status, sizeof a->vs.status,
-		         "free: every process on CPUs %s, also those that start later", after);
+	unsigned char *m = xcalloc((size_t)c->ncpu, 1);
+	const char *name = act->id == ACT_PACK ? "pack" : act->id == ACT_FREE ? "free" : "spread";
+	char *after = NULL, *before = affinity_map(c, 0);
+	c->plog.failed = 0;
+	unsigned r;
+	if (act->id == ACT_PACK) {
+		m[pack_cpu(c)] = 1;
+		r = apply_to_workloads(c, -1, m);
+		after = cpulist_text(m, c->ncpu);
+		r |= say(c, "pack: every process on CPU %s (the selected process's), also those that start later",
+		         after ? after : "?");
+	} else if (act->id == ACT_FREE) {
+		r = apply_to_workloads(c, -1, c->allowed);
+		after = cpulist_text(c->allowed, c->ncpu);
+		r |= say(c, "free: every process on CPUs %s, also those that start later", after ? after : "?");
 	} else {
-		spread_now(a);
-		snprintf(after, sizeof after, "round robin");
-		spread_say(a, "spread");
+		r = spread_now(c);
+		after = strdup("round robin");
+		r |= spread_say(c, "spread");
 	}
 	free(m);
-	placement_event(a, "placement", name, name, after, before, 0, "",
-	                a->plog.failed ? a->plog.error : NULL);
-	return placement_outcome(a, name);
+	r |= placement_event(c, "placement", name, name, after ? after : "?", before, 0, NULL,
+	                     c->plog.failed ? c->plog.error : NULL);
+	free(after);
+	free(before);
+	return r | placement_outcome(c, name);
 }
 
-static int act_governor(struct app *a, const struct action *act)
+/* Governors and limits need cpufreq: 0, or the failure's bits. */
+static unsigned need_cpufreq(struct action_ctx *c, const char *what)
 {
-	if (!a->cf || cpufreq_npolicies(a->cf) == 0) {
-		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
-		snprintf(a->vs.status, sizeof a->vs.status, "no governors to change: %s",
-		         why ? why : "no cpufreq here");
-		return -ENODEV;
-	}
-	const char *gov = act->id == ACT_GOV_NEXT ? cpufreq_next_governor(a->cf) : act->text;
-	if (!gov) {
-		snprintf(a->vs.status, sizeof a->vs.status, "only one governor is available here");
-		return -EINVAL;
-	}
+	if (c->cf && cpufreq_npolicies(c->cf) > 0)
+		return 0;
+	const char *why = c->cf ? cpufreq_unavailable_reason(c->cf) : NULL;
+	return say(c, "no %s to change: %s", what, why ? why : "no cpufreq here") | fail(c, -ENODEV);
+}
+
+static unsigned act_governor(struct action_ctx *c, const struct action *act)
+{
+	unsigned r = need_cpufreq(c, "governors");
+	if (r)
+		return r;
+	const char *gov = act->id == ACT_GOV_NEXT ? cpufreq_next_governor(c->cf) : act->text;
+	if (!gov)
+		return say(c, "only one governor is available here") | fail(c, -EINVAL);
 	char before[MODEL_GOV_LEN], name[MODEL_GOV_LEN];
-	snprintf(before, sizeof before, "%s", cpufreq_policy_governor(a->cf, act->policy < 0 ? 0 : act->policy));
+	snprintf(before, sizeof before, "%s", cpufreq_policy_governor(c->cf, act->policy < 0 ? 0 : act->policy));
 	snprintf(name, sizeof name, "%s", gov);
-	int rc = cpufreq_set_governor(a->cf, act->policy, name, a->vs.status, sizeof a->vs.status);
+	int rc = cpufreq_set_governor(c->cf, act->policy, name, c->vs->status, sizeof c->vs->status);
 	if (rc)
-		return rc;
-	char detail[MODEL_DETAIL_LEN], label[64];
-	snprintf(detail, sizeof detail, "{\"policy\":%d,\"before\":\"%s\",\"after\":\"%s\"}",
-	         act->policy, before, name);
+		return fail(c, rc);
+	char label[64];
 	snprintf(label, sizeof label, "gov %s", name);
-	app_event(a, "governor", label, detail);
-	return 0;
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_num(&o, "policy", act->policy);
+	json_obj_str(&o, "before", before);
+	json_obj_str(&o, "after", name);
+	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
+	r = action_event(c, "governor", label, d, true) | REACT_STATUS;
+	free(d);
+	return r;
 }
 
-static int act_maxfreq(struct app *a, const struct action *act)
+static unsigned act_maxfreq(struct action_ctx *c, const struct action *act)
 {
-	if (!a->cf || cpufreq_npolicies(a->cf) == 0) {
-		const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
-		snprintf(a->vs.status, sizeof a->vs.status, "no frequency limits to change: %s",
-		         why ? why : "no cpufreq here");
-		return -ENODEV;
-	}
-	long before = cpufreq_policy_max(a->cf, act->policy < 0 ? 0 : act->policy);
-	int rc = cpufreq_set_maxfreq(a->cf, act->policy, act->khz, a->vs.status, sizeof a->vs.status);
+	unsigned r = need_cpufreq(c, "frequency limits");
+	if (r)
+		return r;
+	long before = cpufreq_policy_max(c->cf, act->policy < 0 ? 0 : act->policy);
+	int rc = cpufreq_set_maxfreq(c->cf, act->policy, act->khz, c->vs->status, sizeof c->vs->status);
 	if (rc)
-		return rc;
-	char detail[MODEL_DETAIL_LEN], label[64];
-	long after = cpufreq_policy_max(a->cf, act->policy < 0 ? 0 : act->policy);
-	snprintf(detail, sizeof detail, "{\"policy\":%d,\"before\":%ld,\"after\":%ld}",
-	         act->policy, before, after);
+		return fail(c, rc);
+	char label[64];
+	long after = cpufreq_policy_max(c->cf, act->policy < 0 ? 0 : act->policy);
 	if (act->khz > 0)
 		snprintf(label, sizeof label, "max %.1fGHz", act->khz / 1e6);
 	else
 		snprintf(label, sizeof label, "max lifted");
-	app_event(a, "maxfreq", label, detail);
-	return 0;
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_num(&o, "policy", act->policy);
+	json_obj_num(&o, "before", (double)before);
+	json_obj_num(&o, "after", (double)after);
+	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
+	r = action_event(c, "maxfreq", label, d, true) | REACT_STATUS;
+	free(d);
+	return r;
 }
 
-static int act_pause(struct app *a, bool pause)
+static unsigned pause_to(struct action_ctx *c, bool pause)
 {
-	if (pause == a->paused) {
-		snprintf(a->vs.status, sizeof a->vs.status, pause ? "already paused" : "not paused");
-		return 0;
-	}
-	for (int i = 0; i < a->nwl; i++)
-		workload_pause(a->wl[i], pause);
+	if (pause == c->paused)
+		return say(c, pause ? "already paused" : "not paused");
+	for (int i = 0; i < c->nwl; i++)
+		workload_pause(c->wl[i], pause);
 	/* a paused process is in the journal until it runs again, so that
 	 * --restore resumes it after a killed benchtop */
-	for (size_t i = 0; i < a->attach.n; i++) {
-		pid_t pid = a->attach.pids[i];
+	for (size_t i = 0; i < c->nattached; i++) {
+		pid_t pid = c->attached[i];
 		/* one stopped when benchtop found it stays stopped: not benchtop's to resume */
-		bool found_stopped = attach_found_stopped(a, pid);
-		if (pause && !found_stopped)
+		bool stopped = found_stopped(c, pid);
+		if (pause && !stopped)
 			journal_note_paused(pid);
-		if (pause || !found_stopped)
+		if (pause || !stopped)
 			kill(pid, pause ? SIGSTOP : SIGCONT);
 		if (!pause)
 			journal_note_resumed(pid);
 	}
-	a->paused = pause;
-	app_event(a, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}");
-	snprintf(a->vs.status, sizeof a->vs.status, pause ? "workloads paused (SIGSTOP); space resumes" :
-	                                              "workloads resumed (SIGCONT)");
-	return 0;
+	c->paused = pause;
+	unsigned r = action_event(c, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}", true);
+	return r | say(c, pause ? "workloads paused (SIGSTOP); space resumes" : "workloads resumed (SIGCONT)");
 }
 
-static struct workload *selected_workload(struct app *a)
+static unsigned act_pause(struct action_ctx *c, const struct action *act)
 {
-	const struct proc_sample *p = selected_proc(a);
-	if (p && p->workload >= 1 && p->workload <= a->nwl)
-		return a->wl[p->workload - 1];
+	return pause_to(c, act->id == ACT_PAUSE ? !c->paused : false);
+}
+
+static struct workload *selected_workload(struct action_ctx *c)
+{
+	const struct proc_sample *p = selected_proc(c);
+	if (p && p->workload >= 1 && p->workload <= c->nwl)
+		return c->wl[p->workload - 1];
 	/* No live process selected: the first finished workload. */
-	for (int i = 0; i < a->nwl; i++)
-		if (!workload_running(a->wl[i]))
-			return a->wl[i];
-	return a->nwl ? a->wl[0] : NULL;
+	for (int i = 0; i < c->nwl; i++)
+		if (!workload_running(c->wl[i]))
+			return c->wl[i];
+	return c->nwl ? c->wl[0] : NULL;
 }
 
-static int act_restart_stop(struct app *a, bool restart)
+static unsigned act_restart_stop(struct action_ctx *c, const struct action *act)
 {
-	struct workload *w = selected_workload(a);
-	if (!w || !strcmp(workload_kind(w), "attached")) {
-		snprintf(a->vs.status, sizeof a->vs.status, "no workload here (attached processes are not stopped or restarted)");
-		return -ESRCH;
-	}
-	char detail[64], label[64];
-	snprintf(detail, sizeof detail, "{\"workload\":%d,\"text\":\"w%d restart\"}", workload_id(w),
-	         workload_id(w));
-	if (!restart) {
-		if (!workload_running(w)) {
-			snprintf(a->vs.status, sizeof a->vs.status, "workload %d is not running", workload_id(w));
-			return 0;
-		}
-		workload_stop(w);
-		snprintf(a->vs.status, sizeof a->vs.status, "workload %d stopped", workload_id(w));
-		return 0;
-	}
-	if (workload_running(w)) {
-		snprintf(a->vs.status, sizeof a->vs.status, "workload %d is still running (x stops it)", workload_id(w));
-		return -EBUSY;
-	}
-	char msg[256];
-	workload_rearm(w);
+	struct workload *w = selected_workload(c);
+	if (!w || !strcmp(workload_kind(w), "attached"))
+		return say(c, "no workload here (attached processes are not stopped or restarted)") |
+		       fail(c, -ESRCH);
 	int i = workload_id(w);
-	if (workload_start(w, a->sp, action_start_mask(a, i), a->ncpu, app_now(a), msg, sizeof msg)) {
-		snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
-		return -EIO;
+	if (act->id == ACT_STOP) {
+		if (!workload_running(w))
+			return say(c, "workload %d is not running", i);
+		workload_stop(w);
+		return say(c, "workload %d stopped", i);
 	}
-	a->all_done = false;
+	if (workload_running(w))
+		return say(c, "workload %d is still running (x stops it)", i) | fail(c, -EBUSY);
+	char msg[256], label[64];
+	workload_rearm(w);
+	if (workload_start(w, c->sp, action_start_mask(c, i), c->ncpu, now_of(c), msg, sizeof msg))
+		return say(c, "%s", msg) | fail(c, -EIO);
 	snprintf(label, sizeof label, "w%d restart", i);
-	app_event(a, "marker", label, detail);
-	history_work_ended(a->hist, -1);
-	snprintf(a->vs.status, sizeof a->vs.status, "workload %d restarted", i);
-	return 0;
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_num(&o, "workload", i);
+	json_obj_str(&o, "text", label);
+	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
+	unsigned r = action_event(c, "marker", label, d, true);
+	free(d);
+	history_work_ended(c->hist, -1);
+	return r | REACT_WORK | say(c, "workload %d restarted", i);
 }
 
-static void act_interval(struct app *a, bool longer)
+static unsigned act_interval(struct action_ctx *c, const struct action *act)
 {
 	static const double steps[] = { 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10 };
+	bool longer = act->id == ACT_SLOWER;
 	size_t n = sizeof steps / sizeof *steps, i = 0;
-	while (i < n - 1 && steps[i] < a->interval - 1e-9)
+	while (i < n - 1 && steps[i] < c->interval - 1e-9)
 		i++;
-	if (longer && i < n - 1 && steps[i] <= a->interval + 1e-9)
+	if (longer && i < n - 1 && steps[i] <= c->interval + 1e-9)
 		i++;
 	else if (!longer && i > 0)
 		i--;
-	app_set_interval(a, steps[i]);
-	snprintf(a->vs.status, sizeof a->vs.status, "sample interval %.2f s", steps[i]);
+	c->interval = steps[i];
+	return REACT_INTERVAL | say(c, "sample interval %.2f s", steps[i]);
+}
+
+static unsigned act_marker(struct action_ctx *c, const struct action *act)
+{
+	unsigned r = text_event(c, "marker", act->text[0] ? act->text : "marker", "text", act->text, true);
+	return r | say(c, "marker: %s", act->text);
 }
 
 /* A lesson's caption: an event (a marker, a new phase) whose detail
  * holds the whole text; the graph shows it as a banner until the next. */
-static int act_caption(struct app *a, const struct action *act)
+static unsigned act_caption(struct action_ctx *c, const struct action *act)
 {
-	char detail[MODEL_DETAIL_LEN];
-	int k = snprintf(detail, sizeof detail, "{\"text\":");
-	k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
-	snprintf(detail + k, sizeof detail - k, "}");
 	/* right after an action that opened a phase (the same --at time, no
 	 * sample since): the caption names that phase instead of opening an
 	 * empty one */
-	size_t np = history_nphases(a->hist);
-	const struct phase *cur = np > 1 ? history_phase(a->hist, np - 1) : NULL;
-	if (cur && app_now(a) - cur->from < 0.5 && !phase_moved(cur) && cur->cpu_s == 0 &&
-	    cur->khz_time == 0) {
-		history_label_phase(a->hist, act->text);
-		app_note_event(a, "caption", act->text, detail);
-	} else {
-		app_event(a, "caption", act->text, detail);
-	}
-	snprintf(a->vs.status, sizeof a->vs.status, "%s", act->text);
-	return 0;
+	size_t np = history_nphases(c->hist);
+	const struct phase *cur = np > 1 ? history_phase(c->hist, np - 1) : NULL;
+	bool same = cur && now_of(c) - cur->from < 0.5 && !phase_moved(cur) && cur->cpu_s == 0 &&
+	            cur->khz_time == 0;
+	if (same)
+		history_label_phase(c->hist, act->text);
+	return text_event(c, "caption", act->text, "text", act->text, !same) | say(c, "%s", act->text);
 }
 
-static int act_view(struct app *a, const struct action *act)
+static unsigned act_quit(struct action_ctx *c, const struct action *act)
 {
-	const struct snapshot *s = history_last(a->hist);
-	if (view_apply(&a->vs, act, s ? s->nproc : 0, a->dashboard))
-		return 0;
-	if (act->id == ACT_FASTER || act->id == ACT_SLOWER)
-		act_interval(a, act->id == ACT_SLOWER);
-	return 0;
+	(void)c;
+	(void)act;
+	return REACT_QUIT;
 }
 
-int action_apply(struct app *a, const struct action *act)
+/* What changes only the view (units, help, theme, selection, a note):
+ * view.c's, the same in a replay. */
+static unsigned act_view(struct action_ctx *c, const struct action *act)
 {
-	switch (act->id) {
-	case ACT_PIN_CPU:
-		return act_pin_cpu(a, act->cpu);
-	case ACT_PIN_LIST:
-		return act_pin_list(a, act);
-	case ACT_SPREAD:
-	case ACT_PACK:
-	case ACT_FREE:
-		return act_placement(a, act->id);
-	case ACT_GOV_NEXT:
-	case ACT_GOV_SET:
-		return act_governor(a, act);
-	case ACT_MAXFREQ:
-		return act_maxfreq(a, act);
-	case ACT_MARKER: {
-		char detail[MODEL_DETAIL_LEN];
-		int k = snprintf(detail, sizeof detail, "{\"text\":");
-		k += (int)json_quote(detail + k, sizeof detail - k - 1, act->text);
-		snprintf(detail + k, sizeof detail - k, "}");
-		app_event(a, "marker", act->text[0] ? act->text : "marker", detail);
-		snprintf(a->vs.status, sizeof a->vs.status, "marker: %s", act->text);
+	const struct snapshot *s = history_last(c->hist);
+	unsigned before = c->vs->react;
+	if (!view_apply(c->vs, act, s ? s->nproc : 0, c->screen))
 		return 0;
-	}
-	case ACT_CAPTION:
-		return act_caption(a, act);
-	case ACT_SIGNAL:
-		return action_signal(a, act);
-	case ACT_PAUSE:
-		return act_pause(a, !a->paused);
-	case ACT_RESUME:
-		return act_pause(a, false);
-	case ACT_RESTART:
-	case ACT_STOP:
-		return act_restart_stop(a, act->id == ACT_RESTART);
-	case ACT_QUIT:
-		a->quit = true;
+	unsigned r = c->vs->react & ~before;
+	c->vs->react = before;
+	return r | REACT_REDRAW | (act->id == ACT_UNITS || act->id == ACT_NOTE ? REACT_STATUS : 0);
+}
+
+typedef unsigned action_fn(struct action_ctx *c, const struct action *act);
+
+/* The actions: what each id does.  Ids not here (prompts, menus, the
+ * replay's keys) are the dashboard's or the replay's own. */
+static action_fn *const actions[] = {
+	[ACT_PIN_CPU] = act_pin_cpu,
+	[ACT_PIN_LIST] = act_pin_list,
+	[ACT_SPREAD] = act_placement,
+	[ACT_PACK] = act_placement,
+	[ACT_FREE] = act_placement,
+	[ACT_GOV_NEXT] = act_governor,
+	[ACT_GOV_SET] = act_governor,
+	[ACT_MAXFREQ] = act_maxfreq,
+	[ACT_MARKER] = act_marker,
+	[ACT_CAPTION] = act_caption,
+	[ACT_SIGNAL] = action_signal,
+	[ACT_PAUSE] = act_pause,
+	[ACT_RESUME] = act_pause,
+	[ACT_RESTART] = act_restart_stop,
+	[ACT_STOP] = act_restart_stop,
+	[ACT_FASTER] = act_interval,
+	[ACT_SLOWER] = act_interval,
+	[ACT_QUIT] = act_quit,
+	[ACT_UNITS] = act_view,
+	[ACT_HELP] = act_view,
+	[ACT_THEME] = act_view,
+	[ACT_SEL_UP] = act_view,
+	[ACT_SEL_DOWN] = act_view,
+	[ACT_SELECT] = act_view,
+	[ACT_NOTE] = act_view,
+};
+
+unsigned action_apply(struct action_ctx *c, const struct action *act)
+{
+	c->err = 0;
+	size_t id = (size_t)act->id;
+	if (id >= sizeof actions / sizeof *actions || !actions[id])
 		return 0;
-	default:
-		return act_view(a, act);
-	}
+	return actions[id](c, act);
+}
+
+void action_of_at(const struct at_action *at, struct action *act)
+{
+	static const enum action_id ids[] = {
+		[AT_PIN] = ACT_PIN_LIST, [AT_PACK] = ACT_PACK, [AT_FREE] = ACT_FREE,
+		[AT_SPREAD] = ACT_SPREAD, [AT_GOVERNOR] = ACT_GOV_SET,
+		[AT_MAXFREQ] = ACT_MAXFREQ, [AT_MARKER] = ACT_MARKER,
+		[AT_PAUSE] = ACT_PAUSE, [AT_RESUME] = ACT_RESUME, [AT_CAPTION] = ACT_CAPTION,
+	};
+	*act = (struct action){ .id = ids[at->kind], .policy = -1, .whole = 2, .khz = at->khz };
+	if (at->arg)
+		snprintf(act->text, sizeof act->text, "%s", at->arg);
+}
+
+void action_ctx_free(struct action_ctx *c)
+{
+	placement_free(c->pl);
+	free(c->plog.v);
+	free(c->online);
+	free(c->allowed);
+	c->pl = NULL;
+	c->plog.v = NULL;
+	c->online = c->allowed = NULL;
+	c->plog.n = c->plog.cap = 0;
 }

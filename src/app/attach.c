@@ -111,11 +111,13 @@ static void put_back_affinity(struct app *a)
 			continue;
 		if (affinity_get_pid(f->pid, now, a->ncpu) == 0 && !memcmp(now, f->mask, (size_t)a->ncpu))
 			continue;
-		char msg[200] = "", list[MODEL_CPUS_LEN];
-		cpulist_format(f->mask, a->ncpu, list, sizeof list);
-		if (affinity_set_pid(f->pid, f->mask, a->ncpu, msg, sizeof msg) < 0)
+		char msg[200] = "";
+		if (affinity_set_pid(f->pid, f->mask, a->ncpu, msg, sizeof msg) < 0) {
+			char *list = cpulist_text(f->mask, a->ncpu);
 			fprintf(stderr, "benchtop: cannot put back the affinity of PID %d (CPUs %s): %s\n",
-			        (int)f->pid, list, msg[0] ? msg : "refused");
+			        (int)f->pid, list ? list : "?", msg[0] ? msg : "refused");
+			free(list);
+		}
 	}
 	free(now);
 }
@@ -124,15 +126,20 @@ void attach_restore(struct app *a)
 {
 	if (!a->attach.n)
 		return;
-	action_signal_release(a);
+	action_signal_release(app_actions(a));
 	/* Attached processes go on after benchtop: the ones benchtop paused
 	 * run again; one that was stopped when found stays stopped. */
-	if (a->paused) {
+	if (a->ac.paused) {
 		for (size_t i = 0; i < a->attach.n; i++)
 			if (!attach_found_stopped(a, a->attach.pids[i]))
 				kill(a->attach.pids[i], SIGCONT);
-		a->paused = false;
-		app_event(a, "resume", "resume", "{\"why\":\"exit\"}");
+		a->ac.paused = false;
+		struct json_obj o;
+		json_obj_begin(&o);
+		json_obj_str(&o, "why", "exit");
+		char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
+		app_event(a, "resume", "resume", d);
+		free(d);
 	}
 	/* none is paused by benchtop now: a later --restore must not resume it */
 	for (size_t i = 0; i < a->attach.n; i++)

@@ -59,8 +59,8 @@ void app_view_of(struct app *a, struct ui_view *v)
 	v->units = a->vs.units;
 	v->elapsed = app_now(a);
 	v->interval = a->interval;
-	v->ncpus_online = cpulist_count(a->online, a->ncpu);
-	v->paused = a->paused;
+	v->ncpus_online = cpulist_count(a->ac.online, a->ncpu);
+	v->paused = a->ac.paused;
 	enum freq_source fs = a->cf ? cpufreq_source(a->cf) : FREQ_NONE;
 	const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
 	v->freq_source = fs == FREQ_NONE ? (why ? why : "not observable here") : cpufreq_source_name(fs);

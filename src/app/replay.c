@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "benchtop/clock.h"
+#include "benchtop/drive.h"
 #include "benchtop/loop.h"
 #include "benchtop/metrics.h"
 #include "benchtop/num.h"
@@ -45,6 +46,7 @@ struct player {
 	struct loop *loop;
 	struct view_state vs;        /* selection, units, what the last key did (view.h) */
 	char line[384];              /* the status line: the replay's state and vs.status */
+	char step[320];              /* an experiment: the step in progress, for the header */
 	struct replay_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
 	bool headless;               /* -b with metrics: play without a screen */
 	long res_khz[2][REPLAY_FREQS];   /* residency rows handed to the panel: */
@@ -138,6 +140,12 @@ static void view_of(struct player *p, struct ui_view *v)
 	v->run = p->run;
 	v->wl_names = recording_wl_names(p->rec);
 	v->nwl = recording_nwl(p->rec);
+	size_t k, n;
+	const char *step = recording_step_at(p->rec, position(p), &k, &n);
+	if (step) {   /* an experiment: the header names the step it shows */
+		snprintf(p->step, sizeof p->step, "%s (%zu/%zu)", step, k, n);
+		v->title = p->step;
+	}
 	v->status = p->line;
 	v->selected = p->vs.selected;
 	v->units = p->vs.units;
@@ -239,7 +247,7 @@ static void on_signals(struct player *p, const struct loop_wake *w)
 	}
 }
 
-/* The metrics listener is served after every wake-up (see play). */
+/* The metrics listener is served after every wake-up (drive.c). */
 static void scrape_ready(void *ctx, int fd, short revents)
 {
 	(void)ctx;
@@ -247,39 +255,74 @@ static void scrape_ready(void *ctx, int fd, short revents)
 	(void)revents;
 }
 
+/* The recorded feed, as the driver calls it. */
+static bool feed_done(void *ctx)
+{
+	struct player *p = ctx;
+	return p->quit || (p->headless && p->ended);
+}
+
+static int feed_timeout(void *ctx)
+{
+	struct player *p = ctx;
+	arm(p);
+	/* Wake at least every half second so the clock on screen moves. */
+	return metrics_timeout_ms(replay_metrics_server(p->metrics), p->paused || p->ended ? -1 : 500);
+}
+
+static void feed_serve(void *ctx)
+{
+	struct player *p = ctx;
+	metrics_serve(replay_metrics_server(p->metrics));
+}
+
+static void feed_wake(void *ctx, const struct loop_wake *w)
+{
+	struct player *p = ctx;
+	on_signals(p, w);
+	advance(p);
+}
+
+static bool feed_keys(void *ctx)
+{
+	struct player *p = ctx;
+	struct ui_view v;
+	view_of(p, &v);
+	bool got = ui_keys_drain(&v, &p->vs, &p->quit, key_apply, key_view, p);
+	/* a seek or a change of speed: the history and the clock move now */
+	advance(p);
+	return got;
+}
+
+static void feed_lost(void *ctx)
+{
+	struct player *p = ctx;
+	p->quit = true;
+}
+
+static void feed_draw(void *ctx)
+{
+	struct player *p = ctx;
+	struct ui_view v;
+	if (history_last(p->hist))
+		view_clamp(&p->vs, history_last(p->hist)->nproc);
+	view_of(p, &v);
+	ui_draw(&v);
+}
+
 static void play(struct player *p)
 {
-	struct ui_view v;
 	struct metrics *m = replay_metrics_server(p->metrics);
 	p->anchor_wall = clock_mono();
 	loop_set_term(p->loop, p->headless ? -1 : ui_fd());
 	if (metrics_fd(m) >= 0)
 		loop_add_fd(p->loop, metrics_fd(m), POLLIN, scrape_ready, p);
-	while (!p->quit) {
-		advance(p);
-		if (p->headless && p->ended)
-			break;
-		if (history_last(p->hist))
-			view_clamp(&p->vs, history_last(p->hist)->nproc);
-		view_of(p, &v);
-		if (!p->headless)
-			ui_draw(&v);
-		arm(p);
-		struct loop_wake w;
-		/* Wake at least every half second so the clock on screen moves. */
-		if (loop_wait(p->loop, metrics_timeout_ms(m, p->paused || p->ended ? -1 : 500), &w) < 0)
-			break;
-		metrics_serve(m);
-		on_signals(p, &w);
-		if (w.term) {
-			bool got = ui_keys_drain(&v, &p->vs, &p->quit, key_apply, key_view, p);
-			/* the terminal has gone: end as on SIGHUP, never poll it again */
-			if (ui_terminal_lost(w.term, got)) {
-				p->quit = true;
-				loop_set_term(p->loop, -1);
-			}
-		}
-	}
+	advance(p);
+	if (!p->headless)
+		feed_draw(p);
+	struct feed f = { p, p->loop, !p->headless, feed_done, feed_timeout, feed_serve, feed_wake,
+	                  feed_keys, feed_lost, feed_draw };
+	drive(&f);
 }
 
 void replay_draw_frames(const struct run *r, struct recording *rec, int n)

@@ -30,6 +30,7 @@
 #include "benchtop/cpufreq.h"
 #include "benchtop/priority.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/drive.h"
 #include "benchtop/ceiling.h"
 #include "benchtop/loop.h"
 #include "benchtop/placement.h"
@@ -291,7 +292,7 @@ static bool will_restart(struct app *a, int i)
 	struct workload *w = a->wl[i];
 	const struct wl_spec *s = workload_spec(w);
 	return (a->run->loop || s->is_default) && workload_state(w) == WLS_DONE &&
-	       !workload_stop_requested(w) && !a->quit && !a->finishing;
+	       !workload_stop_requested(w) && !a->quit && !a->ac.finishing;
 }
 
 /* Children are reaped whenever SIGCHLD arrives, so an end is noticed by
@@ -304,7 +305,7 @@ static void note_workload_ends(struct app *a)
 		enum wl_state before = a->wl_seen[i];
 		a->wl_seen[i] = s;
 		/* Workloads benchtop itself stops at the end are not events. */
-		if ((s == WLS_DONE || s == WLS_FAILED) && before != s && !a->finishing &&
+		if ((s == WLS_DONE || s == WLS_FAILED) && before != s && !a->ac.finishing &&
 		    !will_restart(a, i)) {
 			char label[64], detail[MODEL_DETAIL_LEN];
 			const char *word = s == WLS_FAILED ? "failed" :
@@ -332,7 +333,7 @@ static void restart_finished(struct app *a)
 		if (!will_restart(a, i))
 			continue;
 		char msg[256];
-		if (workload_start(w, a->sp, action_start_mask(a, i + 1), a->ncpu, app_now(a), msg, sizeof msg))
+		if (workload_start(w, a->sp, action_start_mask(&a->ac, i + 1), a->ncpu, app_now(a), msg, sizeof msg))
 			snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
 	}
 }
@@ -364,7 +365,7 @@ static void check_output(struct app *a)
 static void note_late(struct app *a, struct snapshot *s)
 {
 	double over = s->dt - a->interval;
-	s->late = over > a->interval / 2 && over > 0.02 && !a->finishing ? over : 0;
+	s->late = over > a->interval / 2 && over > 0.02 && !a->ac.finishing ? over : 0;
 	if (!s->late)
 		return;
 	a->late.n++;
@@ -432,7 +433,7 @@ static void tick(struct app *a)
 	a->in_tick = false;
 	/* An action after the snapshot, not part of sampling: the rules the
 	 * sample shows broken are applied again. */
-	action_enforce_placement(a);
+	a->vs.react |= action_enforce_placement(app_actions(a));
 }
 
 /* ---- set up and tear down ------------------------------------------------ */
@@ -473,19 +474,9 @@ static void run_due_at(struct app *a)
 	double t = app_now(a), nofreq_t = -1;
 	while (a->next_at < a->run->nat && a->run->at[a->next_at].t <= t + 1e-6) {
 		const struct at_action *at = &a->run->at[a->next_at++];
-		struct action act = { .policy = -1 };
-		static const enum action_id map[] = {
-			[AT_PIN] = ACT_PIN_LIST, [AT_PACK] = ACT_PACK, [AT_FREE] = ACT_FREE,
-			[AT_SPREAD] = ACT_SPREAD, [AT_GOVERNOR] = ACT_GOV_SET,
-			[AT_MAXFREQ] = ACT_MAXFREQ, [AT_MARKER] = ACT_MARKER,
-			[AT_PAUSE] = ACT_PAUSE, [AT_RESUME] = ACT_RESUME, [AT_CAPTION] = ACT_CAPTION,
-		};
-		act.id = map[at->kind];
-		act.whole = 2; /* every workload */
-		act.khz = at->khz;
-		if (at->arg)
-			snprintf(act.text, sizeof act.text, "%s", at->arg);
-		if (at->kind == AT_PAUSE && a->paused)
+		struct action act;
+		action_of_at(at, &act);
+		if (at->kind == AT_PAUSE && a->ac.paused)
 			continue;
 		/* a lesson's caption right after a governor step that this
 		 * machine cannot take says so */
@@ -495,7 +486,7 @@ static void run_due_at(struct app *a)
 		 * a placement the machine refused fails the run (exit 3), a
 		 * governor that could not be set is said and the run goes on */
 		bool gov = act.id == ACT_GOV_SET || act.id == ACT_MAXFREQ;
-		int arc = action_apply(a, &act);
+		int arc = app_action(a, &act);
 		if (arc == -ENODEV && gov)
 			nofreq_t = at->t;
 		if (arc < 0 && (act.id == ACT_PIN_LIST || act.id == ACT_PACK || act.id == ACT_FREE ||
@@ -566,7 +557,7 @@ static void status_age(struct app *a)
 {
 	char *st = a->vs.status;
 	double now = app_mono();
-	if (strcmp(st, a->status_seen)) {
+	if (strcmp(st, a->status_seen) || (a->vs.react & REACT_STATUS)) {
 		snprintf(a->status_seen, sizeof a->status_seen, "%s", st);
 		a->status_t = now;
 	} else if (st[0] && now - a->status_t > STATUS_SECONDS &&
@@ -579,9 +570,12 @@ static void status_age(struct app *a)
 		st[0] = 0;
 }
 
+/* The one draw pass: the reactions the actions since the last one left
+ * (the help and the theme are done as their keys come), then the screen. */
 static void draw(struct app *a)
 {
 	status_age(a);
+	a->vs.react = 0;
 	struct ui_view v;
 	app_view_of(a, &v);
 	ui_draw(&v);
@@ -589,7 +583,7 @@ static void draw(struct app *a)
 
 static void key_apply(void *ctx, const struct action *act)
 {
-	action_apply(ctx, act);
+	app_action(ctx, act);
 }
 
 static void key_view(void *ctx, struct ui_view *v)
@@ -619,7 +613,7 @@ static void terminal_lost(struct app *a)
 	fprintf(stderr, "benchtop: the terminal has gone: ending the run\n");
 }
 
-/* The metrics listener is served after every wake-up (see below). */
+/* The metrics listener is served after every wake-up (drive.c). */
 static void scrape_ready(void *ctx, int fd, short revents)
 {
 	(void)ctx;
@@ -627,36 +621,64 @@ static void scrape_ready(void *ctx, int fd, short revents)
 	(void)revents;
 }
 
+/* The live feed, as the driver calls it. */
+static bool feed_done(void *ctx)
+{
+	return finished(ctx);
+}
+
+static int feed_timeout(void *ctx)
+{
+	return app_metrics_timeout(ctx, poll_timeout(ctx));
+}
+
+static void feed_serve(void *ctx)
+{
+	app_metrics_serve(ctx);
+}
+
+static void feed_wake(void *ctx, const struct loop_wake *w)
+{
+	struct app *a = ctx;
+	handle_signals(a, w);
+	/* a --loop command's next run starts as soon as its last is
+	 * reaped, not at the next tick: the loop runs back to back */
+	restart_finished(a);
+	if (w->timer)
+		tick(a);
+	run_due_at(a);
+}
+
+static bool feed_keys(void *ctx)
+{
+	return handle_keys(ctx);
+}
+
+static void feed_lost(void *ctx)
+{
+	terminal_lost(ctx);
+}
+
+static void feed_draw(void *ctx)
+{
+	struct app *a = ctx;
+	if (!a->term_lost)
+		draw(a);
+}
+
 static void loop(struct app *a)
 {
 	loop_set_term(a->loop, a->dashboard ? ui_fd() : -1);
 	if (app_metrics_fd(a) >= 0)
 		loop_add_fd(a->loop, app_metrics_fd(a), POLLIN, scrape_ready, a);
-	while (!finished(a)) {
-		struct loop_wake w;
-		if (loop_wait(a->loop, app_metrics_timeout(a, poll_timeout(a)), &w) < 0)
-			break;
-		app_metrics_serve(a);
-		/* a scrape alone changes nothing on screen */
-		if (w.nfds && !w.timer && !w.term && !w.nsig)
-			continue;
-		handle_signals(a, &w);
-		/* a --loop command's next run starts as soon as its last is
-		 * reaped, not at the next tick: the loop runs back to back */
-		restart_finished(a);
-		if (w.timer)
-			tick(a);
-		run_due_at(a);
-		if (a->dashboard && w.term && ui_terminal_lost(w.term, handle_keys(a)))
-			terminal_lost(a);
-		if (a->dashboard && !a->term_lost)
-			draw(a);
-	}
+	struct feed f = { a, a->loop, a->dashboard, feed_done, feed_timeout, feed_serve, feed_wake,
+	                  feed_keys, feed_lost, feed_draw };
+	drive(&f);
 }
 
 static void finish(struct app *a)
 {
-	a->finishing = true;
+	a->ac.finishing = true;
 	/* Attached processes go on after benchtop, as benchtop found them. */
 	attach_restore(a);
 	stop_all(a);
@@ -739,7 +761,9 @@ static void placed_text(const struct app *a, char *buf, size_t len)
 			bool idle = !strcmp(p->role, "control") || !strcmp(p->role, "idle");
 			if (!p->alive || p->workload <= 0 || idle != (pass == 1))
 				continue;
-			n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", p->role, p->allowed);
+			char *cpus = p->allowed ? cpulist_text(p->allowed, s->ncpu) : NULL;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", p->role, cpus ? cpus : "");
+			free(cpus);
 		}
 }
 
@@ -848,7 +872,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	if (a->cf)
 		cpufreq_start_clock(a->cf);  /* residency counts from t = 0, as phases do */
 	if (m) {
-		placement_set_workload(a->pl, -1, m);  /* --cpus, --placement pack */
+		placement_set_workload(a->ac.pl, -1, m);  /* --cpus, --placement pack */
 		free(m);
 	}
 	if (app_publish_record(a, msg, msglen)) {
@@ -868,7 +892,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	if (run->governor) {
 		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
 		snprintf(act.text, sizeof act.text, "%s", run->governor);
-		if (action_apply(a, &act) < 0) {
+		if (app_action(a, &act) < 0) {
 			if (a->dashboard)
 				ui_close();
 			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->vs.status);
@@ -883,7 +907,7 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	}
 	/* --placement spread: each process starts on a CPU of its own */
 	if (run->placement == PLACE_SPREAD)
-		placement_spread(a->pl);
+		placement_spread(a->ac.pl);
 	rc = app_start_workloads(a, msg, msglen);
 	if (rc) {
 		if (a->dashboard)
@@ -899,11 +923,11 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	sampler_tick(a->sp, a->snap, app_mono());
 	if (run->placement == PLACE_FREE) {
 		struct action act = { .id = ACT_FREE };
-		action_apply(a, &act);
+		app_action(a, &act);
 	} else if (run->placement == PLACE_SPREAD) {
 		/* Every process started on a CPU of its own; descendants that
 		 * appeared since get theirs now. */
-		action_enforce_placement(a);
+		action_enforce_placement(app_actions(a));
 		app_event(a, "placement", "spread",
 		          "{\"target\":\"spread\",\"cpus\":\"round robin\",\"before\":{},\"after\":{}}");
 	}

@@ -139,9 +139,9 @@ static void remove_scratch(struct app *a)
 static int offline_cpu(struct app *a, const unsigned char *m, char *err, size_t len)
 {
 	char online[128];
-	cpulist_format(a->online, a->ncpu, online, sizeof online);
+	cpulist_format(a->ac.online, a->ncpu, online, sizeof online);
 	for (int c = 0; c < a->ncpu; c++)
-		if (m[c] && !a->online[c]) {
+		if (m[c] && !a->ac.online[c]) {
 			snprintf(err, len, "CPU %d is offline: online CPUs are %s", c, online);
 			return -1;
 		}
@@ -168,7 +168,7 @@ int app_start_mask(struct app *a, unsigned char **out, char *msg, size_t len)
 			return -EINVAL;
 		}
 	} else {
-		memcpy(m, a->online, n);
+		memcpy(m, a->ac.online, n);
 	}
 	if (a->run->placement == PLACE_PACK) {
 		size_t first = 0;
@@ -314,7 +314,7 @@ static int setup_workloads(struct app *a, char *msg, size_t len)
 			return -ENOMEM;
 		a->wl_names[i] = workload_name(a->wl[i]);
 		/* each new process gets its role's placement before it runs */
-		workload_set_placer(a->wl[i], action_placer, a);
+		workload_set_placer(a->wl[i], action_placer, &a->ac);
 		int rc = workload_prepare(a->wl[i], msg, len);
 		if (rc)
 			return rc;
@@ -362,7 +362,7 @@ int app_prepare(struct app *a, char *msg, size_t len)
 int app_start_workloads(struct app *a, char *msg, size_t len)
 {
 	for (int i = 0; i < a->nwl; i++) {
-		int rc = workload_start(a->wl[i], a->sp, action_start_mask(a, i + 1), a->ncpu, app_now(a), msg, len);
+		int rc = workload_start(a->wl[i], a->sp, action_start_mask(&a->ac, i + 1), a->ncpu, app_now(a), msg, len);
 		if (rc)
 			snprintf(a->vs.status, sizeof a->vs.status, "%s", msg);
 	}
@@ -399,7 +399,7 @@ static int setup_attach(struct app *a, char *msg, size_t len)
 	if (!a->wl[0])
 		return -ENOMEM;
 	a->wl_names[0] = workload_name(a->wl[0]);
-	workload_set_placer(a->wl[0], action_placer, a);
+	workload_set_placer(a->wl[0], action_placer, &a->ac);
 	return 0;
 }
 
@@ -409,17 +409,18 @@ int app_setup(struct app *a, char *msg, size_t len)
 	a->ncpu = affinity_ncpu();
 	if (a->ncpu < 1)
 		a->ncpu = 1;
-	a->online = xcalloc((size_t)a->ncpu, 1);
-	a->allowed = xcalloc((size_t)a->ncpu, 1);
-	if (!a->online || !a->allowed)
+	struct action_ctx *ac = &a->ac;
+	ac->online = xcalloc((size_t)a->ncpu, 1);
+	ac->allowed = xcalloc((size_t)a->ncpu, 1);
+	if (!ac->online || !ac->allowed)
 		return -ENOMEM;
 	/* Online CPUs under the --sysfs root (tests give a tree with one
 	 * offline), else /sys. */
 	const char *sys = r->sysfs ? r->sysfs : "/sys";
 	for (int c = 0; c < a->ncpu; c++)
-		a->allowed[c] = a->online[c] = affinity_cpu_online(sys, c);
-	if (r->cpus && cpulist_parse(r->cpus, a->allowed, a->ncpu, NULL, 0))
-		memcpy(a->allowed, a->online, (size_t)a->ncpu); /* reported by start_mask */
+		ac->allowed[c] = ac->online[c] = affinity_cpu_online(sys, c);
+	if (r->cpus && cpulist_parse(r->cpus, ac->allowed, a->ncpu, NULL, 0))
+		memcpy(ac->allowed, ac->online, (size_t)a->ncpu); /* reported by start_mask */
 	a->vs.units = r->units;
 	a->interval = r->interval;
 	a->hist = history_new(a->dashboard ? app_history_need() : HISTORY_BATCH);
@@ -444,8 +445,8 @@ int app_setup(struct app *a, char *msg, size_t len)
 	a->wl = xcalloc((size_t)a->nwl + 1, sizeof *a->wl);
 	a->wl_names = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_names);
 	a->wl_seen = xcalloc((size_t)a->nwl + 1, sizeof *a->wl_seen);
-	a->pl = placement_new(a->ncpu, a->nwl, a->allowed);
-	if (!a->wl || !a->wl_names || !a->wl_seen || !a->pl)
+	ac->pl = placement_new(a->ncpu, a->nwl, ac->allowed);
+	if (!a->wl || !a->wl_names || !a->wl_seen || !ac->pl)
 		return -ENOMEM;
 	return r->mode == MODE_ATTACH ? setup_attach(a, msg, len) : setup_workloads(a, msg, len);
 }
@@ -474,8 +475,7 @@ void app_teardown(struct app *a)
 	free(a->wl);
 	free(a->wl_names);
 	free(a->wl_seen);
-	placement_free(a->pl);
-	free(a->plog.v);
+	action_ctx_free(&a->ac);
 	attach_free(a);
 	strv_free(a->attach_spec.argv);
 	free(a->attach_spec.text);
@@ -485,8 +485,6 @@ void app_teardown(struct app *a)
 	a->pol_end = NULL;
 	for (int i = 0; a->governors[i]; i++)
 		free(a->governors[i]);
-	free(a->online);
-	free(a->allowed);
 	if (a->sp)
 		sampler_free(a->sp);
 	snapshot_free(a->snap);

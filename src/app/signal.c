@@ -3,11 +3,12 @@
  * sent becomes an event (a marker and a new phase), so the phase table
  * shows the run before and after it.  An attached process stopped this
  * way is continued when benchtop ends, as one it paused. */
-#include "benchtop/app.h"
+#include "benchtop/actions.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "benchtop/journal.h"
@@ -30,38 +31,46 @@ static void hold(pid_t pid, bool stopped)
 		held[i] = held[--nheld];
 }
 
-void action_signal_release(struct app *a)
+void action_signal_release(struct action_ctx *c)
 {
 	for (size_t i = 0; i < nheld; i++) {
 		/* out of the journal either way: a later --restore must not resume it */
 		journal_note_resumed(held[i]);
-		if (!attach_found_stopped(a, held[i]))
+		if (!(c->ops && c->ops->found_stopped && c->ops->found_stopped(c->owner, held[i])))
 			kill(held[i], SIGCONT);
 	}
 	nheld = 0;
 }
 
-static const struct proc_sample *tracked(struct app *a, pid_t pid)
+static const struct proc_sample *tracked(struct action_ctx *c, pid_t pid)
 {
-	const struct snapshot *s = history_last(a->hist);
+	const struct snapshot *s = history_last(c->hist);
 	for (int i = 0; s && i < s->nproc; i++)
 		if (s->procs[i].pid == pid && s->procs[i].alive)
 			return &s->procs[i];
 	return NULL;
 }
 
-int action_signal(struct app *a, const struct action *act)
+/* The status line says what was done: the reaction bits of that. */
+static unsigned say(struct action_ctx *c, int err)
 {
-	const struct proc_sample *p = tracked(a, (pid_t)act->pid);
+	c->err = err;
+	return REACT_STATUS | REACT_REDRAW | (err ? REACT_FAILED : 0);
+}
+
+unsigned action_signal(struct action_ctx *c, const struct action *act)
+{
+	const struct proc_sample *p = tracked(c, (pid_t)act->pid);
 	const char *name = act->text[0] ? act->text : "signal";
 	if (!p) {
-		snprintf(a->vs.status, sizeof a->vs.status, "PID %d is not a running process of this run: no %s sent",
+		snprintf(c->vs->status, sizeof c->vs->status, "PID %d is not a running process of this run: no %s sent",
 		         act->pid, name);
-		return -ESRCH;
+		return say(c, -ESRCH);
 	}
 	bool attached = p->workload == 0;
 	if (attached) {
-		attach_remember(a, p->pid);
+		if (c->ops && c->ops->remember)
+			c->ops->remember(c->owner, p->pid);
 		if (act->sig == SIGSTOP)
 			journal_note_paused(p->pid);
 	}
@@ -71,27 +80,32 @@ int action_signal(struct app *a, const struct action *act)
 	int wl = p->workload;
 	if (kill(p->pid, act->sig) < 0) {
 		int e = errno;
-		snprintf(a->vs.status, sizeof a->vs.status, "cannot send %s to PID %d (%s): %s", name,
+		snprintf(c->vs->status, sizeof c->vs->status, "cannot send %s to PID %d (%s): %s", name,
 		         (int)act->pid, comm, strerror(e));
-		return -e;
+		return say(c, -e);
 	}
 	if (attached && (act->sig == SIGSTOP || act->sig == SIGCONT)) {
 		hold(act->pid, act->sig == SIGSTOP);
 		if (act->sig == SIGCONT)
 			journal_note_resumed(act->pid);
 	}
-	char detail[MODEL_DETAIL_LEN], label[64], qc[64], qr[64], qn[32];
-	json_quote(qc, sizeof qc, comm);
-	json_quote(qr, sizeof qr, role);
-	json_quote(qn, sizeof qn, name);
-	snprintf(detail, sizeof detail, "{\"pid\":%d,\"signal\":%s,\"number\":%d,\"workload\":%d,\"role\":%s,\"comm\":%s}",
-	         act->pid, qn, act->sig, wl, qr, qc);
+	char label[64];
 	snprintf(label, sizeof label, "%s %s %d", name, comm, act->pid);
-	app_event(a, "signal", label, detail);
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_num(&o, "pid", act->pid);
+	json_obj_str(&o, "signal", name);
+	json_obj_num(&o, "number", act->sig);
+	json_obj_num(&o, "workload", wl);
+	json_obj_str(&o, "role", role);
+	json_obj_str(&o, "comm", comm);
+	char *detail = json_obj_end(&o, MODEL_DETAIL_LEN);
+	unsigned r = action_event(c, "signal", label, detail, true);
+	free(detail);
 	if (wl > 0)
-		snprintf(a->vs.status, sizeof a->vs.status, "sent %s to PID %d (%s, the %s of workload %d)", name,
+		snprintf(c->vs->status, sizeof c->vs->status, "sent %s to PID %d (%s, the %s of workload %d)", name,
 		         act->pid, comm, role, wl);
 	else
-		snprintf(a->vs.status, sizeof a->vs.status, "sent %s to attached PID %d (%s)", name, act->pid, comm);
-	return 0;
+		snprintf(c->vs->status, sizeof c->vs->status, "sent %s to attached PID %d (%s)", name, act->pid, comm);
+	return say(c, 0) | r;
 }

@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ACCEPTED "use CPU numbers and ranges separated by commas, such as 0 or 0,2-3"
@@ -174,6 +175,23 @@ void cpulist_format(const unsigned char *mask, int ncpu, char *buf, size_t len)
 			c++;
 		used = append_run(buf, len, used, start, c);
 	}
+}
+
+size_t cpulist_size(int ncpu)
+{
+	size_t digits = 1;
+	for (int n = ncpu > 1 ? ncpu - 1 : 1; n >= 10; n /= 10)
+		digits++;
+	return (size_t)(ncpu > 0 ? ncpu : 1) * (digits + 1) + 1;
+}
+
+char *cpulist_text(const unsigned char *mask, int ncpu)
+{
+	size_t len = cpulist_size(ncpu);
+	char *buf = malloc(len);
+	if (buf)
+		cpulist_format(mask, ncpu, buf, len);
+	return buf;
 }
 
 int cpulist_count(const unsigned char *mask, int ncpu)

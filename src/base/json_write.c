@@ -3,6 +3,7 @@
 #include "benchtop/json.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The escape for byte c in out[] (NUL-terminated), or "" when c stands
@@ -123,4 +124,75 @@ void json_write_value(FILE *fp, const struct json *v)
 		fputc(json_type(v) == JSON_ARRAY ? ']' : '}', fp);
 		return;
 	}
+}
+
+/* ---- objects in memory ---- */
+
+void json_obj_begin(struct json_obj *o)
+{
+	*o = (struct json_obj){ 0 };
+	o->fp = open_memstream(&o->text, &o->len);
+	if (o->fp)
+		fputc('{', o->fp);
+}
+
+/* The next member's key (and its comma); false when the object failed. */
+static bool obj_key(struct json_obj *o, const char *key)
+{
+	if (!o->fp)
+		return false;
+	if (o->n++)
+		fputc(',', o->fp);
+	json_string(o->fp, key);
+	fputc(':', o->fp);
+	return true;
+}
+
+void json_obj_str(struct json_obj *o, const char *key, const char *s)
+{
+	if (obj_key(o, key))
+		json_string(o->fp, s);
+}
+
+void json_obj_num(struct json_obj *o, const char *key, double v)
+{
+	if (obj_key(o, key))
+		json_number(o->fp, v);
+}
+
+void json_obj_bool(struct json_obj *o, const char *key, bool v)
+{
+	if (obj_key(o, key))
+		fputs(v ? "true" : "false", o->fp);
+}
+
+void json_obj_raw(struct json_obj *o, const char *key, const char *json)
+{
+	if (obj_key(o, key))
+		fputs(json && *json ? json : "null", o->fp);
+}
+
+size_t json_obj_len(struct json_obj *o)
+{
+	if (o->fp)
+		fflush(o->fp);
+	return o->len;
+}
+
+char *json_obj_end(struct json_obj *o, size_t max)
+{
+	if (!o->fp) {
+		free(o->text);
+		return NULL;
+	}
+	fputc('}', o->fp);
+	bool ok = fclose(o->fp) == 0;
+	o->fp = NULL;
+	if (ok && max && o->len >= max)
+		snprintf(o->text, o->len + 1, "{}");
+	if (!ok) {
+		free(o->text);
+		o->text = NULL;
+	}
+	return o->text;
 }

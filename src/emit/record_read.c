@@ -17,8 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/cpulist.h"
 #include "benchtop/freqrows.h"
 #include "benchtop/num.h"
+#include "benchtop/record.h"
 #include "benchtop/studytable.h"
 #include "benchtop/tables.h"
 #include "benchtop/units.h"
@@ -103,7 +105,7 @@ static void fill_cpu(struct cpu_sample *c, const struct json *j, int i)
 	copy_str(c->governor, sizeof c->governor, json_get(j, "governor"));
 }
 
-static void fill_proc(struct proc_sample *p, const struct json *j)
+static void fill_proc(struct proc_sample *p, const struct json *j, int ncpu)
 {
 	p->pid = (pid_t)inum(j, "pid", 0);
 	p->workload = inum(j, "workload", 0);
@@ -111,7 +113,9 @@ static void fill_proc(struct proc_sample *p, const struct json *j)
 	copy_str(p->slot, sizeof p->slot, json_get(j, "slot"));
 	copy_str(p->comm, sizeof p->comm, json_get(j, "comm"));
 	p->cpu = inum(j, "cpu", -1);
-	copy_str(p->allowed, sizeof p->allowed, json_get(j, "allowed"));
+	const char *allowed = json_str(json_get(j, "allowed"), NULL);
+	if (p->allowed && (!allowed || cpulist_parse(allowed, p->allowed, ncpu, NULL, 0)))
+		memset(p->allowed, 0, (size_t)ncpu);   /* not recorded, or not a list of these CPUs */
 	const char *st = json_str(json_get(j, "state"), "?");
 	p->state = st[0] ? st[0] : '?';
 	p->nthreads = inum(j, "threads", 1);
@@ -173,7 +177,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 		fill_cpu(&s->cpus[i], json_at(cpus, (size_t)i), i);
 	s->nproc = nproc;
 	for (int i = 0; i < nproc; i++)
-		fill_proc(&s->procs[i], json_at(procs, (size_t)i));
+		fill_proc(&s->procs[i], json_at(procs, (size_t)i), s->ncpu);
 	for (int i = 0; i < nwl; i++) {
 		const struct json *w = json_at(wls, (size_t)i);
 		struct wl_sample *o = &s->wls[i];
@@ -250,7 +254,8 @@ static int set_names(struct recording *rec)
 }
 
 /* Workloads the samples carry beyond those the start record names (an
- * experiment's preset steps run workloads of their own): "workload N". */
+ * experiment's preset steps run workloads of their own): named by the
+ * experiment ("rsync-demo", "rsync-demo w2"), else "workload N". */
 static void more_names(struct recording *rec)
 {
 	int n = rec->nwl;
@@ -261,9 +266,15 @@ static void more_names(struct recording *rec)
 	if (n == rec->nwl)
 		return;
 	rec->wl_names = xrealloc(rec->wl_names, ((size_t)n + 1) * sizeof *rec->wl_names);
+	const char *x = json_str(json_get(rec->start, "experiment"), "");
 	for (int i = rec->nwl; i < n; i++) {
-		char name[32];
-		snprintf(name, sizeof name, "workload %d", i + 1);
+		char name[96];
+		if (!*x)
+			snprintf(name, sizeof name, "workload %d", i + 1);
+		else if (n == 1)
+			snprintf(name, sizeof name, "%.80s", x);
+		else
+			snprintf(name, sizeof name, "%.80s w%d", x, i + 1);
 		rec->wl_names[i] = xstrdup(name);
 	}
 	rec->wl_names[n] = NULL;
@@ -508,35 +519,20 @@ size_t recording_residency(const struct recording *rec, double t, bool last_only
 	return n;
 }
 
+const char *recording_step_at(const struct recording *rec, double t, size_t *k, size_t *n)
+{
+	const struct json *ph = json_get(rec->end, "phases");
+	size_t np = json_len(ph), i = 0;
+	if (json_type(json_get(rec->end, "experiment")) != JSON_OBJECT || np == 0)
+		return NULL;
+	while (i + 1 < np && num(json_at(ph, i + 1), "from", INFINITY) <= t + 1e-9)
+		i++;
+	*k = i + 1;
+	*n = np;
+	return json_str(json_get(json_at(ph, i), "label"), NULL);
+}
+
 /* ---- the summary --------------------------------------------------------- */
-
-static bool workload_failed(const struct json *end, int id)
-{
-	const struct json *wls = json_get(end, "workloads");
-	for (size_t i = 0; i < json_len(wls); i++) {
-		const struct json *w = json_at(wls, i);
-		if (inum(w, "id", 0) == id)
-			return !strcmp(json_str(json_get(w, "state"), ""), "failed");
-	}
-	return false;
-}
-
-static void print_policies(const struct json *end, FILE *fp)
-{
-	const struct json *pol = json_get(end, "policies");
-	if (!json_len(pol)) {
-		tables_no_policies(fp, "no cpufreq policies recorded");
-		return;
-	}
-	tables_policy_head(fp, false);
-	for (size_t i = 0; i < json_len(pol); i++) {
-		const struct json *p = json_at(pol, i);
-		struct policy_row r = { inum(p, "policy", (int)i), json_str(json_get(p, "cpus"), "-"),
-		                        json_str(json_get(p, "driver"), ""), json_str(json_get(p, "governor"), ""),
-		                        lnum(p, "min", 0), lnum(p, "max", 0), NULL, 0, 0 };
-		tables_policy_row(fp, &r);
-	}
-}
 
 void recording_print_summary(const struct recording *rec, enum units_mode u, FILE *fp)
 {
@@ -545,30 +541,10 @@ void recording_print_summary(const struct recording *rec, enum units_mode u, FIL
 		fprintf(fp, "\nThe recording has no end record (the run was cut short): no summary.\n");
 		return;
 	}
-	tables_summary_head(fp, u, false);
-	const struct json *sum = json_get(end, "summary");
-	for (size_t i = 0; i < json_len(sum); i++) {
-		const struct json *s = json_at(sum, i);
-		double el = num(s, "elapsed", 0);
-		struct sum_row r = { json_str(json_get(s, "test"), "?"), num(s, "user", 0), num(s, "sys", 0), el,
-		                     num(s, "bps", num_div(num(s, "bytes", 0), el)),
-		                     workload_failed(end, inum(s, "workload", 0)), num(s, "paused", 0), false };
-		r.show_paused = r.paused > 0;
-		tables_summary_row(fp, u, &r);
-	}
-	const struct json *ph = json_get(end, "phases");
-	tables_phase_head(fp, u);
-	for (size_t i = 0; i < json_len(ph); i++) {
-		const struct json *p = json_at(ph, i);
-		double khz = num(p, "mean_khz", -1);
-		/* a phase too short for a rate has null figures: "-" */
-		struct phase_row r = { num(p, "from", 0), num(p, "to", 0), num(p, "bps", 0), num(p, "hog", 0),
-		                       num(p, "migrations", 0), khz > 0 ? khz / 1000 : -1,
-		                       json_str(json_get(p, "label"), ""),
-		                       num(p, "bps", -1) < 0 || num(p, "hog", -1) < 0 };
-		tables_phase_row(fp, u, &r);
-	}
-	print_policies(end, fp);
+	struct run_tables t;
+	summary_tables(rec->start, end, &t);
+	tables_print(&t, u, fp);
+	tables_free(&t);
 	/* an experiment's table at its end, as the experiment printed it */
 	const struct json *x = json_get(end, "experiment");
 	if (x) {

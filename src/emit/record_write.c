@@ -3,11 +3,13 @@
 #include "benchtop/record.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "benchtop/cpufreq.h"
+#include "benchtop/cpulist.h"
 #include "benchtop/json.h"
 #include "benchtop/machine.h"
 #include "benchtop/units.h"
@@ -121,10 +123,12 @@ static void record_procs(FILE *fp, const struct snapshot *s)
 		json_member_string(fp, "slot", p->slot);
 		json_member_string(fp, "comm", p->comm);
 		fprintf(fp, ",\"cpu\":%d,\"allowed\":", p->cpu);
-		if (p->allowed[0])
-			json_string(fp, p->allowed);
+		char *allowed = p->allowed && cpulist_count(p->allowed, s->ncpu) ? cpulist_text(p->allowed, s->ncpu) : NULL;
+		if (allowed)
+			json_string(fp, allowed);
 		else
 			fputs("null", fp);  /* not read: it had ended */
+		free(allowed);
 		fprintf(fp, ",\"state\":\"%c\",\"threads\":%d,\"read_bps\":", p->state ? p->state : '?',
 		        p->nthreads);
 		json_number(fp, p->read_bps);

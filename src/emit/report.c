@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "benchtop/outfile.h"
+#include "benchtop/record.h"
+#include "benchtop/tables.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
 
@@ -561,11 +563,17 @@ static int residency(FILE *fp, const struct recording *rec, int top)
 		snprintf(label, sizeof label, "cpu%s whole run", json_key(res0, c));
 		res_bar(fp, y, label, &fr, secs, sum_rows(phases, 0, nph, json_key(res0, c), &fr, secs));
 	}
-	for (size_t p = 0; nph > 1 && p < nph; p++) {
+	/* each phase under its name in full (an experiment's cells differ
+	 * at the end of theirs), then a bar per CPU */
+	for (size_t p = 0; nph > 1 && p < nph && y < top + 22 + 64 * RES_ROW; p++) {
 		y += 4;
 		const char *pl = json_str(json_get(json_at(phases, p), "label"), "");
+		fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"s\" font-weight=\"bold\">", PL + 160, y + 12);
+		esc(fp, pl, 120);
+		fprintf(fp, "</text>\n");
+		y += RES_ROW;
 		for (size_t c = 0; c < ncpu && y < top + 22 + 64 * RES_ROW; c++, y += RES_ROW) {
-			snprintf(label, sizeof label, "cpu%s %.24s", json_key(res0, c), pl);
+			snprintf(label, sizeof label, "cpu%s", json_key(res0, c));
 			res_bar(fp, y, label, &fr, secs, sum_rows(phases, p, p + 1, json_key(res0, c), &fr, secs));
 		}
 	}
@@ -676,6 +684,8 @@ static void td_num(FILE *fp, const char *fmt, double v)
 	fprintf(fp, "</td>");
 }
 
+/* The summary and phase tables as HTML, from the rows the text tables
+ * are printed from (summary_tables). */
 static void html_summary(FILE *fp, const struct recording *rec, enum units_mode u)
 {
 	const struct json *end = recording_end(rec);
@@ -683,50 +693,49 @@ static void html_summary(FILE *fp, const struct recording *rec, enum units_mode 
 		fprintf(fp, "<p>The recording has no end record (the run was cut short): no summary.</p>\n");
 		return;
 	}
+	struct run_tables t;
+	char name[512];
+	summary_tables(recording_start(rec), end, &t);
 	fprintf(fp, "<h2>Summary</h2>\n<table>\n<tr><th>user</th><th>sys</th><th>elaps</th><th>hog</th>"
 	        "<th>%s</th><th>test</th></tr>\n", units_rate_label(u));
-	const struct json *sum = json_get(end, "summary");
-	for (size_t i = 0; i < json_len(sum); i++) {
-		const struct json *s = json_at(sum, i);
-		double user = num(s, "user", 0), sys = num(s, "sys", 0), el = num(s, "elapsed", 0);
+	for (size_t i = 0; i < t.nsum; i++) {
+		const struct sum_row *r = &t.sum[i];
 		fprintf(fp, "<tr>");
-		td_num(fp, "%.2f", user);
-		td_num(fp, "%.2f", sys);
-		td_num(fp, "%.2f", el);
-		td_num(fp, "%.0f%%", el > 0 ? 100 * (user + sys) / el : 0);
-		td_num(fp, "%.1f", units_rate_value(u, num(s, "bps", 0)));
+		td_num(fp, "%.2f", r->user);
+		td_num(fp, "%.2f", r->sys);
+		td_num(fp, "%.2f", r->elapsed);
+		td_num(fp, "%.0f%%", r->elapsed > 0 ? 100 * (r->user + r->sys) / r->elapsed : 0);
+		td_num(fp, "%.1f", units_rate_value(u, r->bps));
+		tables_test_name(r, u, name, sizeof name);
 		fprintf(fp, "<td>");
-		esc(fp, json_str(json_get(s, "test"), "?"), 0);
+		esc(fp, name, 0);
 		fprintf(fp, "</td></tr>\n");
 	}
 	fprintf(fp, "</table>\n<h2>Phases</h2>\n<table>\n<tr><th>from</th><th>to</th><th>%s</th><th>hog</th>"
 	        "<th>migr</th><th>MHz</th><th>phase</th></tr>\n", units_rate_label(u));
-	const struct json *ph = json_get(end, "phases");
-	for (size_t i = 0; i < json_len(ph); i++) {
-		const struct json *p = json_at(ph, i);
+	for (size_t i = 0; i < t.nphase; i++) {
+		const struct phase_row *p = &t.phase[i];
 		fprintf(fp, "<tr>");
-		td_num(fp, "%.2f", num(p, "from", 0));
-		td_num(fp, "%.2f", num(p, "to", 0));
+		td_num(fp, "%.2f", p->from);
+		td_num(fp, "%.2f", p->to);
 		/* a phase too short for a rate has null figures: "-" */
-		if (num(p, "bps", -1) >= 0)
-			td_num(fp, "%.1f", units_rate_value(u, num(p, "bps", 0)));
-		else
-			fprintf(fp, "<td class=\"n\">-</td>");
-		if (num(p, "hog", -1) >= 0)
-			td_num(fp, "%.0f%%", 100 * num(p, "hog", 0));
-		else
-			fprintf(fp, "<td class=\"n\">-</td>");
-		td_num(fp, "%.0f", num(p, "migrations", 0));
-		double khz = num(p, "mean_khz", -1);
-		if (khz > 0)
-			td_num(fp, "%.0f", khz / 1000);
+		if (!p->too_short) {
+			td_num(fp, "%.1f", units_rate_value(u, p->bps));
+			td_num(fp, "%.0f%%", 100 * p->hog);
+		} else {
+			fprintf(fp, "<td class=\"n\">-</td><td class=\"n\">-</td>");
+		}
+		td_num(fp, "%.0f", p->migrations);
+		if (p->mhz > 0)
+			td_num(fp, "%.0f", p->mhz);
 		else
 			fprintf(fp, "<td class=\"n\">-</td>");
 		fprintf(fp, "<td>");
-		esc(fp, json_str(json_get(p, "label"), ""), 0);
+		esc(fp, p->label, 0);
 		fprintf(fp, "</td></tr>\n");
 	}
 	fprintf(fp, "</table>\n");
+	tables_free(&t);
 }
 
 static void html_events(FILE *fp, const struct recording *rec)

@@ -1,8 +1,10 @@
 /* summary.c - the end of a run in the form people publish: one row per
  * workload (user sys elaps hog rate test), then one row per phase (the
- * stretches between events), as text and as the end record's JSON. */
+ * stretches between events), as the end record's JSON and, from that
+ * record, as the tables (a live run's and a recording's alike). */
 #include "benchtop/record.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "benchtop/cpufreq.h"
@@ -11,16 +13,90 @@
 #include "benchtop/tables.h"
 #include "benchtop/units.h"
 #include "benchtop/workload.h"
+#include "benchtop/xalloc.h"
 
-/* One summary row; paused time (inside elapsed) is its own column when
- * any workload was paused. */
-static void row(FILE *fp, enum units_mode u, const struct workload_totals *t, const char *name,
-                bool failed, bool show_paused)
+/* ---- the tables, from the end record -------------------------------------- */
+
+static double jnum(const struct json *o, const char *key, double def)
 {
-	struct sum_row r = { name, t->user, t->sys, t->elapsed,
-	                     num_div((double)t->bytes, t->elapsed), failed, t->paused, show_paused };
-	tables_summary_row(fp, u, &r);
+	return json_num(json_get(o, key), def);
 }
+
+static bool workload_failed(const struct json *end, int id)
+{
+	const struct json *wls = json_get(end, "workloads");
+	for (size_t i = 0; i < json_len(wls); i++) {
+		const struct json *w = json_at(wls, i);
+		if ((int)jnum(w, "id", 0) == id)
+			return !strcmp(json_str(json_get(w, "state"), ""), "failed");
+	}
+	return false;
+}
+
+static void sum_rows(const struct json *end, struct run_tables *t)
+{
+	const struct json *sum = json_get(end, "summary");
+	t->sum = xcalloc(json_len(sum) + 1, sizeof *t->sum);
+	for (size_t i = 0; i < json_len(sum); i++) {
+		const struct json *s = json_at(sum, i);
+		double el = jnum(s, "elapsed", 0);
+		struct sum_row *r = &t->sum[t->nsum++];
+		r->test = json_str(json_get(s, "test"), "?");
+		r->user = jnum(s, "user", 0);
+		r->sys = jnum(s, "sys", 0);
+		r->elapsed = el;
+		r->bps = jnum(s, "bps", num_div(jnum(s, "bytes", 0), el));
+		r->failed = workload_failed(end, (int)jnum(s, "workload", 0));
+		r->paused = jnum(s, "paused", 0);
+		r->counted = json_str(json_get(s, "counted"), NULL);
+		r->rw_known = jnum(s, "read_bytes", -1) >= 0 && jnum(s, "write_bytes", -1) >= 0;
+		r->read_bytes = jnum(s, "read_bytes", 0);
+		r->write_bytes = jnum(s, "write_bytes", 0);
+	}
+}
+
+static void phase_rows(const struct json *end, struct run_tables *t)
+{
+	const struct json *ph = json_get(end, "phases");
+	t->phase = xcalloc(json_len(ph) + 1, sizeof *t->phase);
+	for (size_t i = 0; i < json_len(ph); i++) {
+		const struct json *p = json_at(ph, i);
+		double khz = jnum(p, "mean_khz", -1);
+		/* a phase too short for a rate has null figures: "-" */
+		t->phase[t->nphase++] = (struct phase_row){
+			jnum(p, "from", 0), jnum(p, "to", 0), jnum(p, "bps", 0), jnum(p, "hog", 0),
+			jnum(p, "migrations", 0), khz > 0 ? khz / 1000 : -1, json_str(json_get(p, "label"), ""),
+			jnum(p, "bps", -1) < 0 || jnum(p, "hog", -1) < 0 };
+	}
+}
+
+static void policy_rows(const struct json *end, struct run_tables *t)
+{
+	const struct json *pol = json_get(end, "policies");
+	t->pol = xcalloc(json_len(pol) + 1, sizeof *t->pol);
+	for (size_t i = 0; i < json_len(pol); i++) {
+		const struct json *p = json_at(pol, i);
+		t->pol[t->npol++] = (struct policy_row){
+			(int)jnum(p, "policy", (double)i), json_str(json_get(p, "cpus"), "-"),
+			json_str(json_get(p, "driver"), ""), json_str(json_get(p, "governor"), ""),
+			(long)jnum(p, "min", 0), (long)jnum(p, "max", 0), NULL, 0, 0 };
+	}
+	if (!t->npol)
+		t->no_policies = "no cpufreq policies recorded";
+}
+
+void summary_tables(const struct json *start, const struct json *end, struct run_tables *t)
+{
+	memset(t, 0, sizeof *t);
+	sum_rows(end, t);
+	phase_rows(end, t);
+	policy_rows(end, t);
+	const struct json *prep = json_get(start, "preparation");
+	t->prep_sync = prep ? jnum(prep, "sync_s", -1) : -1;
+	t->prep_drop = prep ? jnum(prep, "drop_caches_s", -1) : -1;
+}
+
+/* ---- a live run's end -------------------------------------------------------- */
 
 /* The bytes of phase p, each workload's on the side its summary row
  * counts (a command rated by its reads or its writes over the whole run,
@@ -56,10 +132,6 @@ static void phase_rw_json(FILE *fp, const struct run_out *o, const struct phase 
 	        (unsigned long long)w);
 }
 
-static double phase_mean_mhz(const struct phase *p)
-{
-	return p->khz_time > 0 ? p->khz_sum / p->khz_time / 1000 : -1;
-}
 
 /* What the run ran under, so a published result says it. */
 /* A phase shorter than two samples has no rate or hog worth a number
@@ -70,73 +142,49 @@ static bool phase_too_short(const struct run_out *o, const struct phase *p)
 	return p->to - p->from < 2 * o->interval - 1e-9;
 }
 
-static void print_policies(const struct run_out *o, FILE *fp)
+static double phase_mean_mhz(const struct phase *p)
 {
-	int n = o->cf ? cpufreq_npolicies(o->cf) : 0;
-	if (n == 0) {
-		const char *why = o->cf ? cpufreq_unavailable_reason(o->cf) : NULL;
-		tables_no_policies(fp, why ? why : "no cpufreq policies here");
-		return;
-	}
-	tables_policy_head(fp, o->npol_end > 0);
-	for (int p = 0; p < n; p++) {
-		struct policy_row r = { p, cpufreq_policy_cpus(o->cf, p), cpufreq_policy_driver(o->cf, p),
-		                        cpufreq_policy_governor(o->cf, p), cpufreq_policy_min(o->cf, p),
-		                        cpufreq_policy_max(o->cf, p), NULL, 0, 0 };
-		if (p < o->npol_end) {
-			const struct policy_end *e = &o->pol_end[p];
-			r.ran_governor = e->governor;
-			r.ran_min_khz = e->min_khz;
-			r.ran_max_khz = e->max_khz;
-		}
-		tables_policy_row(fp, &r);
-	}
+	return p->khz_time > 0 ? p->khz_sum / p->khz_time / 1000 : -1;
 }
 
+/* A live run's tables are those of its end record (the one a recording
+ * of it ends with), so a replay prints what the run printed; what only
+ * the live run knows is added: what was restored, why cpufreq is not
+ * here. */
 void summary_print(const struct run_out *o, FILE *fp)
 {
-	enum units_mode u = o->units;
-	bool show_paused = false;
-	for (int i = 0; i < o->nwl; i++) {
-		struct workload_totals pt;
-		workload_totals(o->wl[i], &pt);
-		show_paused |= pt.paused > 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return;
+	fputc('{', m);
+	summary_json(o, m);
+	fputc('}', m);
+	fclose(m);
+	struct json_error err;
+	struct json *end = json_parse(buf, len, &err);
+	free(buf);
+	if (!end)
+		return;
+	struct run_tables t;
+	summary_tables(NULL, end, &t);
+	t.prep_sync = o->prep_sync;
+	t.prep_drop = o->prep_drop;
+	if (!t.npol) {
+		const char *why = o->cf ? cpufreq_unavailable_reason(o->cf) : NULL;
+		t.no_policies = why ? why : "no cpufreq policies here";
 	}
-	tables_summary_head(fp, u, show_paused);
-	struct workload_totals t;
-	for (int i = 0; i < o->nwl; i++) {
-		struct workload_totals rows[2];
-		const char *names[2];
-		int nr = workload_phase_rows(o->wl[i], rows, names);
-		for (int k = 0; k < nr; k++)
-			row(fp, u, &rows[k], names[k], false, show_paused);
-		if (nr)
-			continue;
-		workload_totals(o->wl[i], &t);
-		char name[320], rd[32], wr[32], both[96] = "";
-		if (t.counted && t.rw_known) {
-			units_fmt_bytes(u, t.read_bytes, rd, sizeof rd);
-			units_fmt_bytes(u, t.write_bytes, wr, sizeof wr);
-			snprintf(both, sizeof both, ": read %s, written %s", rd, wr);
-		}
-		snprintf(name, sizeof name, "%s%s%s%s%s", workload_name(o->wl[i]),
-		         t.counted ? " (" : "", t.counted ? t.counted : "", both, t.counted ? ")" : "");
-		row(fp, u, &t, name, workload_state(o->wl[i]) == WLS_FAILED, show_paused);
+	/* the policies as they are now: restored, with what the run ran under */
+	t.restored = o->npol_end > 0;
+	for (size_t p = 0; p < t.npol && (int)p < o->npol_end; p++) {
+		t.pol[p].ran_governor = o->pol_end[p].governor;
+		t.pol[p].ran_min_khz = o->pol_end[p].min_khz;
+		t.pol[p].ran_max_khz = o->pol_end[p].max_khz;
 	}
-	size_t n = history_nphases(o->hist);
-	tables_phase_head(fp, u);
-	for (size_t i = 0; i < n; i++) {
-		const struct phase *p = history_phase(o->hist, i);
-		double len = p->to - p->from;
-		struct phase_row r = { p->from, p->to, num_div((double)phase_counted(o, p), len),
-		                       num_div(p->cpu_s, len), (double)p->migrations,
-		                       phase_mean_mhz(p), p->label, phase_too_short(o, p) };
-		tables_phase_row(fp, u, &r);
-	}
-	if (o->prep_sync >= 0)
-		fprintf(fp, "\npreparation before the run (not in any row): sync %.3f s, drop caches %.3f s\n",
-		        o->prep_sync, o->prep_drop);
-	print_policies(o, fp);
+	tables_print(&t, o->units, fp);
+	tables_free(&t);
+	json_free(end);
 	fflush(fp);
 }
 
@@ -144,7 +192,7 @@ static void json_totals(FILE *fp, const struct workload_totals *t, const char *n
 {
 	fprintf(fp, "{\"test\":");
 	json_string(fp, name);
-	fprintf(fp, ",\"workload\":%d,\"user\":%.3f,\"sys\":%.3f,\"elapsed\":%.3f,\"hog\":%.4f,"
+	fprintf(fp, ",\"workload\":%d,\"user\":%.6f,\"sys\":%.6f,\"elapsed\":%.6f,\"hog\":%.4f,"
 	        "\"bytes\":%llu,\"bps\":%.1f,\"calls\":%llu,\"runs\":%d,\"paused\":%.3f",
 	        id, t->user, t->sys, t->elapsed, num_div(t->user + t->sys, t->elapsed),
 	        (unsigned long long)t->bytes, num_div((double)t->bytes, t->elapsed),
@@ -196,7 +244,7 @@ void summary_json(const struct run_out *o, FILE *fp)
 	for (size_t i = 0; i < n; i++) {
 		const struct phase *p = history_phase(o->hist, i);
 		double len = p->to - p->from;
-		fprintf(fp, "%s{\"from\":%.3f,\"to\":%.3f,\"label\":", i ? "," : "", p->from, p->to);
+		fprintf(fp, "%s{\"from\":%.6f,\"to\":%.6f,\"label\":", i ? "," : "", p->from, p->to);
 		json_string(fp, p->label);
 		uint64_t b = phase_counted(o, p);
 		if (phase_too_short(o, p))

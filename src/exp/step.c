@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,64 +205,82 @@ struct step_msg {
 	struct app_result res;
 };
 
-/* SIGCHLD and the signals that end a run (loop_quit_signals). */
-static void stop_signals(sigset_t *set)
+/* The wait for a step's process: its pipe drained as it fills (so a
+ * result larger than the pipe's buffer never blocks the child). */
+struct step_wait {
+	struct loop *loop;
+	int fd;
+	struct step_msg *msg;
+	size_t got;
+};
+
+static void drain(struct step_wait *sw)
 {
-	int sig[LOOP_SIG_LIST];
-	int n = loop_quit_signals(sig, LOOP_SIG_LIST);
-	sigemptyset(set);
-	for (int i = 0; i < n; i++)
-		sigaddset(set, sig[i]);
-	sigaddset(set, SIGCHLD);
+	ssize_t n;
+	while (sw->got < sizeof *sw->msg &&
+	       (n = read(sw->fd, (char *)sw->msg + sw->got, sizeof *sw->msg - sw->got)) > 0)
+		sw->got += (size_t)n;
 }
 
-/* Waits for the step's process; a signal that ends a run is passed on to
- * it (it stops its workloads and restores governors) and ends the
- * experiment after it.  The pipe is drained meanwhile, so a result larger
- * than the pipe's buffer never blocks the child. */
-static int wait_step(struct exp *e, pid_t pid, int fd, struct step_msg *msg, size_t *got)
+static void pipe_ready(void *ctx, int fd, short revents)
 {
-	sigset_t set;
-	siginfo_t si;
-	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	struct step_wait *sw = ctx;
+	drain(sw);
+	/* the child has closed its end: nothing more will come */
+	if (revents & (POLLHUP | POLLERR))
+		loop_remove_fd(sw->loop, fd);
+}
+
+/* Waits for the step's process in the one loop (its signalfd: SIGCHLD
+ * and the signals that end a run; the pipe): a signal that ends a run is
+ * passed on to the step (it stops its workloads and restores governors)
+ * and ends the experiment after it. */
+static int wait_step(struct exp *e, pid_t pid, struct step_wait *sw)
+{
 	int ws = 0;
-	stop_signals(&set);
-	fcntl(fd, F_SETFL, O_NONBLOCK);
+	pid_t got = 0;
+	fcntl(sw->fd, F_SETFL, O_NONBLOCK);
+	loop_add_fd(sw->loop, sw->fd, POLLIN, pipe_ready, sw);
 	for (;;) {
-		ssize_t n;
-		while (*got < sizeof *msg && (n = read(fd, (char *)msg + *got, sizeof *msg - *got)) > 0)
-			*got += (size_t)n;
-		if (waitpid(pid, &ws, WNOHANG) != 0)
+		drain(sw);
+		if ((got = waitpid(pid, &ws, WNOHANG)) != 0)
 			break;
-		int sig = sigtimedwait(&set, &si, &tick);
-		if (sig > 0 && sig != SIGCHLD && !((sig == SIGPIPE || sig == SIGXFSZ) &&
-		                                   si.si_code == SI_USER && si.si_pid == getpid())) {
-			e->stop = sig;
-			kill(pid, sig);
-		}
+		struct loop_wake w;
+		if (loop_wait(sw->loop, -1, &w) < 0)
+			break;
+		for (int i = 0; i < w.nsig; i++)
+			if (w.sig[i] != SIGCHLD) {
+				e->stop = w.sig[i];
+				kill(pid, w.sig[i]);
+			}
 	}
-	ssize_t n;
-	while (*got < sizeof *msg && (n = read(fd, (char *)msg + *got, sizeof *msg - *got)) > 0)
-		*got += (size_t)n;
+	if (got == 0)   /* the loop failed: wait for the step as it ends */
+		waitpid(pid, &ws, 0);
+	drain(sw);
+	loop_remove_fd(sw->loop, sw->fd);
 	return ws;
 }
 
 static int step_process(struct exp *e, struct run *c, struct app_result *res)
 {
 	struct step_msg *msg = xcalloc(1, sizeof *msg);
-	sigset_t set, old;
+	sigset_t old;
 	int fd[2];
-	size_t got = 0;
-	stop_signals(&set);
+	int sig[LOOP_SIG_LIST] = { SIGCHLD };
+	int nsig = 1 + loop_quit_signals(sig + 1, LOOP_SIG_LIST - 1);
 	if (pipe2(fd, O_CLOEXEC)) {
 		free(msg);
 		return app_run(c, res);
 	}
 	fflush(NULL);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	pid_t pid = fork();
+	/* the loop blocks its signals from here; the step inherits the mask
+	 * and makes a loop of its own */
+	sigprocmask(SIG_SETMASK, NULL, &old);
+	struct step_wait sw = { loop_new(sig, nsig), fd[0], msg, 0 };
+	pid_t pid = sw.loop ? fork() : -1;
 	if (pid == 0) {
 		close(fd[0]);
+		loop_free(sw.loop);
 		msg->res = *res; /* the record stream and offsets go in */
 		msg->status = app_run(c, &msg->res);
 		fflush(NULL);
@@ -278,18 +297,20 @@ static int step_process(struct exp *e, struct run *c, struct app_result *res)
 	close(fd[1]);
 	if (pid < 0) {
 		close(fd[0]);
+		loop_free(sw.loop);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		free(msg);
 		return app_run(c, res);
 	}
-	int ws = wait_step(e, pid, fd[0], msg, &got);
-	if (got != sizeof *msg) {
+	int ws = wait_step(e, pid, &sw);
+	if (sw.got != sizeof *msg) {
 		memset(msg, 0, sizeof *msg);
 		msg->status = 1;
 		fprintf(stderr, "benchtop: a step ended without its totals (%s %d)\n",
 		        WIFSIGNALED(ws) ? "signal" : "exit status", WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
 	}
 	close(fd[0]);
+	loop_free(sw.loop);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	*res = msg->res;
 	int status = msg->status;
@@ -476,7 +497,17 @@ static void end_record(struct exp *e, FILE *fp, const struct st_table *t)
 		totals_json(fp, &e->steps[i]);
 		fputc('}', fp);
 	}
-	fprintf(fp, "],\"phases\":[");
+	/* the policies as the experiment leaves them (each step restores
+	 * what it changed), as a run's end record has them */
+	struct cpufreq *cf = cpufreq_open(e->r->sysfs, e->ncpu);
+	fprintf(fp, "],\"policies\":");
+	if (cf)
+		cpufreq_policies_json(cf, fp);
+	else
+		fputs("[]", fp);
+	if (cf)
+		cpufreq_close(cf);
+	fprintf(fp, ",\"phases\":[");
 	for (size_t i = 0; i < e->nsteps; i++)
 		phase_json(fp, &e->steps[i], i);
 	fprintf(fp, "],\"experiment\":");

@@ -208,7 +208,9 @@ static int add_policy(struct cpufreq *cf, const char *dir, unsigned char *mask)
 	struct policy *p = &cf->pol[cf->npol++];
 	memset(p, 0, sizeof(*p));
 	snprintf(p->dir, sizeof(p->dir), "%s", dir);
-	cpulist_format(mask, cf->ncpu, p->cpus, sizeof(p->cpus));
+	p->cpus = cpulist_text(mask, cf->ncpu);
+	if (!p->cpus)
+		return -ENOMEM;
 	load_policy(cf, p);
 	return 0;
 }
@@ -433,6 +435,8 @@ void cpufreq_close(struct cpufreq *cf)
 		return;
 	cpufreq_aperf_close(cf->aperf);
 	cpufreq_residency_free(cf);
+	for (int i = 0; cf->pol && i < cf->npol; i++)
+		free(cf->pol[i].cpus);
 	free(cf->pol);
 	free(cf->cpu_pol);
 	free(cf->cpuinfo_khz);

@@ -23,7 +23,7 @@ struct rows {
 
 struct policy {
 	char dir[PATH_MAX];
-	char cpus[MODEL_CPUS_LEN];
+	char *cpus;                   /* its CPUs as a list, sized from the CPU count */
 	char governors[GOVS_LEN];
 	char governor[MODEL_GOV_LEN];
 	char driver[MODEL_GOV_LEN];

@@ -471,7 +471,7 @@ static int change_all(struct cpufreq *cf, int p, const char *file, const char *v
 static int change_and_say(struct cpufreq *cf, int p, const char *file, const char *val,
                           const char *done, char *msg, size_t len)
 {
-	char who[MODEL_CPUS_LEN + 16], left[512] = "";
+	char who[512], left[512] = "";
 	int rc = change_all(cf, p, file, val, left, sizeof(left));
 
 	if (rc < 0 && left[0])

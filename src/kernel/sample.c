@@ -531,8 +531,12 @@ static bool wl_counts_reads(const struct swl *w)
 	return w->rbytes > 2 * w->wtotal;
 }
 
-static void fill_proc(struct proc_sample *o, const struct sproc *p, const struct swl *w, double hz)
+/* Process slot i of s from p: its allowed mask is the snapshot's (s->ncpu
+ * bytes), the sampler's holds nconf. */
+static void fill_proc(struct snapshot *s, int i, const struct sproc *p, const struct swl *w, double hz,
+                      int nconf)
 {
+	struct proc_sample *o = &s->procs[i];
 	double age = p->start > 0 ? boot_seconds() - p->start : -1;
 	*o = (struct proc_sample){
 		.age = age,
@@ -547,7 +551,12 @@ static void fill_proc(struct proc_sample *o, const struct sproc *p, const struct
 	memcpy(o->role, p->role, sizeof o->role);
 	memcpy(o->slot, p->slot, sizeof o->slot);
 	memcpy(o->comm, p->comm, sizeof o->comm);
-	memcpy(o->allowed, p->allowed, sizeof o->allowed);
+	unsigned char *m = snapshot_allowed(s, i);
+	if (m) {
+		memset(m, 0, (size_t)s->ncpu);
+		if (p->allowed)
+			memcpy(m, p->allowed, (size_t)(s->ncpu < nconf ? s->ncpu : nconf));
+	}
 }
 
 /* Zombies stay (alive = false) until reaped; gone processes leave. */
@@ -562,7 +571,7 @@ static int fill_procs(struct sampler *sp, struct snapshot *s)
 	s->nproc = 0;
 	for (int i = 0; i < sp->n; i++)
 		if (!sp->procs[i].gone)
-			fill_proc(&s->procs[s->nproc++], &sp->procs[i], &sp->wl[sp->procs[i].wl], (double)sp->hz);
+			fill_proc(s, s->nproc++, &sp->procs[i], &sp->wl[sp->procs[i].wl], (double)sp->hz, sp->nconf);
 	return 0;
 }
 

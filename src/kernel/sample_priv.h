@@ -53,7 +53,7 @@ struct sproc {
 	struct sample_role_track track;
 	uint64_t frd, fwr;                 /* regular-file bytes read / written this tick */
 	char comm[MODEL_COMM_LEN];
-	char allowed[MODEL_CPUS_LEN];
+	unsigned char *allowed;   /* nconf bytes: its allowed CPUs (all 0: not read yet) */
 	bool measure_io, zombie, gone, ran, fresh;
 	char state;
 	int cpu, nthreads;

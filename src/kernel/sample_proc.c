@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "benchtop/cpulist.h"
+#include "benchtop/xalloc.h"
 
 /* ---- /proc files held open ---------------------------------------- */
 
@@ -352,9 +353,10 @@ static void proc_affinity(struct sampler *sp, struct sproc *p)
 {
 	if (sched_getaffinity(p->pid, sp->csize, sp->cset) != 0)
 		return;
-	for (int c = 0; c < sp->nconf; c++)
-		sp->mask[c] = CPU_ISSET_S(c, sp->csize, sp->cset) ? 1 : 0;
-	cpulist_format(sp->mask, sp->nconf, p->allowed, sizeof p->allowed);
+	if (!p->allowed)
+		p->allowed = xcalloc((size_t)sp->nconf, 1);
+	for (int c = 0; p->allowed && c < sp->nconf; c++)
+		p->allowed[c] = CPU_ISSET_S(c, sp->csize, sp->cset) ? 1 : 0;
 }
 
 /* ---- dropping and reading ------------------------------------------ */
@@ -373,6 +375,7 @@ void sprocs_drop(struct sampler *sp, int i)
 		thr_close(sp, &p->thr[t]);
 	free(p->thr);
 	free(p->of);
+	free(p->allowed);
 	sp->procs[i] = sp->procs[--sp->n];
 }
 

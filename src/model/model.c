@@ -21,6 +21,8 @@ const char *model_wl_state_name(enum wl_state s)
 struct snapshot_cap {
 	struct snapshot s;
 	int cap_cpu, cap_proc, cap_wl;
+	unsigned char *masks;   /* cap_proc allowed masks of mask_ncpu bytes */
+	int mask_ncpu, mask_procs;
 };
 
 static struct snapshot_cap *cap_of(struct snapshot *s)
@@ -44,12 +46,36 @@ static int grow(void **p, int *cap, int want, size_t elem)
 	return 0;
 }
 
+/* Every process slot's allowed mask: ncpu bytes of the snapshot's own,
+ * kept (as far as they go) when the room grows. */
+static int reserve_masks(struct snapshot *s, int ncpu)
+{
+	struct snapshot_cap *c = cap_of(s);
+	if (ncpu < 1)
+		ncpu = 1;
+	if (c->masks && c->mask_ncpu == ncpu && c->mask_procs == c->cap_proc)
+		return 0;
+	unsigned char *m = xcalloc((size_t)c->cap_proc * (size_t)ncpu + 1, 1);
+	if (!m)
+		return -ENOMEM;
+	int keep = c->mask_ncpu < ncpu ? c->mask_ncpu : ncpu;
+	for (int i = 0; c->masks && i < c->mask_procs && i < c->cap_proc; i++)
+		memcpy(m + (size_t)i * (size_t)ncpu, c->masks + (size_t)i * (size_t)c->mask_ncpu, (size_t)keep);
+	free(c->masks);
+	c->masks = m;
+	c->mask_ncpu = ncpu;
+	c->mask_procs = c->cap_proc;
+	for (int i = 0; i < c->cap_proc; i++)
+		s->procs[i].allowed = m + (size_t)i * (size_t)ncpu;
+	return 0;
+}
+
 static int snapshot_reserve(struct snapshot *s, int ncpu, int nproc, int nwl)
 {
 	struct snapshot_cap *c = cap_of(s);
 	if (grow((void **)&s->cpus, &c->cap_cpu, ncpu, sizeof *s->cpus) ||
 	    grow((void **)&s->procs, &c->cap_proc, nproc, sizeof *s->procs) ||
-	    grow((void **)&s->wls, &c->cap_wl, nwl, sizeof *s->wls))
+	    grow((void **)&s->wls, &c->cap_wl, nwl, sizeof *s->wls) || reserve_masks(s, ncpu))
 		return -ENOMEM;
 	return 0;
 }
@@ -77,7 +103,17 @@ struct snapshot *snapshot_new(int ncpu, int nproc, int nwl)
 
 int snapshot_reserve_procs(struct snapshot *s, int nproc)
 {
-	return grow((void **)&s->procs, &cap_of(s)->cap_proc, nproc, sizeof *s->procs);
+	if (grow((void **)&s->procs, &cap_of(s)->cap_proc, nproc, sizeof *s->procs))
+		return -ENOMEM;
+	return reserve_masks(s, s->ncpu);
+}
+
+unsigned char *snapshot_allowed(struct snapshot *s, int i)
+{
+	struct snapshot_cap *c = cap_of(s);
+	if (i < 0 || i >= c->cap_proc || reserve_masks(s, s->ncpu))
+		return NULL;
+	return s->procs[i].allowed = c->masks + (size_t)i * (size_t)c->mask_ncpu;
 }
 
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
@@ -95,6 +131,20 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 		memcpy(cpus, src->cpus, (size_t)src->ncpu * sizeof *cpus);
 	if (src->nproc)
 		memcpy(procs, src->procs, (size_t)src->nproc * sizeof *procs);
+	/* the masks are dst's own, holding src's */
+	struct snapshot_cap *c = cap_of(dst);
+	size_t n = (size_t)c->mask_ncpu;
+	for (int i = 0; i < c->cap_proc; i++) {
+		unsigned char *m = c->masks + (size_t)i * n;
+		const unsigned char *from = i < src->nproc ? src->procs[i].allowed : NULL;
+		if (from != m) {
+			if (from && src->ncpu > 0)
+				memcpy(m, from, n < (size_t)src->ncpu ? n : (size_t)src->ncpu);
+			else if (i < src->nproc)
+				memset(m, 0, n);
+		}
+		procs[i].allowed = m;
+	}
 	if (src->nwl)
 		memcpy(wls, src->wls, (size_t)src->nwl * sizeof *wls);
 }
@@ -106,6 +156,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->cpus);
 	free(s->procs);
 	free(s->wls);
+	free(cap_of(s)->masks);
 	free(cap_of(s));
 }
 

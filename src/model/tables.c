@@ -1,6 +1,7 @@
 /* tables.c - the summary, phase and policy tables (see tables.h). */
 #include "benchtop/tables.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "benchtop/num.h"
@@ -14,16 +15,29 @@ void tables_summary_head(FILE *fp, enum units_mode u, bool show_paused)
 	fprintf(fp, "%4s  %7s  %s\n", "hog", units_rate_label(u), "test");
 }
 
+void tables_test_name(const struct sum_row *r, enum units_mode u, char *buf, size_t len)
+{
+	char rd[32], wr[32], both[96] = "";
+	if (r->counted && r->rw_known) {
+		units_fmt_bytes(u, (uint64_t)r->read_bytes, rd, sizeof rd);
+		units_fmt_bytes(u, (uint64_t)r->write_bytes, wr, sizeof wr);
+		snprintf(both, sizeof both, ": read %s, written %s", rd, wr);
+	}
+	snprintf(buf, len, "%s%s%s%s%s%s", r->test ? r->test : "?", r->counted ? " (" : "",
+	         r->counted ? r->counted : "", both, r->counted ? ")" : "", r->failed ? " (failed)" : "");
+}
+
 void tables_summary_row(FILE *fp, enum units_mode u, const struct sum_row *r)
 {
 	double hog = num_div(r->user + r->sys, r->elapsed) * 100;
 	double rate = units_rate_value(u, r->bps);
+	char name[512];
 
+	tables_test_name(r, u, name, sizeof name);
 	fprintf(fp, "%6.2f  %6.2f  %6.2f  ", r->user, r->sys, r->elapsed);
 	if (r->show_paused)
 		fprintf(fp, "%6.2f  ", r->paused);
-	fprintf(fp, "%3.0f%%  %7.*f  %s%s\n", hog, rate < 100 ? 1 : 0, rate, r->test,
-	        r->failed ? " (failed)" : "");
+	fprintf(fp, "%3.0f%%  %7.*f  %s\n", hog, rate < 100 ? 1 : 0, rate, name);
 }
 
 void tables_phase_head(FILE *fp, enum units_mode u)
@@ -74,4 +88,41 @@ void tables_policy_row(FILE *fp, const struct policy_row *r)
 void tables_no_policies(FILE *fp, const char *why)
 {
 	fprintf(fp, "\ncpufreq: %s\n", why);
+}
+
+void tables_print(const struct run_tables *t, enum units_mode u, FILE *fp)
+{
+	bool show_paused = false;
+	for (size_t i = 0; i < t->nsum; i++)
+		show_paused |= t->sum[i].paused > 0;
+	tables_summary_head(fp, u, show_paused);
+	for (size_t i = 0; i < t->nsum; i++) {
+		struct sum_row r = t->sum[i];
+		r.show_paused = show_paused;
+		tables_summary_row(fp, u, &r);
+	}
+	tables_phase_head(fp, u);
+	for (size_t i = 0; i < t->nphase; i++)
+		tables_phase_row(fp, u, &t->phase[i]);
+	if (t->prep_sync >= 0)
+		fprintf(fp, "\npreparation before the run (not in any row): sync %.3f s, drop caches %.3f s\n",
+		        t->prep_sync, t->prep_drop);
+	if (!t->npol) {
+		tables_no_policies(fp, t->no_policies ? t->no_policies : "no cpufreq policies here");
+		return;
+	}
+	tables_policy_head(fp, t->restored);
+	for (size_t i = 0; i < t->npol; i++)
+		tables_policy_row(fp, &t->pol[i]);
+}
+
+void tables_free(struct run_tables *t)
+{
+	free(t->sum);
+	free(t->phase);
+	free(t->pol);
+	t->sum = NULL;
+	t->phase = NULL;
+	t->pol = NULL;
+	t->nsum = t->nphase = t->npol = 0;
 }

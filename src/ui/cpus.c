@@ -77,7 +77,7 @@ static void short_khz(long khz, char *buf, size_t len)
  * "cap 1.40G") and the bar gives up room first, down to a few cells. */
 static void cpu_row(const struct ui_view *v, const struct cpu_sample *c, int y, int x, int w)
 {
-	char khz[24], pids[MODEL_CPUS_LEN + 8], cap[32] = "";
+	char khz[24], pids[MODEL_PIDS_LEN + 8], cap[32] = "";
 	const char *gov = c->governor[0] ? c->governor : "-";
 	int govw = ui_strwidth(gov) > 12 ? ui_strwidth(gov) : 12;
 	bool narrow = w < 8 + 6 + 10 + govw + 1 + 13;

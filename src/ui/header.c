@@ -134,8 +134,13 @@ static int fmt_right(const struct ui_view *v, int level, char *buf, size_t len)
 void ui_header_draw(const struct ui_view *v, struct rect r)
 {
 	char wl[256], right[200], fit[256];
-	fmt_workloads(v, false, wl, sizeof(wl));
-	int want = 12 + (ui_strwidth(wl) < 30 ? ui_strwidth(wl) : 30), rw = 0;
+	if (v->title)
+		snprintf(wl, sizeof wl, "%s", v->title);
+	else
+		fmt_workloads(v, false, wl, sizeof(wl));
+	/* a title (one step's name) takes more room from the right part */
+	int most = v->title ? 52 : 30;
+	int want = 12 + (ui_strwidth(wl) < most ? ui_strwidth(wl) : most), rw = 0;
 	for (int level = 0; level < 5; level++) {
 		fmt_right(v, level, right, sizeof(right));
 		rw = ui_strwidth(right);
@@ -147,7 +152,7 @@ void ui_header_draw(const struct ui_view *v, struct rect r)
 	bool name = r.w - rw - 12 >= 16;   /* "benchtop | " gives way to the workloads */
 	int room = r.w - rw - (name ? 12 : 1);
 	/* too long: each workload by its kind, so its pass count stays */
-	if (ui_strwidth(wl) > room)
+	if (ui_strwidth(wl) > room && !v->title)
 		fmt_workloads(v, true, wl, sizeof(wl));
 	ui_fit_words(wl, room, fit, sizeof(fit));
 	ui_textf(r.y, r.x, r.w - rw, ROLE_HEADER, " %s%s", name ? "benchtop | " : "", fit);

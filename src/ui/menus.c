@@ -121,8 +121,10 @@ int ui_menu_open(const struct ui_view *v, enum action_id id, struct action *out)
 		who_of(p);
 		if (id == ACT_MENU_AFFINITY) {
 			st.ncpus = ui_ncpus_of(v) < UI_MENU_MAX ? ui_ncpus_of(v) : UI_MENU_MAX;
-			if (cpulist_parse(p->allowed, st.cpus, st.ncpus, NULL, 0))
-				memset(st.cpus, 1, (size_t)st.ncpus);
+			if (p->allowed && cpulist_count(p->allowed, st.ncpus))
+				memcpy(st.cpus, p->allowed, (size_t)st.ncpus);
+			else
+				memset(st.cpus, 1, (size_t)st.ncpus);   /* not known: every CPU ticked */
 			st.scope = 0;
 		}
 		return 0;

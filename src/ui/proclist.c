@@ -18,7 +18,25 @@ static struct {
 	uint64_t seen;                 /* history_total at the last update */
 	struct proc_sample p[MAX_GONE];
 	int n;
+	unsigned char *masks;          /* MAX_GONE allowed masks of ncpu bytes, p[i]'s at i */
+	int ncpu;
 } gone;
+
+/* Each ended process's allowed mask is its own copy (the samples it came
+ * from are reused as the ring turns). */
+static void gone_repoint(void)
+{
+	for (int i = 0; i < gone.n; i++)
+		gone.p[i].allowed = gone.masks ? gone.masks + (size_t)i * (size_t)gone.ncpu : NULL;
+}
+
+static void gone_move(int to, int from, int n)
+{
+	memmove(&gone.p[to], &gone.p[from], (size_t)n * sizeof(gone.p[0]));
+	if (gone.masks)
+		memmove(gone.masks + (size_t)to * (size_t)gone.ncpu, gone.masks + (size_t)from * (size_t)gone.ncpu,
+		        (size_t)n * (size_t)gone.ncpu);
+}
 
 static bool in_snapshot(const struct snapshot *s, pid_t pid)
 {
@@ -32,8 +50,9 @@ static void forget(pid_t pid)
 {
 	for (int i = 0; i < gone.n; i++)
 		if (gone.p[i].pid == pid) {
-			memmove(&gone.p[i], &gone.p[i + 1], (size_t)(gone.n - i - 1) * sizeof(gone.p[0]));
+			gone_move(i, i + 1, gone.n - i - 1);
 			gone.n--;
+			gone_repoint();
 			return;
 		}
 }
@@ -47,11 +66,21 @@ static void note_gone(const struct snapshot *prev, const struct snapshot *now)
 			continue;
 		forget(p->pid);
 		if (gone.n == MAX_GONE) {
-			memmove(&gone.p[0], &gone.p[1], (MAX_GONE - 1) * sizeof(gone.p[0]));
+			gone_move(0, 1, MAX_GONE - 1);
 			gone.n--;
+		}
+		if (prev->ncpu != gone.ncpu) {   /* another machine's replay */
+			free(gone.masks);
+			gone.ncpu = prev->ncpu;
+			gone.masks = calloc(MAX_GONE, (size_t)(gone.ncpu > 0 ? gone.ncpu : 1));
 		}
 		struct proc_sample *q = &gone.p[gone.n++];
 		*q = *p;
+		if (gone.masks && p->allowed)
+			memcpy(gone.masks + (size_t)(gone.n - 1) * (size_t)gone.ncpu, p->allowed, (size_t)gone.ncpu);
+		else if (gone.masks)
+			memset(gone.masks + (size_t)(gone.n - 1) * (size_t)gone.ncpu, 0, (size_t)gone.ncpu);
+		gone_repoint();
 		q->state = 'x';
 		q->alive = false;
 		q->cpu_pct = 0;

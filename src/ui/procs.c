@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "benchtop/cpulist.h"
 #include "benchtop/units.h"
 
 struct cell_ctx { const struct ui_view *v; const struct proc_sample *p; bool compact; };
@@ -95,7 +96,16 @@ static int c_pid(const struct cell_ctx *c, char *b, size_t l) { (void)l; return 
 static int c_wl(const struct cell_ctx *c, char *b, size_t l) { (void)l; return put_int(b, c->p->workload); }
 static int c_role(const struct cell_ctx *c, char *b, size_t l) { return snprintf(b, l, "%s", c->p->role); }
 static int c_cpu(const struct cell_ctx *c, char *b, size_t l) { (void)l; return put_int(b, c->p->cpu); }
-static int c_allowed(const struct cell_ctx *c, char *b, size_t l) { return snprintf(b, l, "%s", c->p->allowed); }
+static int c_allowed(const struct cell_ctx *c, char *b, size_t l)
+{
+	const struct snapshot *s = c->v->hist ? history_last(c->v->hist) : NULL;
+	if (!l)
+		return 0;
+	b[0] = 0;
+	if (s && c->p->allowed)
+		cpulist_format(c->p->allowed, s->ncpu, b, l);
+	return (int)strlen(b);
+}
 static int c_state(const struct cell_ctx *c, char *b, size_t l)
 {
 	(void)l;

@@ -247,9 +247,11 @@ bool ui_keys_drain(struct ui_view *v, struct view_state *vs, const bool *quit,
 	view(ctx, v);
 	while (!*quit && ui_key(v, &act) == 1) {
 		apply(ctx, &act);
-		if (vs->react) {
+		/* the help and the theme at once: the next key's meaning
+		 * depends on them; the other bits are the draw pass's */
+		if (vs->react & (REACT_HELP | REACT_THEME)) {
 			ui_react(vs->react, vs->status, sizeof vs->status);
-			vs->react = 0;
+			vs->react &= ~(unsigned)(REACT_HELP | REACT_THEME);
 		}
 		view(ctx, v);
 	}

@@ -116,7 +116,7 @@ check "a two-run preset: from disk and test columns" \
 	jqs '[.[] | select(.type == "end")][0].experiment.rows | all(has("from disk") and has("test") and has("MiB/s"))'
 
 # 6. SIGINT ends the whole experiment, not only the cell that is running.
-"$BENCHTOP" --matrix placement=pack,free,spread --cell 5 -- sleep 31 >"$E2E_TMP/int.out" 2>&1 &
+"$BENCHTOP" --matrix placement=pack,free,spread --cell 25 -- sleep 31 >"$E2E_TMP/int.out" 2>&1 &
 pid=$!
 wait_for 30 pgrep -f "^sleep 3[1]" >/dev/null   # the first cell is running
 kill -INT $pid

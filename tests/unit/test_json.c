@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -180,6 +182,46 @@ static void test_null_tolerant(void **state)
 	assert_null(json_parse("x", 1, NULL));
 }
 
+/* The object writer of event details: members in order, every string
+ * escaped, nested JSON kept, parsed back by the reader; too long: "{}". */
+static void test_object_writer(void **state)
+{
+	(void)state;
+	struct json_obj o;
+	json_obj_begin(&o);
+	json_obj_str(&o, "text", "a \"quoted\"\tline\n");
+	json_obj_num(&o, "pid", 4242);
+	json_obj_num(&o, "nan", NAN);
+	json_obj_bool(&o, "ok", false);
+	json_obj_raw(&o, "after", "{\"12\":\"0-1\"}");
+	json_obj_str(&o, "we\"ird", "k");
+	char *t = json_obj_end(&o, 0);
+	assert_non_null(t);
+	struct json_error err;
+	struct json *j = json_parse(t, strlen(t), &err);
+	assert_non_null(j);
+	assert_string_equal(json_key(j, 0), "text");
+	assert_string_equal(json_str(json_get(j, "text"), ""), "a \"quoted\"\tline\n");
+	assert_true(json_num(json_get(j, "pid"), 0) == 4242);
+	assert_true(json_is_null(json_get(j, "nan")));
+	assert_false(json_bool(json_get(j, "ok"), true));
+	assert_string_equal(json_str(json_get(json_get(j, "after"), "12"), ""), "0-1");
+	assert_string_equal(json_str(json_get(j, "we\"ird"), ""), "k");
+	json_free(j);
+	/* the limit: a text that does not fit is the empty object */
+	size_t len = strlen(t);
+	free(t);
+	json_obj_begin(&o);
+	json_obj_str(&o, "text", "a \"quoted\"\tline\n");
+	t = json_obj_end(&o, 10);
+	assert_string_equal(t, "{}");
+	free(t);
+	json_obj_begin(&o);
+	t = json_obj_end(&o, len);
+	assert_string_equal(t, "{}");
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_locale),
 		cmocka_unit_test(test_null_tolerant),
+		cmocka_unit_test(test_object_writer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

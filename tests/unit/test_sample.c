@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "benchtop/cpulist.h"
 #include "benchtop/model.h"
 #include "benchtop/sample.h"
 
@@ -140,6 +141,16 @@ static const struct proc_sample *find_proc(const struct snapshot *s, pid_t pid)
 		if (s->procs[i].pid == pid)
 			return &s->procs[i];
 	return NULL;
+}
+
+/* p's allowed CPUs (a mask of s->ncpu bytes) as a list is want. */
+static void assert_allowed(const struct snapshot *s, const struct proc_sample *p, const char *want)
+{
+	assert_non_null(p->allowed);
+	char *got = cpulist_text(p->allowed, s->ncpu);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
 }
 
 static char tmpdir[64];
@@ -432,14 +443,14 @@ static void test_busy_child(void **state)
 	assert_true(p->state == 'R' || p->state == 'S');
 	assert_true(r.s->wls[0].utime + r.s->wls[0].stime > 0);
 	if (ncpu() == 2)
-		assert_string_equal(p->allowed, "0-1");
+		assert_allowed(r.s, p, "0-1");
 	/* pinned from outside, without the process doing anything about it */
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	assert_int_equal(sched_setaffinity(c, sizeof set, &set), 0);
 	tick(&r);
-	assert_string_equal(find_proc(r.s, c)->allowed, "0");
+	assert_allowed(r.s, find_proc(r.s, c), "0");
 	kill(c, SIGKILL);
 	waitpid(c, NULL, 0);
 	double ut = r.s->wls[0].utime + r.s->wls[0].stime;

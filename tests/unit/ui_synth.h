@@ -36,7 +36,7 @@ static void synth_sample(struct snapshot *s, int ncpu, int nproc, int k)
 		snprintf(ps->role, sizeof(ps->role), "%s", p % 3 == 0 ? "reader" : "writer");
 		snprintf(ps->comm, sizeof(ps->comm), "worker%d", p % 1000);
 		ps->cpu = (p + k / 20) % ncpu;
-		snprintf(ps->allowed, sizeof(ps->allowed), "0-%d", ncpu - 1);
+		memset(snapshot_allowed(s, p), 1, (size_t)ncpu);
 		ps->state = 'R';
 		ps->nthreads = 1;
 		ps->cpu_pct = 42.5;
