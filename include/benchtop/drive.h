@@ -31,4 +31,28 @@ struct feed {
 /* Run f until f->done (or the loop fails). */
 void drive(const struct feed *f);
 
+/* What the view of every feed holds, live or recorded: the history, the
+ * run, the workloads' names, the view state (selection, units), the
+ * status line, the clock, the frequency source (NULL: "not observable
+ * here") and the residency kind ("kernel", "sampled", "none"; recorded:
+ * the residency of the phases that have ended).  feed_view fills v with
+ * them (the rest zero); the caller adds what only its feed has. */
+struct history;
+struct run;
+struct view_state;
+struct ui_view;
+struct feed_facts {
+	const struct history *hist;
+	const struct run *run;
+	const char *const *wl_names;
+	int nwl;
+	const struct view_state *vs;
+	const char *status;
+	double elapsed, interval;
+	bool paused, recorded;
+	const char *freq_source;
+	const char *residency_kind;
+};
+void feed_view(struct ui_view *v, const struct feed_facts *f);
+
 #endif

@@ -6,25 +6,21 @@
  * the loop has to do comes back as reaction bits. */
 #include "benchtop/actions.h"
 
-#include <stdarg.h>
-#include <stdio.h>
-
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchtop/affinity.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
-#include "benchtop/placement.h"
-#include "benchtop/units.h"
 #include "benchtop/journal.h"
-#include "benchtop/sample.h"
-#include "benchtop/workload.h"
 #include "benchtop/json.h"
+#include "benchtop/placement.h"
+#include "benchtop/workload.h"
 #include "benchtop/xalloc.h"
-
 
 /* ---- the context's calls ---- */
 

@@ -39,21 +39,15 @@ static const struct action_ops live_ops = {
 struct action_ctx *app_actions(struct app *a)
 {
 	struct action_ctx *c = &a->ac;
-	c->ops = &live_ops;
-	c->owner = a;
-	c->hist = a->hist;
-	c->snap = a->snap;
-	c->vs = &a->vs;
-	c->ncpu = a->ncpu;
-	c->cf = a->cf;
-	c->wl = a->wl;
-	c->nwl = a->nwl;
-	c->sp = a->sp;
-	c->attached = a->attach.pids;
-	c->nattached = a->attach.n;
-	c->interval = a->interval;
-	c->batch = a->run->batch;
-	c->screen = a->dashboard;
+	/* the run's parts as they are now; what the actions own stays */
+	*c = (struct action_ctx){
+		.ops = &live_ops, .owner = a, .hist = a->hist, .snap = a->snap, .vs = &a->vs,
+		.ncpu = a->ncpu, .cf = a->cf, .wl = a->wl, .nwl = a->nwl, .sp = a->sp,
+		.attached = a->attach.pids, .nattached = a->attach.n, .interval = a->interval,
+		.batch = a->run->batch, .screen = a->dashboard,
+		.online = c->online, .allowed = c->allowed, .pl = c->pl, .plog = c->plog,
+		.finishing = c->finishing, .paused = c->paused, .err = c->err,
+	};
 	return c;
 }
 

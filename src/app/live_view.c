@@ -9,6 +9,7 @@
 
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/drive.h"
 #include "benchtop/ui.h"
 
 static size_t residency_rows(void *ctx, int cpu, bool since_event, const long **khz,
@@ -49,24 +50,14 @@ static void view_caps(struct app *a, struct ui_view *v)
 
 void app_view_of(struct app *a, struct ui_view *v)
 {
-	memset(v, 0, sizeof *v);
-	v->hist = a->hist;
-	v->run = a->run;
-	v->wl_names = a->wl_names;
-	v->nwl = a->nwl;
-	v->status = a->vs.status;
-	v->selected = a->vs.selected;
-	v->units = a->vs.units;
-	v->elapsed = app_now(a);
-	v->interval = a->interval;
-	v->ncpus_online = cpulist_count(a->ac.online, a->ncpu);
-	v->paused = a->ac.paused;
 	enum freq_source fs = a->cf ? cpufreq_source(a->cf) : FREQ_NONE;
 	const char *why = a->cf ? cpufreq_unavailable_reason(a->cf) : NULL;
-	v->freq_source = fs == FREQ_NONE ? (why ? why : "not observable here") : cpufreq_source_name(fs);
 	const char *rk = a->cf ? cpufreq_residency_kind(a->cf) : "none";
-	v->residency_label = !strcmp(rk, "kernel") ? "kernel stats" :
-	                     !strcmp(rk, "sampled") ? "sampled" : "no cpufreq here (VM?)";
+	struct feed_facts f = { a->hist, a->run, (const char *const *)a->wl_names, a->nwl, &a->vs,
+	                        a->vs.status, app_now(a), a->interval, a->ac.paused, false,
+	                        fs == FREQ_NONE ? why : cpufreq_source_name(fs), rk };
+	feed_view(v, &f);
+	v->ncpus_online = cpulist_count(a->ac.online, a->ncpu);
 	if (a->cf && strcmp(rk, "none")) {
 		v->residency = residency_rows;
 		v->residency_ctx = a->cf;

@@ -134,38 +134,26 @@ static size_t residency_rows(void *ctx, int cpu, bool since_event, const long **
 
 static void view_of(struct player *p, struct ui_view *v)
 {
-	memset(v, 0, sizeof *v);
 	make_status(p);
-	v->hist = p->hist;
-	v->run = p->run;
-	v->wl_names = recording_wl_names(p->rec);
-	v->nwl = recording_nwl(p->rec);
+	const struct json *start = recording_start(p->rec);
+	const char *fs = json_str(json_get(start, "freq_source"), "none");
+	const char *rk = recording_cpufreq(p->rec);
+	struct feed_facts f = { p->hist, p->run, recording_wl_names(p->rec), recording_nwl(p->rec), &p->vs,
+	                        p->line, position(p), json_num(json_get(start, "interval"), 0), p->paused, true,
+	                        strcmp(fs, "none") ? fs : NULL, rk };
+	feed_view(v, &f);
 	size_t k, n;
 	const char *step = recording_step_at(p->rec, position(p), &k, &n);
 	if (step) {   /* an experiment: the header names the step it shows */
 		snprintf(p->step, sizeof p->step, "%s (%zu/%zu)", step, k, n);
 		v->title = p->step;
 	}
-	v->status = p->line;
-	v->selected = p->vs.selected;
-	v->units = p->vs.units;
-	const char *fs = json_str(json_get(recording_start(p->rec), "freq_source"), "none");
-	v->freq_source = strcmp(fs, "none") ? fs : "not observable here";
-	const char *rk = recording_cpufreq(p->rec);
-	if (!strcmp(rk, "none")) {
-		v->residency_label = "no cpufreq here (VM?)";
-	} else if (!recording_end(p->rec)) {
+	if (strcmp(rk, "none") && !recording_end(p->rec)) {
 		v->residency_label = "recorded per phase in the end record, which this recording lacks";
-	} else {
-		v->residency_label = !strcmp(rk, "kernel") ? "kernel stats, phases that ended" :
-		                                             "sampled, phases that ended";
+	} else if (strcmp(rk, "none")) {
 		v->residency = residency_rows;
 		v->residency_ctx = p;
 	}
-	v->paused = p->paused;
-	v->replay = true;
-	v->elapsed = position(p);
-	v->interval = json_num(json_get(recording_start(p->rec), "interval"), 0);
 	size_t ns = recording_nsamples(p->rec);
 	v->span_samples = ns < history_cap(p->hist) ? ns : history_cap(p->hist);
 }

@@ -281,6 +281,61 @@ static void more_names(struct recording *rec)
 	rec->nwl = n;
 }
 
+/* An experiment's steps are part of what its recording feeds: each
+ * step's start (a phase of the end record) becomes an event "step" in
+ * time order among the others, so a replay and a report mark each step
+ * as they mark a run's events (and the replay's phases are the steps). */
+static void add_steps(struct recording *rec)
+{
+	const struct json *ph = json_get(rec->end, "phases");
+	size_t ns = json_len(ph);
+	if (json_type(json_get(rec->end, "experiment")) != JSON_OBJECT || ns == 0)
+		return;
+	size_t ne = rec->nevents + ns, ni = rec->nitems + ns;
+	struct event *ev = xcalloc(ne, sizeof *ev);
+	struct item *it = xcalloc(ni, sizeof *it);
+	size_t *newidx = xcalloc(rec->nevents + 1, sizeof *newidx);
+	size_t *at = xcalloc(ns, sizeof *at);   /* where each step's event went */
+	/* the events: the recorded ones and the steps, merged by time */
+	size_t a = 0, b = 0, k = 0;
+	while (a < rec->nevents || b < ns) {
+		double sf = b < ns ? num(json_at(ph, b), "from", 0) : INFINITY;
+		if (a < rec->nevents && rec->events[a].t < sf) {
+			newidx[a] = k;
+			ev[k++] = rec->events[a++];
+			continue;
+		}
+		struct event *e = &ev[k];
+		e->t = sf;
+		snprintf(e->action, sizeof e->action, "step");
+		copy_str(e->label, sizeof e->label, json_get(json_at(ph, b), "label"));
+		snprintf(e->detail, sizeof e->detail, "{\"step\":%zu}", b + 1);
+		at[b++] = k++;
+	}
+	/* the items: each step's before the first recorded item after its start */
+	size_t m = 0;
+	b = 0;
+	for (size_t i = 0; i <= rec->nitems; i++) {
+		double t = i < rec->nitems ? rec->items[i].t : INFINITY;
+		for (; b < ns && ev[at[b]].t <= t; b++)
+			it[m++] = (struct item){ ev[at[b]].t, true, at[b] };
+		if (i < rec->nitems) {
+			struct item x = rec->items[i];
+			if (x.is_event)
+				x.index = newidx[x.index];
+			it[m++] = x;
+		}
+	}
+	free(at);
+	free(newidx);
+	free(rec->events);
+	free(rec->items);
+	rec->events = ev;
+	rec->nevents = rec->eventcap = ne;
+	rec->items = it;
+	rec->nitems = rec->itemcap = m;
+}
+
 /* One line: 0 when used or skipped, else -EINVAL / -ENOMEM with err. */
 static int take_line(struct recording *rec, const char *path, size_t lineno, char *line,
                      size_t len, char *err, size_t errlen)
@@ -433,6 +488,7 @@ int recording_load(const char *path, struct recording **out, char *err, size_t e
 		return rc;
 	}
 	more_names(rec);
+	add_steps(rec);
 	*out = rec;
 	return 0;
 }

@@ -2,22 +2,23 @@
 # A recording is the run, kept: on a fake cpufreq tree, the summary and
 # phase tables a live run prints are those its replay prints and its
 # HTML report holds; a replayed experiment's header names the step it
-# shows, its summary ends with the experiment's table and the policies
-# it recorded; an experiment's report names its workload series after
-# the experiment and its residency rows after each step in full.
+# shows and its graph marks each step, its summary ends with the
+# experiment's table and the policies it recorded; an experiment's report names its workload series after
+# the experiment, marks each step on its chart and shows its residency
+# rows under each step's full label.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/e2e/lib.sh
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 
-[ -x "$BENCHTOP" ] || skip_all "no $BENCHTOP"
+need_benchtop
 command -v jq >/dev/null || skip_all "needs jq"
 command -v python3 >/dev/null || skip_all "needs python3"
+own_dirs
 
 FS=$E2E_TMP/fs
 tests/fakesys.sh "$FS" --cpus 2
-tests/fake_kernel.sh "$FS" 300 </dev/null >/dev/null 2>&1 &
-KPID=$!
-trap 'kill $KPID 2>/dev/null' EXIT
+fake_kernel_start "$FS" 300
+bg_track "$FAKE_KERNEL"
 
 # the tables at the end of a text: from the summary's heading to the
 # policy table's last row
@@ -92,8 +93,7 @@ XREC=$E2E_TMP/exp.jsonl
 "$BENCHTOP" --sysfs "$FS" --preset aligntest --cell 2M -o "$XREC" >"$E2E_TMP/exp.out" 2>/dev/null
 end=$(tail -1 "$XREC")
 check "experiment: recorded with four steps" test "$(jq '.phases | length' <<<"$end")" = 4
-jqe() { jq -e "$1" >/dev/null <<<"$2"; }
-check "experiment: its end record has the policies" jqe '.policies | length == 2' "$end"
+check "experiment: its end record has the policies" jqe '.[-1].policies | length == 2' "$XREC"
 "$BENCHTOP" --replay "$XREC" -b >"$E2E_TMP/exp.rep" 2>&1
 check "experiment replay: the policy table, not 'no cpufreq policies recorded'" \
 	sh -c "grep -q '^policy ' '$E2E_TMP/exp.rep' && ! grep -q 'no cpufreq policies' '$E2E_TMP/exp.rep'"
@@ -107,6 +107,13 @@ if command -v tmux >/dev/null; then
 		first=$(jq -r '.phases[-1].label' <<<"$end")
 		check "experiment replay: the header names the last step at the end ($first (4/4))" \
 			wait_for 10 sh -c "tmux capture-pane -p -t bt$$-$S | head -1 | grep -qF '$first (4/4)'"
+		# each step opens a phase with its marker on the graph (the
+		# recording has no event at the steps: aligntest changes nothing)
+		l2=$(jq -r '.phases[1].label' <<<"$end")
+		check "experiment replay: the steps marked on the graph ($l2)" \
+			sh -c "tmux capture-pane -p -t bt$$-$S | sed -n '3,22p' | grep -qF '$l2'"
+		check "experiment replay: residency since the start and since the last step" \
+			sh -c "tmux capture-pane -p -t bt$$-$S | grep -E 'cpu0 .*avg .*avg' >/dev/null"
 		tm_keys $S Home
 		first=$(jq -r '.phases[0].label' <<<"$end")
 		check "experiment replay: ... and the first at the start ($first (1/4))" \
@@ -136,6 +143,8 @@ for t in d.getElementsByTagName('text'):
 EOF
 check "experiment report: the workload series named after the experiment" grep -qx 'aligntest write' "$E2E_TMP/svgtext"
 check "experiment report: no 'workload 1' series" sh -c "! grep -q '^workload 1' '$E2E_TMP/svgtext'"
+check "experiment report: each step marked on the chart" \
+	sh -c "[ \$(grep -c '^aligntest bs=' '$E2E_TMP/svgtext') -ge 8 ]"
 for i in 0 1 2 3; do
 	l=$(jq -r ".phases[$i].label" <<<"$end")
 	check "experiment report: residency of step $((i + 1)) under its full name ($l)" grep -qxF "$l" "$E2E_TMP/svgtext"

@@ -27,8 +27,8 @@ check "batch --at: samples say paused while paused" quiet jq -se '
 
 # --placement spread: each workload starts (before exec) on a CPU of its own.
 if [ "$(nproc)" -ge 2 ]; then
-	"$BENCHTOP" -b --placement spread -w cmd:run="grep Cpus_allowed_list /proc/self/status >>$T/cpus" \
-		-w cmd:run="grep Cpus_allowed_list /proc/self/status >>$T/cpus" >/dev/null 2>&1
+	"$BENCHTOP" -b --placement spread -w cmd:run="exec grep Cpus_allowed_list /proc/self/status >>$T/cpus" \
+		-w cmd:run="exec grep Cpus_allowed_list /proc/self/status >>$T/cpus" >/dev/null 2>&1
 	check "spread before exec: two different single CPUs ($(tr '\n\t' '  ' <"$T/cpus"))" \
 		sh -c "[ \$(awk '{print \$2}' $T/cpus | sort -u | grep -cE '^[0-9]+\$') = 2 ]"
 fi
