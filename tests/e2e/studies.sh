@@ -107,15 +107,13 @@ check "aligntest: exit 0 (rc $rc)" [ $rc = 0 ]
 check "aligntest: four rows, every column present" table_ok "$E2E_TMP/al.json" 4
 check "aligntest: bs 8192 and 5000, 1 copy and 5" \
 	jqe '[.[] | select(.type == "end")][0].experiment.rows | map("\(.bs)x\(.copies)") == ["8192x1","5000x1","8192x5","5000x5"]' "$E2E_TMP/al.json"
-if $real_disk; then
-	check "aligntest: factor above 1.5 for bs=5000" \
-		jqe '[.[] | select(.type == "end")][0].experiment.rows | map(select(.bs == 5000)) | all(.factor > 1.5)' "$E2E_TMP/al.json"
-	check "aligntest: factor below 1.5 for bs=8192" \
-		jqe '[.[] | select(.type == "end")][0].experiment.rows | map(select(.bs == 8192)) | all(.factor < 1.5)' "$E2E_TMP/al.json"
-else
-	skip "aligntest factors: $E2E_TMP has no block device under it"
-	skip "aligntest factors: $E2E_TMP has no block device under it"
-fi
+# How much slower the misaligned rewrite is depends on the disk and on
+# what else the machine does: a speed, not a fact make check can hold to
+# (it is printed here).  That every row has a factor, a ratio of two
+# measured times, is.
+echo "# aligntest factors (bs x copies: factor): $(jq -sr '[.[] | select(.type == "end")][0].experiment.rows | map("\(.bs)x\(.copies): \(.factor)") | join(", ")' "$E2E_TMP/al.json" 2>/dev/null)"
+check "aligntest: every row has a factor, a positive number" \
+	jqe '[.[] | select(.type == "end")][0].experiment.rows | all(.factor | type == "number" and . > 0)' "$E2E_TMP/al.json"
 
 # 4. blocksize: 13 rows, the file described as it is, the fitted costs.
 "$BENCHTOP" --preset blocksize --cell 4M --format json >"$E2E_TMP/bs.json" 2>"$E2E_TMP/bs.err"
