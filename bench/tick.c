@@ -21,16 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtop/clock.h"
 #include "benchtop/membw.h"
 #include "benchtop/model.h"
 #include "benchtop/sample.h"
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static double tv_s(struct timeval tv)
 {
@@ -87,7 +81,7 @@ static int rig_open(struct rig *r, int n)
 	sampler_watch_path(r->sp, "/var/tmp");
 	usleep(100000);  /* let the children reach pause() */
 	for (int i = 0; i < 3; i++)
-		sampler_tick(r->sp, r->s, mono());  /* first looks read everything */
+		sampler_tick(r->sp, r->s, clock_mono());  /* first looks read everything */
 	return 0;
 }
 
@@ -105,7 +99,7 @@ static int cost(int n, int ticks)
 		return 1;
 	double c0 = self_cpu();
 	for (int i = 0; i < ticks; i++)
-		sampler_tick(r.sp, r.s, mono());
+		sampler_tick(r.sp, r.s, clock_mono());
 	double us = (self_cpu() - c0) * 1e6 / ticks;
 	printf("procs=%d ticks=%d cpu_us_per_tick=%.1f tracked=%d\n", n, ticks, us, r.s->nproc);
 	rig_close(&r);
@@ -173,14 +167,14 @@ static int schedule(int seconds)
 	}
 	if (fd < 0 || timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL))
 		return 1;
-	double t0 = mono();
+	double t0 = clock_mono();
 	int ticks = 0;
-	while (mono() - t0 < seconds - 0.05) {
+	while (clock_mono() - t0 < seconds - 0.05) {
 		uint64_t exp;
 		if (read(fd, &exp, sizeof exp) != sizeof exp)
 			return 1;
 		ticks += (int)exp;  /* expirations missed still count as due */
-		sampler_tick(r.sp, r.s, mono());
+		sampler_tick(r.sp, r.s, clock_mono());
 	}
 	printf("schedule seconds=%d ticks=%d samples_per_s=%.2f\n", seconds, ticks,
 	       ticks / (double)seconds);
