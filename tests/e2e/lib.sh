@@ -99,11 +99,17 @@ descendants() {
 # wait_for SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
 # SECONDS only bounds the wait, and never below E2E_WAIT_MIN (20 s): a
 # hang guard, never a measure - on a busy machine a condition may come
-# late, and that is no failure.
+# late, and that is no failure.  COMMAND is run afresh at every try, so
+# what it measures must be inside it (a function, or sh -c '...'), never
+# a "$(...)" of the caller's, which is expanded once.  A wait that runs
+# out says so in a "#" line (the runner shows those): a condition that
+# can never hold costs its whole bound, and this is where it shows.
 E2E_WAIT_MIN=${E2E_WAIT_MIN:-20}
 wait_for() {
-	local n=$(( ($1 > E2E_WAIT_MIN ? $1 : E2E_WAIT_MIN) * 10 )); shift
+	local s=$(( $1 > E2E_WAIT_MIN ? $1 : E2E_WAIT_MIN )) n; shift
+	n=$((s * 10))
 	while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done
+	echo "# gave up after ${s} s waiting for: $*"
 	return 1
 }
 
