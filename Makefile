@@ -115,8 +115,10 @@ unit: deps-test
 # sets how many at once).  check-loaded runs the same suite beside two
 # busy loops: nothing in it may depend on an idle machine (LOAD=N for N).
 LOAD ?= 0
+# The build runs on every CPU unless make was given its own -j.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
-	$(MAKE) benchtop build/san/benchtop $(UNIT_BINS) build/tests/fake_kernel
+	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$(NPROC)) benchtop build/san/benchtop $(UNIT_BINS) build/tests/fake_kernel
 	LOAD=$(LOAD) tests/run.sh $(UNIT_BINS)
 
 check-loaded:

@@ -62,16 +62,25 @@ run_job() {
 		timeout 600 bash "$path" >"$OUT/$id.out" 2>&1 </dev/null
 	fi
 	rc=$?
-	echo "$rc $((SECONDS - t0))" >"$OUT/$id.rc.tmp" && mv "$OUT/$id.rc.tmp" "$OUT/$id.rc"
+	echo "$rc $((SECONDS - t0)) $(cpu_secs)" >"$OUT/$id.rc.tmp" && mv "$OUT/$id.rc.tmp" "$OUT/$id.rc"
+}
+
+# cpu_secs: the CPU seconds (user + sys) this job's processes used, from
+# the shell's `times` (its waited-for children); what a script costs the
+# others running beside it.
+cpu_secs() {
+	times | awk 'NR == 2 {
+		for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] }
+		printf "%.0f", s }'
 }
 
 # report KIND PATH ID: print one finished job and add up its counts.
 report() {
-	local kind=$1 path=$2 id=$3 name rc secs out p f k last
+	local kind=$1 path=$2 id=$3 name rc secs cpu out p f k last
 	name=$(basename "$path" .sh)
-	read -r rc secs <"$OUT/$id.rc"
+	read -r rc secs cpu <"$OUT/$id.rc"
 	out=$(cat "$OUT/$id.out")
-	echo "$secs $path" >>"$OUT/times"
+	echo "$secs $path $cpu" >>"$OUT/times"
 	if [ "$kind" = unit ]; then
 		echo "$out" | grep -E '^\[  (FAILED|ERROR)|^\[  PASSED|^\[==========\]' | sed "s|^|$name: |"
 		p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
@@ -81,7 +90,7 @@ report() {
 		if [ "$rc" -ne 0 ] && [ "$f" = 0 ]; then f=1; echo "$out" | tail -20; fi
 		[ "$f" != 0 ] && echo "$out" | grep -B2 -A8 'FAILED\|ERROR' | head -60
 	else
-		echo "== $name (${secs} s)"
+		echo "== $name (${secs} s, ${cpu} s CPU)"
 		echo "$out" | grep -E '^(ok|not ok|#)' | sed "s|^|$name: |"
 		last=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)
 		p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed.*/\1/p')

@@ -104,11 +104,17 @@ descendants() {
 # a "$(...)" of the caller's, which is expanded once.  A wait that runs
 # out says so in a "#" line (the runner shows those): a condition that
 # can never hold costs its whole bound, and this is where it shows.
+# The bound is on the clock, not a count of tries: on a loaded machine
+# one try (a tmux capture, a pgrep) can take longer than the 0.1 s pause.
 E2E_WAIT_MIN=${E2E_WAIT_MIN:-20}
 wait_for() {
-	local s=$(( $1 > E2E_WAIT_MIN ? $1 : E2E_WAIT_MIN )) n; shift
-	n=$((s * 10))
-	while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done
+	local s=$(( $1 > E2E_WAIT_MIN ? $1 : E2E_WAIT_MIN )) end; shift
+	end=$((SECONDS + s))
+	while :; do
+		"$@" && return 0
+		[ "$SECONDS" -lt "$end" ] || break
+		sleep 0.1
+	done
 	echo "# gave up after ${s} s waiting for: $*"
 	return 1
 }
