@@ -8,8 +8,9 @@
 # Each job's output is kept apart and printed whole, prefixed with its
 # name, when it ends.  The scripts keep their own state apart: lib.sh gives
 # each a temporary directory, a runtime directory and tmux sessions named
-# by its PID.  The longest jobs of the last run (build/check.times) start
-# first, so the run ends soon after its longest script.
+# by its PID.  The longest jobs of the last run (build/check.times; on a
+# fresh clone tests/durations) start first, so the run ends soon after its
+# longest script.
 #
 # LOAD=N keeps N busy loops running meanwhile (make check-loaded: 2), to
 # see that nothing in the suite depends on an idle machine.  E2E="a b"
@@ -22,6 +23,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ncpu=$(nproc 2>/dev/null || echo 2)
 JOBS=${JOBS:-$((ncpu * 2 > 4 ? ncpu * 2 : 4))}
 TIMES=build/check.times
+ORDER=$TIMES
+[ -s "$ORDER" ] || ORDER=tests/durations
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/benchtop-check.XXXXXX") || exit 1
 passed=0 failed=0 skipped=0 failures=() hogs=()
 
@@ -48,8 +51,8 @@ jobs_list() {
 		echo "e2e $t"
 	done
 }
-ordered=$(jobs_list "$@" | awk -v times="$TIMES" '
-	BEGIN { while ((getline l < times) > 0) { split(l, f, " "); secs[f[2]] = f[1] } }
+ordered=$(jobs_list "$@" | awk -v times="$ORDER" '
+	BEGIN { while ((getline l < times) > 0) { if (l ~ /^#/) continue; split(l, f, " "); secs[f[2]] = f[1] } }
 	{ print (($2 in secs) ? secs[$2] : 1000), $0 }' | sort -k1,1nr | cut -d' ' -f2-)
 
 # run_job KIND PATH: run it, its output to $OUT/N.out, its status and
@@ -62,16 +65,13 @@ run_job() {
 		timeout 600 bash "$path" >"$OUT/$id.out" 2>&1 </dev/null
 	fi
 	rc=$?
-	echo "$rc $((SECONDS - t0)) $(cpu_secs)" >"$OUT/$id.rc.tmp" && mv "$OUT/$id.rc.tmp" "$OUT/$id.rc"
-}
-
-# cpu_secs: the CPU seconds (user + sys) this job's processes used, from
-# the shell's `times` (its waited-for children); what a script costs the
-# others running beside it.
-cpu_secs() {
-	times | awk 'NR == 2 {
+	# the CPU seconds (user + sys) of the job's processes, from this
+	# shell's `times` (its waited-for children): what a script costs the
+	# others running beside it
+	times >"$OUT/$id.times"
+	echo "$rc $((SECONDS - t0)) $(awk 'NR == 2 {
 		for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] }
-		printf "%.0f", s }'
+		printf "%.0f", s }' "$OUT/$id.times")" >"$OUT/$id.rc.tmp" && mv "$OUT/$id.rc.tmp" "$OUT/$id.rc"
 }
 
 # report KIND PATH ID: print one finished job and add up its counts.

@@ -20,7 +20,7 @@ selected_pid() {
 }
 
 tm_start $S 120x40 "env PS1='SHELL-READY\$ ' bash --norc --noprofile"
-tm_keys $S "$BENCHTOP -- sh -c 'sleep 1000 & sleep 1000 & while :; do :; done'" Enter
+tm_keys $S "$BENCHTOP -- sh -c 'sleep 1000 & sleep 1000 & wait'" Enter
 if ! wait_for 20 on_screen "Processes"; then
 	screen | head -5 | sed 's/^/# /'; skip_all "the dashboard did not start"
 	exit
