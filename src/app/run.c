@@ -306,9 +306,13 @@ static void note_workload_ends(struct app *a)
 		enum wl_state s = workload_state(a->wl[i]);
 		enum wl_state before = a->wl_seen[i];
 		a->wl_seen[i] = s;
-		/* Workloads benchtop itself stops at the end are not events. */
+		/* Workloads benchtop itself stops at the end are not events,
+		 * nor a looping workload's pass that ends as the run quits:
+		 * it would have been restarted, had the run gone on. */
+		bool last_pass = s == WLS_DONE && a->quit && !workload_stop_requested(a->wl[i]) &&
+		                 (a->run->loop || workload_spec(a->wl[i])->is_default);
 		if ((s == WLS_DONE || s == WLS_FAILED) && before != s && !a->ac.finishing &&
-		    !will_restart(a, i)) {
+		    !last_pass && !will_restart(a, i)) {
 			char label[64], detail[MODEL_DETAIL_LEN];
 			const char *word = s == WLS_FAILED ? "failed" :
 			                   workload_stop_requested(a->wl[i]) ? "stopped" : "done";
