@@ -18,6 +18,7 @@ MiB=1048576
 #    the run counts those bytes once.
 "$BENCHTOP" -b --format json -w net:path="$E2E_TMP/one",size=8M >"$E2E_TMP/one.json" 2>"$E2E_TMP/one.err"
 rc=$?
+[ $rc = 0 ] || sed 's/^/# /' "$E2E_TMP/one.err" | tail -5
 check "net: exit 0 (rc $rc)" [ $rc = 0 ]
 check "net: the file holds the 8 MiB sent (stat)" [ "$(stat -c %s "$E2E_TMP/one" 2>/dev/null)" = $((8 * MiB)) ]
 check "net: the bytes are counted once, the file's side" \
