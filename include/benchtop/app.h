@@ -103,6 +103,7 @@ struct app_result {
 	double t_offset;
 	int cell;
 	/* out */
+	int quit_signal;             /* the signal that ended the run (SIGINT...), 0 none */
 	int nwl;
 	struct workload_totals wl[APP_RESULT_MAX];
 	bool failed[APP_RESULT_MAX];
@@ -123,7 +124,12 @@ struct app_result {
 	char placed[200];
 };
 /* One whole run of run (dashboard or batch) from setup to summary; res
- * (may be NULL) gets its totals.  Returns the exit status (SPEC §5). */
+ * (may be NULL) gets its totals.  Returns the exit status (SPEC §5).
+ * Re-entrant: each call sets up and tears down everything it uses (the
+ * loop and its signalfd, the sampler, cgroups, journal notes, scratch
+ * files, governors), so an experiment runs its steps one after another
+ * in one process.  The signals a run reads stay blocked after it (one
+ * that comes between two runs is read by the next, which ends at once). */
 int app_run(struct run *run, struct app_result *res);
 
 /* Actions (live_actions.c): apply act to the run through the one table

@@ -769,10 +769,24 @@ static void placed_text(const struct app *a, char *buf, size_t len)
 		}
 }
 
+/* A signal that asks to quit and came while the run was ending (its
+ * workloads stopped, the last sample taken) is read before the loop goes,
+ * so the experiment this run is a step of ends after it. */
+static int quit_signal_at_end(struct app *a)
+{
+	struct loop_wake w;
+	if (!a->quit_signal && loop_wait(a->loop, 0, &w) == 0)
+		for (int i = 0; i < w.nsig && !a->quit_signal; i++)
+			if (w.sig[i] != SIGCHLD && w.sig[i] != SIGWINCH)
+				a->quit_signal = w.sig[i];
+	return a->quit_signal;
+}
+
 static void fill_result(struct app *a, struct app_result *res)
 {
 	memset(res, 0, sizeof *res);
 	a->rec = NULL; /* borrowed: the experiment closes it */
+	res->quit_signal = quit_signal_at_end(a);
 	res->nwl = a->nwl < APP_RESULT_MAX ? a->nwl : APP_RESULT_MAX;
 	for (int i = 0; i < res->nwl; i++) {
 		const char *names[2];
