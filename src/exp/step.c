@@ -400,11 +400,20 @@ static void end_record(struct exp *e, FILE *fp, const struct st_table *t)
 	fflush(fp);
 }
 
+/* Has the study said what its "from disk" column means already? */
+static bool says_from_disk(const struct st_table *t)
+{
+	for (int i = 0; i < t->nnotes; i++)
+		if (!strncmp(t->notes[i], "from disk:", 10))
+			return true;
+	return false;
+}
+
 void exp_end(struct exp *e, struct st_table *t)
 {
 	if (!e->disk[0])
 		st_note(t, "from disk unknown: no block device under %s (%s)", e->dir, e->nodisk);
-	else
+	else if (!says_from_disk(t))
 		st_note(t, "from disk: what the test's own processes read from %s (read_bytes of /proc/PID/io, theirs "
 		        "only) over the bytes the test read", e->disk);
 	if (e->stop)

@@ -315,7 +315,8 @@ int study_aligntest(struct exp *e, struct st_table *t)
 	st_note(t, "factor = rewrite s / write s; both include the flush (fdatasync, then fsync at the end); before "
 	        "the rewrite each file is flushed and evicted from the cache (fdatasync + posix_fadvise DONTNEED), "
 	        "so with a bs that is not a multiple of the page size every rewrite reads its page first");
-	st_note(t, "from disk: bytes the test read from the disk per byte rewritten");
+	st_note(t, "from disk: what the test's own processes read from the disk (read_bytes of /proc/PID/io, "
+	        "theirs only) per byte rewritten");
 	return status;
 }
 
