@@ -143,18 +143,13 @@ static void generic_run(struct generic *g, size_t i, struct run *c)
 		c->nwl = 1;   /* one source per step: the sources never share the machine */
 }
 
-/* Bytes the step's workloads read (writes read nothing; a command what
- * it read from regular files, when that is known, not what it wrote). */
+/* Bytes the step's workloads read (writes read nothing). */
 static uint64_t step_read(const struct run *r, const struct step_res *s)
 {
 	uint64_t n = 0;
-	for (int k = 0; k < s->res.nwl && k < (int)r->nwl; k++) {
-		const struct workload_totals *t = &s->res.wl[k];
-		if (r->wl[k].kind == WL_CMD && t->rw_known)
-			n += t->read_bytes;
-		else if (r->wl[k].kind != WL_WRITE && r->wl[k].kind != WL_NET)
-			n += t->bytes;
-	}
+	for (int k = 0; k < s->res.nwl && k < (int)r->nwl; k++)
+		if (r->wl[k].kind != WL_WRITE && r->wl[k].kind != WL_NET)
+			n += s->res.wl[k].bytes;
 	return n;
 }
 
