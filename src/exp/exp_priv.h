@@ -10,7 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "benchtop/app.h"
+#include "benchtop/json.h"
+#include "benchtop/outfile.h"
+#include "benchtop/record.h"
+#include "benchtop/run.h"
 #include "benchtop/cli.h"
 #include "benchtop/studytable.h"
 
