@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every unit test binary given as arguments and every end-to-end
-# script in tests/e2e/ (lib.sh aside), JOBS at a time (default: twice the
-# CPUs, at least 4: the scripts mostly wait on the programs they drive),
+# script in tests/e2e/ (lib.sh aside), JOBS at a time (default: four per
+# CPU, at least 4: the scripts mostly wait on the programs they drive, a
+# script's own CPU seconds are a tenth of its wall time or less),
 # and ends with one line: "N passed, N failed, N skipped".  A script that
 # skips is counted as skipped, never as passed.
 #
@@ -21,7 +22,7 @@ export BENCHTOP=${BENCHTOP:-$PWD/build/san/benchtop}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ncpu=$(nproc 2>/dev/null || echo 2)
-JOBS=${JOBS:-$((ncpu * 2 > 4 ? ncpu * 2 : 4))}
+JOBS=${JOBS:-$((ncpu * 4 > 4 ? ncpu * 4 : 4))}
 TIMES=build/check.times
 ORDER=$TIMES
 [ -s "$ORDER" ] || ORDER=tests/durations
