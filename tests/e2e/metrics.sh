@@ -21,8 +21,9 @@ mkdir -p "$T/tf"
 # (every process started in the background is bg_track'ed: lib.sh ends
 # them at exit, whatever happens)
 
-# A command workload that writes about 2 MB/s for a long while.
-slow_writer() { echo "i=0; while [ \$i -lt 2000 ]; do head -c 100000 /dev/zero; sleep 0.05; i=\$((i+1)); done > $1"; }
+# A command workload that writes about 2 MB/s for a long while:
+# slow_writer FILE [N]: N (2000) writes of 100 kB, 0.05 s apart.
+slow_writer() { echo "i=0; while [ \$i -lt ${2:-2000} ]; do head -c 100000 /dev/zero; sleep 0.05; i=\$((i+1)); done > $1"; }
 
 # ---- the file and the endpoint, checked by promtool ------------------------
 
@@ -125,12 +126,16 @@ FS=$T/sysfs
 bash tests/fakesys.sh "$FS" --cpus 2 >/dev/null
 fake_kernel_start "$FS" 120
 bg_track "$FAKE_KERNEL"
+# (both run until the checks below are done, however slow the machine:
+# then SIGTERM ends them, and their recordings end whole)
+RUNS=()
 for x in a b; do
 	port=$PA extra=()
 	[ $x = b ] && port=$PB extra=(--sysfs "$FS" --governor powersave)
-	"$BENCHTOP" -b -t 40 -o "$T/rec_$x.jsonl" --metrics-listen "127.0.0.1:$port" "${extra[@]}" \
-		-w "cmd:run=$(slow_writer "$T/out_$x")" >"$T/run_$x.out" 2>"$T/run_$x.err" &
+	"$BENCHTOP" -b -t 900 -o "$T/rec_$x.jsonl" --metrics-listen "127.0.0.1:$port" "${extra[@]}" \
+		-w "cmd:run=$(slow_writer "$T/out_$x" 20000)" >"$T/run_$x.out" 2>"$T/run_$x.err" &
 	bg_track "$!"
+	RUNS+=("$!")
 done
 cat >"$T/prometheus.yml" <<EOF
 global:
@@ -203,6 +208,8 @@ else fail "lowest-frequency query: [$low]"; fi
 check "those seconds are at 800 MHz, the tree's lowest" bash -c "
 	curl -s --max-time 5 --data-urlencode 'query=benchtop_cpu_residency_seconds_total{instance=\"127.0.0.1:$PB\",frequency_hertz=\"800000000\"} > 0' '$API/query' |
 	jq -e '.data.result | length == 2' >/dev/null"
+kill -TERM "${RUNS[@]}" 2>/dev/null
+for p in "${RUNS[@]}"; do wait "$p"; done
 bg_stop
 
 # ---- replay serves the recording as it plays --------------------------------

@@ -35,13 +35,17 @@ static void test_grid(void **state)
 	int ticks = 0;
 	while (ticks < 5) {
 		struct loop_wake w;
+		double before = clock_mono();
 		assert_int_equal(loop_wait(l, 1000, &w), 0);
 		assert_true(w.timer);
 		ticks++;
-		/* the next tick is the first grid point after now */
+		/* the next tick is the first grid point after the wake: after
+		 * the wait began, and the one before it already passed (no
+		 * bound on how late this thread runs on a busy machine) */
 		double next = loop_grid_next(l), k = (next - t0) / iv;
 		assert_true(fabs(k - round(k)) < 1e-6);
-		assert_true(next > clock_mono() - 1e-3);
+		assert_true(next > before);
+		assert_true(next - iv <= clock_mono() + 1e-9);
 	}
 	assert_true(clock_mono() - t0 >= 5 * iv - 1e-3);
 	loop_free(l);
@@ -150,8 +154,8 @@ static void test_wait_signal(void **state)
 	if (pid == 0)
 		_exit(0);
 	t0 = clock_mono();
+	/* true: woken by the signal (at the deadline it says false) */
 	assert_true(loop_wait_signal(l, SIGCHLD, t0 + 10));
-	assert_true(clock_mono() - t0 < 5);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 	struct loop_wake w;
 	assert_int_equal(loop_wait(l, 1000, &w), 0);
