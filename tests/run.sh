@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every unit test binary given as arguments and every end-to-end
-# script in tests/e2e/ (lib.sh aside), JOBS at a time (default: four per
+# script in tests/e2e/ (lib.sh aside), JOBS at a time (default: three per
 # CPU, at least 4: the scripts mostly wait on the programs they drive, a
 # script's own CPU seconds are a tenth of its wall time or less),
 # and ends with one line: "N passed, N failed, N skipped".  A script that
@@ -22,7 +22,7 @@ export BENCHTOP=${BENCHTOP:-$PWD/build/san/benchtop}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ncpu=$(nproc 2>/dev/null || echo 2)
-JOBS=${JOBS:-$((ncpu * 4 > 4 ? ncpu * 4 : 4))}
+JOBS=${JOBS:-$((ncpu * 3 > 4 ? ncpu * 3 : 4))}
 TIMES=build/check.times
 ORDER=$TIMES
 [ -s "$ORDER" ] || ORDER=tests/durations
@@ -61,9 +61,9 @@ ordered=$(jobs_list "$@" | awk -v times="$ORDER" '
 run_job() {
 	local kind=$1 path=$2 id=$3 t0=$SECONDS rc
 	if [ "$kind" = unit ]; then
-		CMOCKA_MESSAGE_OUTPUT=stdout ASAN_OPTIONS=detect_leaks=1 timeout 600 "$path" >"$OUT/$id.out" 2>&1 </dev/null
+		CMOCKA_MESSAGE_OUTPUT=stdout ASAN_OPTIONS=detect_leaks=1 timeout 1200 "$path" >"$OUT/$id.out" 2>&1 </dev/null
 	else
-		timeout 600 bash "$path" >"$OUT/$id.out" 2>&1 </dev/null
+		timeout 1200 bash "$path" >"$OUT/$id.out" 2>&1 </dev/null
 	fi
 	rc=$?
 	# the CPU seconds (user + sys) of the job's processes, from this

@@ -77,8 +77,9 @@ check "--loop command: every run counted ($fast_passes passes, $fast_runs runs s
 	[ "${fast_passes:-0}" -le $((fast_runs + 1)) -a "${fast_passes:-0}" -ge $((fast_runs - 1)) ]
 
 # Two markers: three phases, also when a workload ends for good between them.
-"$BENCHTOP" -b --format json -t 3 --at 1:marker=one --at 2:marker=two \
-	-w cmd:run="sleep 1.5" -w cmd:run="sleep 5" > "$T/ph.jsonl" 2>/dev/null
+# (-t well after w1's end: on a loaded machine its sleep may start late)
+"$BENCHTOP" -b --format json -t 8 --at 1:marker=one --at 2:marker=two \
+	-w cmd:run="sleep 1.5" -w cmd:run="sleep 30" > "$T/ph.jsonl" 2>/dev/null
 check "two markers: the end of w1 is an event ($(jq -sc '[.[] | select(.type=="event") | [.t, .action, .label]]' "$T/ph.jsonl" 2>/dev/null))" quiet jq -se '
 	[.[] | select(.type=="event" and .action=="workload_end")] | length == 1' "$T/ph.jsonl"
 check "two markers: three phase rows ($(jq -sc '[.[] | select(.type=="end")][0].phases | map(.label)' "$T/ph.jsonl" 2>/dev/null))" \
@@ -132,8 +133,11 @@ if [ "$(nproc)" -ge 2 ]; then
 	check "--at 4s:pack: samples after 4.1 s exist" quiet jq -se \
 		'[.[] | select(.type=="sample" and .t > 4.1 and (.procs | length) > 0)] | length > 0' "$T/pack.jsonl"
 	echo "# allowed after 4.1 s: $(jq -c 'select(.type=="sample" and .t > 4.1) | [.procs[] | .role + ":" + .allowed]' "$T/pack.jsonl" | uniq | tr '\n' ' ')"
-	check "--at 4s:pack: no process on more than one CPU after 4.1 s" quiet jq -se '
-		[.[] | select(.type=="sample" and .t > 4.1) | .procs[] | .allowed] | all(test("^[0-9]+$"))' "$T/pack.jsonl"
+	# (after the pack event as recorded: on a loaded machine the 4 s
+	# action may run late)
+	check "--at 4s:pack: no process on more than one CPU after the pack" quiet jq -se '
+		([.[] | select(.type=="event" and .action=="placement") | .t][0] // 4) as $e |
+		[.[] | select(.type=="sample" and .t > $e + 0.1) | .procs[] | .allowed] | all(test("^[0-9]+$"))' "$T/pack.jsonl"
 else
 	skip "--at 4s:pack: needs 2 CPUs"
 fi
@@ -162,7 +166,7 @@ if [ "$(nproc)" -ge 2 ]; then
 		check "--loop cp: one placement row for cp across its restarts ($(tm_screen cp | grep -cE '[0-9]+ (cmd|writer|reader|idle|pipe) +cp +[0-9a-f ]*(mig|ended)'))" \
 			[ "$(tm_screen cp | grep -cE '[0-9]+ (cmd|writer|reader|idle|pipe) +cp +[0-9a-f ]*(mig|ended)')" = 1 ]
 		# Watch every cp run from outside as well: all threads on CPU 1.
-		bad=0 seen= runs=0 i=0 until=$((SECONDS + 120))
+		bad=0 seen= runs=0 i=0 until=$((SECONDS + 300))
 		while [ "$SECONDS" -lt "$until" ]; do
 			i=$((i + 1))
 			for p in $(ps -o pid=,comm= --ppid "$bt" 2>/dev/null | awk '$2=="cp" {print $1}'); do

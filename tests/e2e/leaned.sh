@@ -146,12 +146,20 @@ if [ "$(nproc)" -ge 2 ]; then
 		tm_start sp$run 120x40 "'$BENCHTOP' --no-mouse --loop --at 0.5:pack -w copy:engine=pipe,procs=3,src='$T/sp.src',dst='$T/sp.dst$run'"
 		bt=$(tmux list-panes -t "bt$$-sp$run" -F '#{pane_pid}')
 		wait_for 20 sh -c "[ -n \"\$(ps -o pid= --ppid $bt)\" ]"
-		wait_for 20 screen_has sp$run "pack:"
-		reader=$(pid_of_comm "$bt" bt-reader) writer=$(pid_of_comm "$bt" bt-writer)
+		# packed (read from /proc: the status line's "pack:" goes after
+		# a few seconds, and a look at the screen can take longer)
+		packed() {
+			reader=$(pid_of_comm "$bt" bt-reader) writer=$(pid_of_comm "$bt" bt-writer)
+			local r; r=$(allowed "$reader")
+			[ -n "$r" ] && [ "$r" = "$(allowed "$writer")" ] && [ "${r#*[-,]}" = "$r" ]
+		}
+		wait_for 20 packed
 		tm_keys sp$run s
+		# the status line at once, before its message goes
+		[ $run = 1 ] && check "spread: the status line says which role went where" \
+			wait_for 20 sh -c "tmux capture-pane -p -t bt$$-sp1 | grep -qE 'reader bt-read[a-z]*→[0-9]'"
 		wait_for 20 apart "$reader" "$writer"
 		check "spread run $run: reader (CPU $(allowed "$reader")) and writer (CPU $(allowed "$writer")) on CPUs of their own" apart "$reader" "$writer"
-		[ $run = 1 ] && check "spread: the status line says which role went where" sh -c "tmux capture-pane -p -t bt$$-sp1 | grep -qE 'reader bt-read[a-z]*→[0-9]'"
 		tm_keys sp$run q
 		tm_kill sp$run
 	done
