@@ -23,8 +23,10 @@ banner() { tm_screen "$1" | sed -n 6p; }
 "$BENCHTOP" --sysfs "$FS" --preset lesson -b -o "$T/a.jsonl" >"$T/a.out" 2>"$T/a.err" &
 APID=$!
 
-# B: the lesson in the dashboard without cpufreq (an empty sysfs tree)
-tm_start b 120x40 "$BENCHTOP --sysfs $T/nosys --preset lesson -t 40 -o $T/b.jsonl; sleep 60"
+# B: the lesson in the dashboard without cpufreq (an empty sysfs tree);
+# the pane outlives the run (sleep) so its last screen stays to be read,
+# however late a loaded machine gets there
+tm_start b 120x40 "$BENCHTOP --sysfs $T/nosys --preset lesson -t 40 -o $T/b.jsonl; sleep 900"
 check "the first caption is a banner across the graph ($(banner b | tr -s ' ' | cut -c1-60))" \
 	wait_for 120 sh -c "tmux capture-pane -p -t bt$$-b | sed -n 6p | grep -q 'Step 1 of 5 - pack'"
 # z: the graph takes the screen; the caption stays
