@@ -15,7 +15,7 @@ cc -std=c17 -O1 -o "$T/sleepers" "$(dirname "$0")/../helpers/sleepers.c" || skip
 N=1000
 
 # samples FILE: how many sample lines FILE holds now.
-samples() { grep -c '"type":"sample"' "$1" 2>/dev/null || echo 0; }
+samples() { local n; n=$(grep -c '"type":"sample"' "$1" 2>/dev/null); echo "${n:-0}"; }
 # samples_reach FILE N: FILE holds at least N samples (counted afresh at
 # every try of wait_for).
 samples_reach() { [ "$(samples "$1")" -ge "$2" ]; }
