@@ -133,12 +133,10 @@ int app_run(struct run *run, struct app_result *res);
 int app_action(struct app *a, const struct action *act);
 /* The run's action context, its parts brought up to date. */
 struct action_ctx *app_actions(struct app *a);
-/* Add an event now (t from the monotonic clock) and start a new phase. */
-void app_event(struct app *a, const char *action, const char *label, const char *detail_json);
-void app_event_at(struct app *a, double t, const char *action, const char *label,
-                  const char *detail_json);
-/* An event that does not start a phase (recorded and drawn all the same). */
-void app_note_event(struct app *a, const char *action, const char *label, const char *detail_json);
+/* Add event e (its t in run seconds, app_now for now) to the history,
+ * the recording and the batch output; phase: it starts a new phase (else
+ * it is noted, recorded and drawn all the same, as a workload's end). */
+void app_event(struct app *a, const struct event *e, bool phase);
 double app_now(const struct app *a);   /* seconds since start */
 void app_set_interval(struct app *a, double seconds);
 

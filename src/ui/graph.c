@@ -457,26 +457,17 @@ static void legend(const struct ui_view *v, const struct snapshot *s, const stru
 
 struct mark_kind { enum theme_role role; wchar_t line; char ascii_line; const char *head, *ascii_head; };
 
-/* Each kind of event has its own colour, line and head glyph. */
-static const struct mark_kind *kind_of(const char *action)
+/* Each mark of event (EVENT_KINDS) has its own colour, line and head glyph. */
+static const struct mark_kind *kind_of(const struct event *e)
 {
-	static const struct mark_kind user = { ROLE_MARKER, 0x2502, '|', "\xe2\x97\x86", "*" },
-		place = { ROLE_MARK_PLACE, 0x2506, ':', "\xe2\x96\xb6", ">" },
-		freq = { ROLE_MARK_FREQ, 0x254e, '!', "~", "~" },
-		pause = { ROLE_MARK_PAUSE, 0x250a, '.', "\xe2\x80\x96", "=" },
-		end = { ROLE_MARK_END, 0x2503, '#', "\xe2\x96\xa0", "#" };
-	switch (event_kind_of(action)) {
-	case EV_PIN: case EV_PLACEMENT: return &place;
-	case EV_GOVERNOR: case EV_MAXFREQ: return &freq;
-	case EV_PAUSE: case EV_RESUME: return &pause;
-	case EV_WORKLOAD_END: return &end;
-	default: return &user;
-	}
-}
-
-static const char *event_label(const struct event *e)
-{
-	return e->label[0] ? e->label : e->action;
+	static const struct mark_kind marks[] = {
+		[MARK_USER] = { ROLE_MARKER, 0x2502, '|', "\xe2\x97\x86", "*" },
+		[MARK_PLACE] = { ROLE_MARK_PLACE, 0x2506, ':', "\xe2\x96\xb6", ">" },
+		[MARK_FREQ] = { ROLE_MARK_FREQ, 0x254e, '!', "~", "~" },
+		[MARK_PAUSE] = { ROLE_MARK_PAUSE, 0x250a, '.', "\xe2\x80\x96", "=" },
+		[MARK_END] = { ROLE_MARK_END, 0x2503, '#', "\xe2\x96\xa0", "#" },
+	};
+	return &marks[event_kind_mark(e->kind)];
 }
 
 /* The column an event falls in, -1 when it is outside the window. */
@@ -531,7 +522,7 @@ static int draw_markers(const struct ui_view *v, const struct plot *p, int y0, i
 		int c = event_col(p, e->t);
 		if (c < 0)
 			continue;
-		const struct mark_kind *k = kind_of(e->action);
+		const struct mark_kind *k = kind_of(e);
 		attr_t a = ui_attr(k->role);
 		for (int r = 0; r < p->h; r++)
 			if (!p->bits[(size_t)r * (size_t)p->w + (size_t)c])
@@ -545,9 +536,9 @@ static int draw_markers(const struct ui_view *v, const struct plot *p, int y0, i
 	int w = p->w < 1024 ? p->w : 1024;
 	for (int i = 0; i < n; i++) {
 		const struct event *e = evs[i];
-		const struct mark_kind *k = kind_of(e->action);
+		const struct mark_kind *k = kind_of(e);
 		char lab[MODEL_LABEL_LEN + 8];
-		snprintf(lab, sizeof(lab), "%s%s", ui_utf8 ? k->head : k->ascii_head, event_label(e));
+		snprintf(lab, sizeof(lab), "%s%s", ui_utf8 ? k->head : k->ascii_head, event_shown(e));
 		int len = ui_strwidth(lab), c = cols[i];
 		bool placed = false;
 		for (int r = 0; r < rows && !placed; r++) {
@@ -577,10 +568,10 @@ static void draw_strip(const struct event **cut, int ncut, int y, int x, int w)
 {
 	int end = x + w;
 	for (int i = ncut; i-- > 0;) {
-		const struct mark_kind *k = kind_of(cut[i]->action);
+		const struct mark_kind *k = kind_of(cut[i]);
 		char buf[MODEL_LABEL_LEN + 32];
 		snprintf(buf, sizeof(buf), "%.1fs %s%s", cut[i]->t, ui_utf8 ? k->head : k->ascii_head,
-		         event_label(cut[i]));
+		         event_shown(cut[i]));
 		int len = ui_strwidth(buf), more = i > 0 ? 4 : 0;
 		if (x + len + more > end) {
 			ui_textf(y, x, end - x, ROLE_DIM, "+%d", i + 1);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -69,7 +70,7 @@ static void test_events_split_phases(void **state)
 	snapshot_free(s);
 
 	struct event e = { .t = 1.0 };
-	strcpy(e.action, "placement");
+	e.kind = EV_PLACEMENT;
 	strcpy(e.label, "spread");
 	assert_int_equal(history_add_event(h, &e), 0);
 	s = snap_at(1.5, 7000, 0.5, 3, 2600000);
@@ -108,7 +109,7 @@ static void test_phase_follows_side(void **state)
 	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
 		if (i == 2 || i == 4) {  /* a phase opens before the flip and after it */
 			struct event e = { .t = (double)i + 0.5 };
-			strcpy(e.action, "marker");
+			e.kind = EV_MARKER;
 			strcpy(e.label, i == 2 ? "flip" : "after");
 			history_close_phase_bytes(h, 0, steps[i - 1].side == 'r' ? steps[i - 1].r : steps[i - 1].w);
 			assert_int_equal(history_add_event(h, &e), 0);
@@ -154,10 +155,10 @@ static void test_noted_event_keeps_phase(void **state)
 	(void)state;
 	struct history *h = history_new(16);
 	struct event e = { .t = 1.0 };
-	strcpy(e.action, "workload_end");
+	e.kind = EV_WORKLOAD_END;
 	strcpy(e.label, "w1 done");
 	assert_int_equal(history_note_event(h, &e), 0);
-	strcpy(e.action, "marker");
+	e.kind = EV_MARKER;
 	strcpy(e.label, "one");
 	e.t = 2.0;
 	assert_int_equal(history_add_event(h, &e), 0);
@@ -172,16 +173,27 @@ static void test_noted_event_keeps_phase(void **state)
 static void test_event_kinds(void **state)
 {
 	(void)state;
-	for (int k = 0; k < EV_NKINDS; k++) {
+	for (int k = EV_OTHER + 1; k < EV_NKINDS; k++) {
 		const char *n = event_kind_name(k);
 		assert_non_null(n);
-		assert_true(strlen(n) < sizeof(((struct event *)0)->action));
+		assert_true(strlen(n) < sizeof(((struct event *)0)->other));
 		assert_int_equal(event_kind_of(n), k);
 	}
 	assert_string_equal(event_kind_name(EV_WORKLOAD_END), "workload_end");
+	assert_int_equal(event_kind_mark(EV_GOVERNOR), MARK_FREQ);
+	assert_int_equal(event_kind_mark(EV_PIN), MARK_PLACE);
 	assert_null(event_kind_name(EV_NKINDS));
-	assert_int_equal(event_kind_of("hint"), -1);
-	assert_int_equal(event_kind_of(NULL), -1);
+	assert_null(event_kind_name(EV_OTHER));
+	assert_int_equal(event_kind_of("hint"), EV_OTHER);
+	assert_int_equal(event_kind_of(NULL), EV_OTHER);
+	/* a zeroed event is of no known kind; its name is the one it was given */
+	struct event e = { .t = 1 };
+	snprintf(e.other, sizeof e.other, "hint");
+	assert_string_equal(event_name(&e), "hint");
+	assert_string_equal(event_shown(&e), "hint");
+	event_init(&e, EV_CAPTION, 2, "Step 1");
+	assert_string_equal(event_name(&e), "caption");
+	assert_string_equal(event_shown(&e), "Step 1");
 }
 
 int main(void)
