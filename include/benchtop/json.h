@@ -67,11 +67,6 @@ bool json_is_null(const struct json *v);
 void json_string(FILE *fp, const char *s);
 /* A number ("%.9g"), or null for NaN and infinities (JSON has neither). */
 void json_number(FILE *fp, double v);
-/* s escaped as json_string does, quotes included, into buf[0..size):
- * always NUL-terminated and always a complete JSON string; text that
- * does not fit is cut at a character boundary (never inside an escape
- * or a UTF-8 sequence).  Returns the length written. */
-size_t json_quote(char *buf, size_t size, const char *s);
 /* ---- the streaming writer: every record and document benchtop writes ----
  *
  * A writer tracks where it is (object or array, first member or not), so

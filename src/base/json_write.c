@@ -45,43 +45,6 @@ void json_number(FILE *fp, double v)
 		fputs("null", fp);
 }
 
-/* Length of the UTF-8 sequence lead byte c starts (1 for anything else). */
-static size_t seq_len(unsigned char c)
-{
-	return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-}
-
-size_t json_quote(char *buf, size_t size, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t k = 0;
-	char esc[8];
-
-	if (size < 3) {
-		if (size)
-			buf[0] = '\0';
-		return 0;
-	}
-	buf[k++] = '"';
-	while (*p) {
-		escape(*p, esc);
-		size_t n = esc[0] ? strlen(esc) : seq_len(*p);
-		if (!esc[0] && strnlen((const char *)p, n) < n)
-			break;                       /* a cut sequence at the end */
-		if (k + n + 2 > size)                /* room for the '"' and NUL */
-			break;
-		if (esc[0])
-			memcpy(buf + k, esc, n);
-		else
-			memcpy(buf + k, p, n);
-		k += n;
-		p += esc[0] ? 1 : n;
-	}
-	buf[k++] = '"';
-	buf[k] = '\0';
-	return k;
-}
-
 void json_write_value(FILE *fp, const struct json *v)
 {
 	size_t n = json_len(v);
