@@ -18,8 +18,8 @@
 #define EVENT_TEXT_LEN 128
 #define EVENT_ERROR_LEN 320
 #define EVENT_CPUS_LEN 1024     /* a CPU list (a 256-CPU host's "0,2,...,254" fits) */
-#define EVENT_MAP_MAX 128       /* processes in a placement's before / after map */
-#define EVENT_MAP_TEXT 3072     /* the maps' CPU lists, all together */
+#define EVENT_MAP_MAX 64        /* processes in a placement's before / after map */
+#define EVENT_MAP_TEXT 2048     /* the maps' CPU lists, all together */
 
 /* How the graph and the report mark a kind. */
 enum event_mark { MARK_USER, MARK_PLACE, MARK_FREQ, MARK_PAUSE, MARK_END };

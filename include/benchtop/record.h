@@ -54,9 +54,6 @@ void record_start_head(struct jw *w, int ncpu, double interval, const struct run
 void record_start(const struct run_out *o, FILE *fp);
 void record_sample(const struct run_out *o, FILE *fp, const struct snapshot *s);
 void record_event(FILE *fp, const struct event *e);
-/* An event's details as the member key of the object w is in (key NULL
- * inside an array): its kind's fields, {} for a kind not known. */
-void record_event_detail(struct jw *w, const char *key, const struct event *e);
 void record_end(const struct run_out *o, FILE *fp);
 /* Batch output: the heading (text and CSV) and one line per sample (in
  * JSON, the sample record). */

@@ -40,10 +40,6 @@ const struct snapshot *recording_sample(const struct recording *rec, size_t i);
 size_t recording_nevents(const struct recording *rec);
 const struct event *recording_event(const struct recording *rec, size_t i);
 
-/* An event record read back (its kind's details into the struct; t_def
- * when it has no t): the inverse of record_event. */
-void recording_event_of(const struct json *j, double t_def, struct event *e);
-
 /* Samples and events merged in file order: item i is an event
  * (*is_event true) or a sample, with its index in the lists above;
  * returns its time t.  i < recording_nitems. */

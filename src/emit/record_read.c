@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "benchtop/cpulist.h"
+#include "benchtop/event_json.h"
 #include "benchtop/freqrows.h"
 #include "benchtop/num.h"
 #include "benchtop/record.h"
@@ -222,107 +223,12 @@ static int add_sample(struct recording *rec, const struct json *j)
 	return add_item(rec, s->t, false, rec->nsamples++);
 }
 
-/* ---- events: each kind's details read back into its struct ---- */
-
-static void map_of(struct ev_place *p, const struct json *m, bool after)
-{
-	for (size_t i = 0; i < json_len(m); i++) {
-		const char *pid = json_key(m, i);
-		long v = pid ? strtol(pid, NULL, 10) : 0;
-		if (v > 0 && v <= INT_MAX && event_map_add(p, after, (int)v, json_str(json_at(m, i), "")))
-			return;
-	}
-}
-
-static void place_of(struct event *e, const struct json *d)
-{
-	struct ev_place *p = &e->d.place;
-	copy_str(p->target, sizeof p->target, json_get(d, "target"));
-	copy_str(p->cpus, sizeof p->cpus, json_get(d, "cpus"));
-	p->has_proc = json_get(d, "pid") != NULL;
-	p->pid = inum(d, "pid", 0);
-	p->workload = inum(d, "workload", 0);
-	copy_str(p->role, sizeof p->role, json_get(d, "role"));
-	copy_str(p->slot, sizeof p->slot, json_get(d, "slot"));
-	p->ok = json_bool(json_get(d, "ok"), true);
-	copy_str(p->error, sizeof p->error, json_get(d, "error"));
-	map_of(p, json_get(d, "before"), false);
-	map_of(p, json_get(d, "after"), true);
-}
-
-static void gov_of(struct event *e, const struct json *d)
-{
-	e->d.gov.policy = inum(d, "policy", -1);
-	copy_str(e->d.gov.before, sizeof e->d.gov.before, json_get(d, "before"));
-	copy_str(e->d.gov.after, sizeof e->d.gov.after, json_get(d, "after"));
-}
-
-static void maxfreq_of(struct event *e, const struct json *d)
-{
-	e->d.maxfreq.policy = inum(d, "policy", -1);
-	e->d.maxfreq.before = lnum(d, "before", 0);
-	e->d.maxfreq.after = lnum(d, "after", 0);
-}
-
-static void text_of(struct event *e, const struct json *d)
-{
-	e->d.text.workload = inum(d, "workload", 0);
-	copy_str(e->d.text.text, sizeof e->d.text.text, json_get(d, "text"));
-}
-
-static void why_of(struct event *e, const struct json *d)
-{
-	copy_str(e->d.why.why, sizeof e->d.why.why, json_get(d, "why"));
-}
-
-static void end_of(struct event *e, const struct json *d)
-{
-	e->d.end.workload = inum(d, "workload", 0);
-	copy_str(e->d.end.state, sizeof e->d.end.state, json_get(d, "state"));
-	copy_str(e->d.end.error, sizeof e->d.end.error, json_get(d, "error"));
-}
-
-static void sig_of(struct event *e, const struct json *d)
-{
-	e->d.sig.pid = inum(d, "pid", 0);
-	e->d.sig.number = inum(d, "number", 0);
-	e->d.sig.workload = inum(d, "workload", 0);
-	copy_str(e->d.sig.name, sizeof e->d.sig.name, json_get(d, "signal"));
-	copy_str(e->d.sig.role, sizeof e->d.sig.role, json_get(d, "role"));
-	copy_str(e->d.sig.comm, sizeof e->d.sig.comm, json_get(d, "comm"));
-}
-
-static void step_of(struct event *e, const struct json *d)
-{
-	e->d.step.step = inum(d, "step", 0);
-}
-
-typedef void detail_fn(struct event *e, const struct json *d);
-static detail_fn *const detail_of[EV_NKINDS] = {
-#define EVENT_DETAIL_FN(id, name, mark, member) [id] = member##_of,
-	EVENT_KINDS(EVENT_DETAIL_FN)
-#undef EVENT_DETAIL_FN
-};
-
-void recording_event_of(const struct json *j, double t_def, struct event *e)
-{
-	const char *name = json_str(json_get(j, "action"), "");
-	event_init(e, event_kind_of(name), num(j, "t", t_def), json_str(json_get(j, "label"), ""));
-	if (e->kind == EV_OTHER)
-		snprintf(e->other, sizeof e->other, "%s", name);
-	if (!e->label[0])
-		snprintf(e->label, sizeof e->label, "%s", name);
-	const struct json *d = json_get(j, "detail");
-	if (e->kind != EV_OTHER && json_type(d) == JSON_OBJECT)
-		detail_of[e->kind](e, d);
-}
-
 static int add_event(struct recording *rec, const struct json *j)
 {
 	if (grow((void **)&rec->events, &rec->eventcap, rec->nevents + 1, sizeof *rec->events))
 		return -ENOMEM;
 	struct event *e = &rec->events[rec->nevents];
-	recording_event_of(j, rec->nitems ? rec->items[rec->nitems - 1].t : 0, e);
+	event_json_read(j, rec->nitems ? rec->items[rec->nitems - 1].t : 0, e);
 	return add_item(rec, e->t, true, rec->nevents++);
 }
 

@@ -10,6 +10,7 @@
 
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/event_json.h"
 #include "benchtop/json.h"
 #include "benchtop/machine.h"
 #include "benchtop/units.h"
@@ -201,103 +202,6 @@ void record_sample(const struct run_out *o, FILE *fp, const struct snapshot *s)
 	fputc('\n', fp);
 }
 
-/* ---- events: each kind's details, as EVENT_KINDS names their member ---- */
-
-static void map_json(struct jw *w, const char *key, const struct ev_place *p, bool after)
-{
-	const struct ev_proc_cpus *m = after ? p->after : p->before;
-	size_t n = after ? p->nafter : p->nbefore;
-	char pid[16];
-	jw_obj(w, key);
-	for (size_t i = 0; i < n; i++) {
-		snprintf(pid, sizeof pid, "%d", m[i].pid);
-		jw_str(w, pid, event_map_cpus(p, &m[i]));
-	}
-	jw_end(w);
-}
-
-static void place_json(struct jw *w, const struct event *e)
-{
-	const struct ev_place *p = &e->d.place;
-	jw_str(w, "target", p->target);
-	jw_str(w, "cpus", p->cpus);
-	if (p->has_proc) {
-		jw_int(w, "pid", p->pid);
-		jw_int(w, "workload", p->workload);
-		jw_str(w, "role", p->role);
-		jw_str(w, "slot", p->slot);
-	}
-	jw_bool(w, "ok", p->ok);
-	if (!p->ok)
-		jw_str(w, "error", p->error);
-	map_json(w, "before", p, false);
-	map_json(w, "after", p, true);
-}
-
-static void gov_json(struct jw *w, const struct event *e)
-{
-	jw_int(w, "policy", e->d.gov.policy);
-	jw_str(w, "before", e->d.gov.before);
-	jw_str(w, "after", e->d.gov.after);
-}
-
-static void maxfreq_json(struct jw *w, const struct event *e)
-{
-	jw_int(w, "policy", e->d.maxfreq.policy);
-	jw_int(w, "before", e->d.maxfreq.before);
-	jw_int(w, "after", e->d.maxfreq.after);
-}
-
-static void text_json(struct jw *w, const struct event *e)
-{
-	if (e->d.text.workload)
-		jw_int(w, "workload", e->d.text.workload);
-	jw_str(w, "text", e->d.text.text);
-}
-
-static void why_json(struct jw *w, const struct event *e)
-{
-	if (e->d.why.why[0])
-		jw_str(w, "why", e->d.why.why);
-}
-
-static void end_json(struct jw *w, const struct event *e)
-{
-	jw_int(w, "workload", e->d.end.workload);
-	jw_str(w, "state", e->d.end.state);
-	jw_str(w, "error", e->d.end.error);
-}
-
-static void sig_json(struct jw *w, const struct event *e)
-{
-	jw_int(w, "pid", e->d.sig.pid);
-	jw_str(w, "signal", e->d.sig.name);
-	jw_int(w, "number", e->d.sig.number);
-	jw_int(w, "workload", e->d.sig.workload);
-	jw_str(w, "role", e->d.sig.role);
-	jw_str(w, "comm", e->d.sig.comm);
-}
-
-static void step_json(struct jw *w, const struct event *e)
-{
-	jw_int(w, "step", e->d.step.step);
-}
-
-typedef void detail_fn(struct jw *w, const struct event *e);
-static detail_fn *const detail_json[EV_NKINDS] = {
-#define EVENT_DETAIL_FN(id, name, mark, member) [id] = member##_json,
-	EVENT_KINDS(EVENT_DETAIL_FN)
-#undef EVENT_DETAIL_FN
-};
-
-void record_event_detail(struct jw *w, const char *key, const struct event *e)
-{
-	jw_obj(w, key);
-	if (e->kind > EV_OTHER && e->kind < EV_NKINDS)
-		detail_json[e->kind](w, e);
-	jw_end(w);
-}
-
 void record_event(FILE *fp, const struct event *e)
 {
 	struct jw w;
@@ -307,7 +211,7 @@ void record_event(FILE *fp, const struct event *e)
 	jw_num(&w, "t", e->t);
 	jw_str(&w, "action", event_name(e));
 	jw_str(&w, "label", e->label);
-	record_event_detail(&w, "detail", e);
+	event_json_write(&w, "detail", e);
 	jw_end(&w);
 	fputc('\n', fp);
 	fflush(fp);

@@ -27,6 +27,7 @@
 #include "benchtop/cpulist.h"
 #include "benchtop/json.h"
 #include "benchtop/placement.h"
+#include "benchtop/event_json.h"
 #include "benchtop/record.h"
 
 #define NKIDS 2
@@ -143,7 +144,7 @@ static const struct event *last_event(struct json **detail)
 	assert_non_null(m);
 	struct jw w;
 	jw_begin(&w, m);
-	record_event_detail(&w, NULL, e);
+	event_json_write(&w, NULL, e);
 	fclose(m);
 	struct json_error err;
 	*detail = json_parse(text, len, &err);

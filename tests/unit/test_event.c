@@ -1,5 +1,5 @@
 /* test_event.c - events typed (event.h): every kind's details written as a
- * record (record_event) and read back (recording_event_of) are the same
+ * record (record_event) and read back (event_json_read) are the same
  * struct, field for field; names and marks from the one list; the
  * placement maps' storage. */
 #include <setjmp.h>
@@ -15,6 +15,7 @@
 
 #include "benchtop/event.h"
 #include "benchtop/json.h"
+#include "benchtop/event_json.h"
 #include "benchtop/record.h"
 #include "benchtop/recording.h"
 
@@ -33,7 +34,7 @@ static void roundtrip(const struct event *e, struct event *back, struct json **r
 	*rec = json_parse(text, len - 1, &err);
 	free(text);
 	assert_non_null(*rec);
-	recording_event_of(*rec, -1, back);
+	event_json_read(*rec, -1, back);
 }
 
 static void assert_same(const struct event *e)
@@ -190,7 +191,7 @@ static void test_unknown_kind(void **state)
 	struct json *j = json_parse(line, strlen(line), &err);
 	assert_non_null(j);
 	struct event *e = malloc(sizeof *e);
-	recording_event_of(j, 0, e);
+	event_json_read(j, 0, e);
 	assert_int_equal(e->kind, EV_OTHER);
 	assert_string_equal(event_name(e), "hint");
 	assert_string_equal(event_shown(e), "hint");
@@ -199,7 +200,7 @@ static void test_unknown_kind(void **state)
 	/* details of the wrong shape are not taken */
 	line = "{\"type\":\"event\",\"action\":\"governor\",\"label\":\"g\",\"detail\":[1]}";
 	j = json_parse(line, strlen(line), &err);
-	recording_event_of(j, 7, e);
+	event_json_read(j, 7, e);
 	assert_int_equal(e->kind, EV_GOVERNOR);
 	assert_true(e->t == 7);
 	assert_string_equal(e->d.gov.after, "");
