@@ -59,6 +59,14 @@ bool json_bool(const struct json *v, bool def);
 /* True for an explicit null; false for a missing value (v NULL). */
 bool json_is_null(const struct json *v);
 
+/* Member key of obj read into a C type, as a recording (outside input)
+ * is read: an int or a long, def when missing, not a number or out of
+ * the type's range; a string copied into dst[0..len) (cut to fit), ""
+ * when missing or not a string. */
+int json_get_int(const struct json *obj, const char *key, int def);
+long json_get_long(const struct json *obj, const char *key, long def);
+void json_get_str(const struct json *obj, const char *key, char *dst, size_t len);
+
 /* ---- the writer (json_write.c): the one place JSON text is made ---- */
 
 /* s (NULL as "") as a JSON string, quotes included: '"' and '\\'

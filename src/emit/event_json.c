@@ -109,26 +109,6 @@ void event_json_write(struct jw *w, const char *key, const struct event *e)
 	jw_end(w);
 }
 
-/* A string member, "" when missing or not a string. */
-static void copy_str(char *dst, size_t len, const struct json *v)
-{
-	snprintf(dst, len, "%s", json_str(v, ""));
-}
-
-/* An int figure; def for one missing or out of range (a recording is
- * outside input: converting such a double would be undefined). */
-static int inum(const struct json *obj, const char *key, int def)
-{
-	double v = json_num(json_get(obj, key), def);
-	return isfinite(v) && v >= INT_MIN && v <= INT_MAX ? (int)v : def;
-}
-
-static long lnum(const struct json *obj, const char *key, long def)
-{
-	double v = json_num(json_get(obj, key), (double)def);
-	return isfinite(v) && v >= -1e15 && v <= 1e15 ? (long)v : def;
-}
-
 /* ---- read back: each kind's details into its struct ---- */
 
 static void map_of(struct ev_place *p, const struct json *m, bool after)
@@ -144,64 +124,64 @@ static void map_of(struct ev_place *p, const struct json *m, bool after)
 static void place_of(struct event *e, const struct json *d)
 {
 	struct ev_place *p = &e->d.place;
-	copy_str(p->target, sizeof p->target, json_get(d, "target"));
-	copy_str(p->cpus, sizeof p->cpus, json_get(d, "cpus"));
+	json_get_str(d, "target", p->target, sizeof p->target);
+	json_get_str(d, "cpus", p->cpus, sizeof p->cpus);
 	p->has_proc = json_get(d, "pid") != NULL;
-	p->pid = inum(d, "pid", 0);
-	p->workload = inum(d, "workload", 0);
-	copy_str(p->role, sizeof p->role, json_get(d, "role"));
-	copy_str(p->slot, sizeof p->slot, json_get(d, "slot"));
+	p->pid = json_get_int(d, "pid", 0);
+	p->workload = json_get_int(d, "workload", 0);
+	json_get_str(d, "role", p->role, sizeof p->role);
+	json_get_str(d, "slot", p->slot, sizeof p->slot);
 	p->ok = json_bool(json_get(d, "ok"), true);
-	copy_str(p->error, sizeof p->error, json_get(d, "error"));
+	json_get_str(d, "error", p->error, sizeof p->error);
 	map_of(p, json_get(d, "before"), false);
 	map_of(p, json_get(d, "after"), true);
 }
 
 static void gov_of(struct event *e, const struct json *d)
 {
-	e->d.gov.policy = inum(d, "policy", -1);
-	copy_str(e->d.gov.before, sizeof e->d.gov.before, json_get(d, "before"));
-	copy_str(e->d.gov.after, sizeof e->d.gov.after, json_get(d, "after"));
+	e->d.gov.policy = json_get_int(d, "policy", -1);
+	json_get_str(d, "before", e->d.gov.before, sizeof e->d.gov.before);
+	json_get_str(d, "after", e->d.gov.after, sizeof e->d.gov.after);
 }
 
 static void maxfreq_of(struct event *e, const struct json *d)
 {
-	e->d.maxfreq.policy = inum(d, "policy", -1);
-	e->d.maxfreq.before = lnum(d, "before", 0);
-	e->d.maxfreq.after = lnum(d, "after", 0);
+	e->d.maxfreq.policy = json_get_int(d, "policy", -1);
+	e->d.maxfreq.before = json_get_long(d, "before", 0);
+	e->d.maxfreq.after = json_get_long(d, "after", 0);
 }
 
 static void text_of(struct event *e, const struct json *d)
 {
-	e->d.text.workload = inum(d, "workload", 0);
-	copy_str(e->d.text.text, sizeof e->d.text.text, json_get(d, "text"));
+	e->d.text.workload = json_get_int(d, "workload", 0);
+	json_get_str(d, "text", e->d.text.text, sizeof e->d.text.text);
 }
 
 static void why_of(struct event *e, const struct json *d)
 {
-	copy_str(e->d.why.why, sizeof e->d.why.why, json_get(d, "why"));
+	json_get_str(d, "why", e->d.why.why, sizeof e->d.why.why);
 }
 
 static void end_of(struct event *e, const struct json *d)
 {
-	e->d.end.workload = inum(d, "workload", 0);
-	copy_str(e->d.end.state, sizeof e->d.end.state, json_get(d, "state"));
-	copy_str(e->d.end.error, sizeof e->d.end.error, json_get(d, "error"));
+	e->d.end.workload = json_get_int(d, "workload", 0);
+	json_get_str(d, "state", e->d.end.state, sizeof e->d.end.state);
+	json_get_str(d, "error", e->d.end.error, sizeof e->d.end.error);
 }
 
 static void sig_of(struct event *e, const struct json *d)
 {
-	e->d.sig.pid = inum(d, "pid", 0);
-	e->d.sig.number = inum(d, "number", 0);
-	e->d.sig.workload = inum(d, "workload", 0);
-	copy_str(e->d.sig.name, sizeof e->d.sig.name, json_get(d, "signal"));
-	copy_str(e->d.sig.role, sizeof e->d.sig.role, json_get(d, "role"));
-	copy_str(e->d.sig.comm, sizeof e->d.sig.comm, json_get(d, "comm"));
+	e->d.sig.pid = json_get_int(d, "pid", 0);
+	e->d.sig.number = json_get_int(d, "number", 0);
+	e->d.sig.workload = json_get_int(d, "workload", 0);
+	json_get_str(d, "signal", e->d.sig.name, sizeof e->d.sig.name);
+	json_get_str(d, "role", e->d.sig.role, sizeof e->d.sig.role);
+	json_get_str(d, "comm", e->d.sig.comm, sizeof e->d.sig.comm);
 }
 
 static void step_of(struct event *e, const struct json *d)
 {
-	e->d.step.step = inum(d, "step", 0);
+	e->d.step.step = json_get_int(d, "step", 0);
 }
 
 typedef void read_fn(struct event *e, const struct json *d);

@@ -249,6 +249,22 @@ static void test_writer(void **state)
 	assert_string_equal(t, "{\"copy\":{\"12\":\"0-1\",\"inner\":{}},\"missing\":null}");
 	free(t);
 	json_free(j);
+	/* members into C types, as a recording is read: out of range is def */
+	const char *doc = "{\"i\":42,\"big\":1e300,\"s\":\"abcdef\",\"n\":\"7\"}";
+	j = json_parse(doc, strlen(doc), &err);
+	assert_non_null(j);
+	assert_int_equal(json_get_int(j, "i", -1), 42);
+	assert_int_equal(json_get_int(j, "big", -1), -1);
+	assert_int_equal(json_get_int(j, "n", -1), -1);
+	assert_int_equal(json_get_int(j, "none", 5), 5);
+	assert_int_equal(json_get_long(j, "big", -2), -2);
+	assert_int_equal(json_get_long(j, "i", -2), 42);
+	char small[4];
+	json_get_str(j, "s", small, sizeof small);
+	assert_string_equal(small, "abc");
+	json_get_str(j, "i", small, sizeof small);
+	assert_string_equal(small, "");
+	json_free(j);
 	/* top-level values follow one another (records, one a line) */
 	t = NULL;
 	fp = open_memstream(&t, &len);
