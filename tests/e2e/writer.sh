@@ -21,10 +21,12 @@ else fail "hand-written JSON key formats (use the jw_ writer):"; echo "$keys" | 
 
 objs=$(find "$OBJ/src" -name '*.o' ! -path "$OBJ/src/base/*" 2>/dev/null | sort)
 check "the objects are built ($OBJ/src)" test -n "$objs"
-low=$(for o in $objs; do nm -u "$o" 2>/dev/null | awk -v o="$o" '$2 ~ /^json_(string|number|write_value)$/ { print o ": " $2 }'; done)
+# one nm pass: "OBJECT: U SYMBOL" for every undefined symbol
+nm -uA $objs 2>/dev/null > "$E2E_TMP/undef"
+low=$(awk '$NF ~ /^json_(string|number|write_value)$/ { print $1, $NF }' "$E2E_TMP/undef")
 if [ -z "$low" ]; then ok "only base/ writes JSON strings and numbers itself"
 else fail "objects outside base/ writing JSON by hand:"; echo "$low" | sed 's/^/# /'; fi
-users=$(for o in $objs; do nm -u "$o" 2>/dev/null | grep -q ' jw_obj$' && echo "$o"; done | wc -l)
+users=$(awk '$NF == "jw_obj"' "$E2E_TMP/undef" | wc -l)
 check "the record, summary, study, compare, machine and cpufreq writers use jw_ ($users objects)" \
 	test "$users" -ge 8
 finish
