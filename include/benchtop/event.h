@@ -21,8 +21,18 @@
 #define EVENT_MAP_MAX 64        /* processes in a placement's before / after map */
 #define EVENT_MAP_TEXT 2048     /* the maps' CPU lists, all together */
 
-/* How the graph and the report mark a kind. */
-enum event_mark { MARK_USER, MARK_PLACE, MARK_FREQ, MARK_PAUSE, MARK_END };
+/* How the graph marks a kind (its colour, line and glyph), with the
+ * words the help's legend names it by. */
+#define EVENT_MARKS(X)                                                        \
+	X(MARK_USER, "marker") X(MARK_PLACE, "placement")                     \
+	X(MARK_FREQ, "governor/cap") X(MARK_PAUSE, "pause/resume") X(MARK_END, "end")
+
+enum event_mark {
+#define EVENT_MARK_ENUM(id, words) id,
+	EVENT_MARKS(EVENT_MARK_ENUM)
+#undef EVENT_MARK_ENUM
+	MARK_N
+};
 
 /* Every kind of event, as records name it, with its mark and the member
  * of struct event's union (d.NAME) that holds its details.  The one list:
@@ -130,6 +140,8 @@ const char *event_kind_name(enum event_kind k);
 /* The kind named name, or EV_OTHER for a name no kind has. */
 enum event_kind event_kind_of(const char *name);
 enum event_mark event_kind_mark(enum event_kind k);
+/* A mark's words in the legend ("governor/cap"); "" out of range. */
+const char *event_mark_words(enum event_mark m);
 /* An event's kind as records name it (EV_OTHER's own name). */
 const char *event_name(const struct event *e);
 /* What the graph, the phase table and the report show: the label, else

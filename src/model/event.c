@@ -33,6 +33,16 @@ enum event_mark event_kind_mark(enum event_kind k)
 	return k > EV_OTHER && (unsigned)k < EV_NKINDS ? kinds[k].mark : MARK_USER;
 }
 
+const char *event_mark_words(enum event_mark m)
+{
+	static const char *const words[MARK_N] = {
+#define EVENT_MARK_WORDS(id, w) [id] = w,
+		EVENT_MARKS(EVENT_MARK_WORDS)
+#undef EVENT_MARK_WORDS
+	};
+	return (unsigned)m < MARK_N ? words[m] : "";
+}
+
 const char *event_name(const struct event *e)
 {
 	const char *n = event_kind_name(e->kind);

@@ -457,17 +457,33 @@ static void legend(const struct ui_view *v, const struct snapshot *s, const stru
 
 struct mark_kind { enum theme_role role; wchar_t line; char ascii_line; const char *head, *ascii_head; };
 
-/* Each mark of event (EVENT_KINDS) has its own colour, line and head glyph. */
+/* Each mark of event (EVENT_MARKS) has its own colour, line and head glyph. */
+static const struct mark_kind marks[MARK_N] = {
+	[MARK_USER] = { ROLE_MARKER, 0x2502, '|', "\xe2\x97\x86", "*" },
+	[MARK_PLACE] = { ROLE_MARK_PLACE, 0x2506, ':', "\xe2\x96\xb6", ">" },
+	[MARK_FREQ] = { ROLE_MARK_FREQ, 0x254e, '!', "~", "~" },
+	[MARK_PAUSE] = { ROLE_MARK_PAUSE, 0x250a, '.', "\xe2\x80\x96", "=" },
+	[MARK_END] = { ROLE_MARK_END, 0x2503, '#', "\xe2\x96\xa0", "#" },
+};
+
 static const struct mark_kind *kind_of(const struct event *e)
 {
-	static const struct mark_kind marks[] = {
-		[MARK_USER] = { ROLE_MARKER, 0x2502, '|', "\xe2\x97\x86", "*" },
-		[MARK_PLACE] = { ROLE_MARK_PLACE, 0x2506, ':', "\xe2\x96\xb6", ">" },
-		[MARK_FREQ] = { ROLE_MARK_FREQ, 0x254e, '!', "~", "~" },
-		[MARK_PAUSE] = { ROLE_MARK_PAUSE, 0x250a, '.', "\xe2\x80\x96", "=" },
-		[MARK_END] = { ROLE_MARK_END, 0x2503, '#', "\xe2\x96\xa0", "#" },
-	};
 	return &marks[event_kind_mark(e->kind)];
+}
+
+void ui_graph_legend(char *buf, size_t len)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	for (int m = 0; m < MARK_N && k < len; m++) {
+		const struct mark_kind *g = &marks[m];
+		bool same = !strcmp(g->head, g->ascii_head);
+		int n = snprintf(buf + k, len - k, "%s%s%s %s", m ? "  " : "", g->head, same ? "" : g->ascii_head,
+		                 event_mark_words((enum event_mark)m));
+		if (n < 0)
+			break;
+		k += (size_t)n;
+	}
 }
 
 /* The column an event falls in, -1 when it is outside the window. */
