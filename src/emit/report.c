@@ -16,6 +16,7 @@
 
 #include "benchtop/outfile.h"
 #include "benchtop/record.h"
+#include "benchtop/stepmark.h"
 #include "benchtop/tables.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
@@ -216,20 +217,34 @@ static void label_text(FILE *fp, double x, int y, bool end, const struct event *
 
 /* A dashed line per event; its label beside it (right, else left) on the
  * first of the top rows where it keeps clear of every label already
- * there.  Returns how many fit nowhere: those are listed under the chart
- * (cut, oldest first). */
+ * there; an experiment's step says what its set-up did (its governor,
+ * its placement), so those events have their line without a label of
+ * their own.  Returns how many fit nowhere: those are listed under the
+ * chart (cut, oldest first). */
 static size_t markers(FILE *fp, const struct recording *rec, const struct frame *f, size_t *cut)
 {
 	size_t ne = recording_nevents(rec), ncut = 0;
 	double (*row)[2] = ne ? xcalloc(ne * LABEL_ROWS, sizeof *row) : NULL;
 	size_t nrow[LABEL_ROWS] = { 0 };
+	const struct event *step = NULL;
 	fprintf(fp, "<g class=\"events\">\n");
 	for (size_t i = 0; i < ne; i++) {
 		const struct event *e = recording_event(rec, i);
 		double x = fx(f, e->t), w = label_w(event_shown(e));
 		fprintf(fp, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
-		        "stroke-dasharray=\"4 3\"/>\n", x, f->top, x, f->top + CHART_H);
-		bool placed = false;
+		        "stroke-dasharray=\"4 3\">", x, f->top, x, f->top + CHART_H);
+		if (e->kind == EV_STEP)
+			step = e;
+		bool placed = stepmark_says(step, e);
+		/* unlabelled: the line still names it on hover */
+		if (placed) {
+			fprintf(fp, "<title>");
+			esc(fp, event_name(e), 0);
+			fprintf(fp, " at %.2f s: ", e->t);
+			esc(fp, e->label, 0);
+			fprintf(fp, "</title>");
+		}
+		fprintf(fp, "</line>\n");
 		for (int r = 0; r < LABEL_ROWS && !placed; r++) {
 			for (int side = 0; side < 2 && !placed; side++) {
 				double x0 = side == 0 ? x + 3 : x - 3 - w, x1 = x0 + w;
@@ -618,6 +633,11 @@ static int text_tables(FILE *fp, const struct recording *rec, int top, enum unit
 	return y + 16;
 }
 
+/* What of a title fits the plot's width at the title's size (about 8.8
+ * px a character of 16 px bold), after "benchtop: "; the whole title
+ * heads the HTML page. */
+#define TITLE_CHARS ((PR - PL) * 10 / 88 - 10)
+
 static void header_text(FILE *fp, const struct recording *rec)
 {
 	const struct json *st = recording_start(rec);
@@ -626,7 +646,7 @@ static void header_text(FILE *fp, const struct recording *rec)
 	/* an experiment by its title ("matrix ...: 4 cells"), a run by its workloads */
 	const char *title = json_str(json_get(json_get(recording_end(rec), "experiment"), "title"), NULL);
 	if (title)
-		esc(fp, title, 120);
+		esc(fp, title, TITLE_CHARS);
 	for (int i = 0; !title && i < recording_nwl(rec); i++) {
 		fputs(i ? ", " : "", fp);
 		esc(fp, names[i], 60);

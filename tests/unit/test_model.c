@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "benchtop/model.h"
+#include "benchtop/stepmark.h"
 
 static struct snapshot *snap_at(double t, uint64_t bytes, double cpu, uint64_t migr, long khz)
 {
@@ -196,10 +197,45 @@ static void test_event_kinds(void **state)
 	assert_string_equal(event_shown(&e), "Step 1");
 }
 
+/* An event of kind k labelled as the run labels it, its details filled
+ * from the label ("gov NAME": the governor set; a placement's name). */
+static struct event ev(enum event_kind k, const char *label)
+{
+	struct event e;
+	event_init(&e, k, 1, label);
+	if (k == EV_GOVERNOR)
+		snprintf(e.d.gov.after, sizeof e.d.gov.after, "%s", label + 4);
+	if (k == EV_PLACEMENT) {
+		snprintf(e.d.place.target, sizeof e.d.place.target, "%s", label);
+		e.d.place.ok = true;
+	}
+	return e;
+}
+
+/* A step's label says what its set-up did: whole words only. */
+static void test_stepmark(void **state)
+{
+	(void)state;
+	struct event step = ev(EV_STEP, "rsync-demo placement=free governor=powersave");
+	struct event gov = ev(EV_GOVERNOR, "gov powersave"), gov2 = ev(EV_GOVERNOR, "gov power");
+	struct event pl = ev(EV_PLACEMENT, "free"), pl2 = ev(EV_PLACEMENT, "spread");
+	struct event mark = ev(EV_MARKER, "governor=powersave");
+	struct event failed = ev(EV_PLACEMENT, "free");
+	failed.d.place.ok = false;
+	assert_true(stepmark_says(&step, &gov));
+	assert_true(stepmark_says(&step, &pl));
+	assert_false(stepmark_says(&step, &gov2));   /* "governor=power" is not a word of it */
+	assert_false(stepmark_says(&step, &pl2));
+	assert_false(stepmark_says(&step, &mark));   /* a user's marker is always labelled */
+	assert_false(stepmark_says(NULL, &gov));     /* outside experiments */
+	assert_false(stepmark_says(&step, &failed)); /* one that failed says so */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_keeps_newest),
+		cmocka_unit_test(test_stepmark),
 		cmocka_unit_test(test_snapshot_copy_grows),
 		cmocka_unit_test(test_events_split_phases),
 		cmocka_unit_test(test_noted_event_keeps_phase),
