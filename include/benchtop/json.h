@@ -95,7 +95,7 @@ void json_number(FILE *fp, double v);
 struct jw {
 	FILE *fp;
 	int depth;
-	unsigned char n[JSON_MAX_DEPTH + 1];    /* values written at each depth */
+	bool some[JSON_MAX_DEPTH + 1];          /* a value written at this depth yet */
 	char close[JSON_MAX_DEPTH + 1];         /* '}' or ']' */
 };
 void jw_begin(struct jw *w, FILE *fp);

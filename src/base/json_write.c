@@ -88,8 +88,9 @@ void jw_begin(struct jw *w, FILE *fp)
 /* The comma and key before the next value at the current depth. */
 static void next(struct jw *w, const char *key)
 {
-	if (w->n[w->depth]++ && w->depth > 0)
+	if (w->some[w->depth] && w->depth > 0)
 		fputc(',', w->fp);
+	w->some[w->depth] = true;
 	if (key && w->depth > 0 && w->close[w->depth] == '}') {
 		json_string(w->fp, key);
 		fputc(':', w->fp);
@@ -103,7 +104,7 @@ static void open_one(struct jw *w, const char *key, char c, char close)
 	next(w, key);
 	fputc(c, w->fp);
 	w->depth++;
-	w->n[w->depth] = 0;
+	w->some[w->depth] = false;
 	w->close[w->depth] = close;
 }
 

@@ -265,6 +265,25 @@ static void test_writer(void **state)
 	json_get_str(j, "i", small, sizeof small);
 	assert_string_equal(small, "");
 	json_free(j);
+	/* long arrays (a sample of thousands of processes): a comma between
+	 * every two values, however many */
+	t = NULL;
+	fp = open_memstream(&t, &len);
+	jw_begin(&w, fp);
+	jw_arr(&w, NULL);
+	for (int i = 0; i < 1000; i++) {
+		jw_obj(&w, NULL);
+		jw_int(&w, "pid", i);
+		jw_end(&w);
+	}
+	jw_end(&w);
+	fclose(fp);
+	j = json_parse(t, len, &err);
+	assert_non_null(j);
+	assert_int_equal(json_len(j), 1000);
+	assert_true(json_num(json_get(json_at(j, 999), "pid"), -1) == 999);
+	json_free(j);
+	free(t);
 	/* top-level values follow one another (records, one a line) */
 	t = NULL;
 	fp = open_memstream(&t, &len);
