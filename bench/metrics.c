@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "benchtop/metrics.h"
+#include "timing.h"
 
 #define NCPU 2
 #define NPROC 16
@@ -39,13 +40,6 @@ static size_t residency(void *ctx, int cpu, const long **k, const double **s)
 	*k = khz;
 	*s = secs;
 	return 3;
-}
-
-static double self_cpu(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 static struct metrics_wl wl[2] = { { "copy", "pipe", "copy engine=pipe procs=3" },
@@ -101,10 +95,10 @@ static int file_cost(int ticks)
 		return 1;
 	}
 	metrics_update(m, &v);
-	double c0 = self_cpu();
+	double c0 = timing_self();
 	for (int i = 0; i < ticks; i++)
 		metrics_update(m, &v);
-	double us = (self_cpu() - c0) * 1e6 / ticks;
+	double us = (timing_self() - c0) * 1e6 / ticks;
 	FILE *fp = fopen(path, "r");
 	long size = 0;
 	if (fp && !fseek(fp, 0, SEEK_END))
@@ -161,11 +155,11 @@ static int render_cost(int count)
 	struct metrics_view v;
 	size_t n = 0;
 	fill(s, h, &v);
-	double c0 = self_cpu();
+	double c0 = timing_self();
 	for (int i = 0; i < count; i++)
 		free(metrics_render_mem(&v, i % 2 ? METRICS_OPENMETRICS : METRICS_TEXT, &n));
 	printf("metrics render: cpus=%d procs=%d renders=%d bytes=%zu cpu_us_per_render=%.1f\n", NCPU, NPROC,
-	       count, n, (self_cpu() - c0) * 1e6 / count);
+	       count, n, (timing_self() - c0) * 1e6 / count);
 	snapshot_free(s);
 	history_free(h);
 	return 0;
@@ -219,7 +213,7 @@ static int scrape_cost(int count, bool keepalive)
 	int done[2];
 	if (pipe(done))
 		return 1;
-	double c0 = self_cpu();
+	double c0 = timing_self();
 	pid_t kid = fork();
 	if (kid == 0) {
 		close(done[0]);
@@ -236,7 +230,7 @@ static int scrape_cost(int count, bool keepalive)
 	int st = 0;
 	waitpid(kid, &st, 0);
 	close(done[0]);
-	double us = (self_cpu() - c0) * 1e6 / count;
+	double us = (timing_self() - c0) * 1e6 / count;
 	printf("metrics scrape (%s): cpus=%d procs=%d scrapes=%d cpu_us_per_scrape=%.1f client=%s\n",
 	       keepalive ? "one kept-alive connection" : "a new connection each", NCPU, NPROC, count, us,
 	       WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "ok" : "failed");
