@@ -7,9 +7,9 @@
  *   MODE plain  it is not: CMD gets no SIGHUP, only what a read and poll
  *               of a terminal whose other side went away say
  *
- * Prints CMD's PID on the first line.  Exits with CMD's status (128 + the
- * signal that ended it); 124 when CMD was still running 120 s after the
- * close (it is killed then). */
+ * CMD runs with TERM=xterm.  Prints its PID on the first line.  Exits
+ * with CMD's status (128 + the signal that ended it); 124 when CMD was
+ * still running 120 s after the close (it is killed then). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <poll.h>
@@ -36,7 +36,7 @@ static void child(const char *slave, int ctty, char **cmd)
 	dup2(fd, 2);
 	if (fd > 2)
 		close(fd);
-	setenv("TERM", "xterm", 0);
+	setenv("TERM", "xterm", 1);  /* whatever the runner has (dumb, none) */
 	execvp(cmd[0], cmd);
 	_exit(127);
 }
