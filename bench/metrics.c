@@ -6,9 +6,10 @@
  *   metrics file TICKS     CPU us to render and atomically rewrite the file
  *                          (in $TMPDIR, else /tmp)
  *   metrics scrape COUNT   CPU us the serving loop spends per GET /metrics
- *                          on one kept-alive connection, as Prometheus
+ *                          asked on one kept-alive connection, as Prometheus
  *                          scrapes (a child process is the client, over
- *                          loopback)
+ *                          loopback); benchtop closes the connection after
+ *                          each answer, so the next request dials again
  *   metrics scrape-new COUNT  the same with a new connection each time
  */
 #include <arpa/inet.h>
@@ -124,8 +125,10 @@ static int dial(int port)
 	return fd;
 }
 
-/* One reply on a kept-alive connection: headers, then Content-Length bytes. */
-static void read_reply(int fd)
+/* One reply on a kept-alive connection: headers, then Content-Length
+ * bytes; true when it says the server closes the connection after it
+ * (benchtop's does, after every answer). */
+static bool read_reply(int fd)
 {
 	char buf[65536];
 	size_t have = 0;
@@ -140,12 +143,14 @@ static void read_reply(int fd)
 	}
 	const char *cl = strcasestr(buf, "content-length:");
 	size_t want = cl ? strtoul(cl + 15, NULL, 10) : 0, got = have - (size_t)(end + 4 - buf);
+	bool closes = strcasestr(buf, "connection: close") != NULL;
 	while (got < want) {
 		ssize_t n = read(fd, buf, sizeof buf);
 		if (n <= 0)
 			_exit(1);
 		got += (size_t)n;
 	}
+	return closes;
 }
 
 static int render_cost(int count)
@@ -179,7 +184,10 @@ static void client(int port, int count, bool keepalive)
 		if (write(fd, req, strlen(req)) < 0)
 			_exit(1);
 		if (keepalive) {
-			read_reply(fd);
+			if (read_reply(fd)) {   /* not kept alive: the next on a new one */
+				close(fd);
+				fd = dial(port);
+			}
 			continue;
 		}
 		while (read(fd, buf, sizeof buf) > 0)
