@@ -62,6 +62,7 @@ struct app {
 	 * fills the rest of it from the run before each action). */
 	struct action_ctx ac;
 	bool all_done;               /* every workload ended (dashboard waits for q) */
+	bool loop_over;              /* --loop had nothing left to start (said once) */
 	char status_seen[256];       /* the status text as it was last drawn ... */
 	double status_t;             /* ... and since when (it expires) */
 	bool keyed;                  /* a key came (the first-step hint is gone) */

@@ -500,14 +500,16 @@ static bool finished(struct app *a)
 		return true;
 	if (a->run->mode == MODE_ATTACH)
 		return !attached_alive(a);
-	if (a->run->loop)
-		return false;
-	for (int i = 0; i < a->nwl; i++) {
-		if (workload_running(a->wl[i]))
+	/* --loop and the default workload go on while any workload runs or
+	 * is about to start again; a failed one is not started again */
+	for (int i = 0; i < a->nwl; i++)
+		if (workload_running(a->wl[i]) || will_restart(a, i))
 			return false;
-		if (workload_spec(a->wl[i])->is_default && !workload_stop_requested(a->wl[i]) &&
-		    workload_state(a->wl[i]) == WLS_DONE)
-			return false;
+	/* --loop with nothing left to start: every workload failed (or was
+	 * stopped), so the run would only wait for -t or forever */
+	if (a->run->loop && a->run->batch && !a->loop_over) {
+		a->loop_over = true;
+		fprintf(stderr, "benchtop: --loop: no workload is left to run: ending the run\n");
 	}
 	/* The work is over: the last phase ends with it, however long the
 	 * run stays on screen.  In the dashboard the finished run stays on
