@@ -14,22 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double tv_s(struct timeval tv)
-{
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
+#include "benchtop/clock.h"
+#include "timing.h"
 
 /* Pass the child's output on, noting when line `want` arrived. */
 static double relay(int fd, int want, double t0)
@@ -47,7 +35,7 @@ static double relay(int fd, int want, double t0)
 		}
 		for (ssize_t i = 0; i < n && first < 0; i++)
 			if (buf[i] == '\n' && ++lines == want)
-				first = mono() - t0;
+				first = clock_mono() - t0;
 		for (ssize_t off = 0; off < n;) {
 			ssize_t w = write(STDOUT_FILENO, buf + off, (size_t)(n - off));
 			if (w <= 0)
@@ -73,7 +61,7 @@ int main(int argc, char **argv)
 	int pfd[2] = { -1, -1 };
 	if (want > 0 && pipe(pfd) < 0)
 		return 1;
-	double t0 = mono();
+	double t0 = clock_mono();
 	pid_t pid = fork();
 	if (pid < 0)
 		return 1;
@@ -94,14 +82,13 @@ int main(int argc, char **argv)
 	}
 	int st;
 	struct rusage ru;
-	while (wait4(pid, &st, 0, &ru) < 0)
-		if (errno != EINTR)
-			return 1;
-	double wall = mono() - t0;
+	if (timing_wait(pid, &st, &ru))
+		return 1;
+	double wall = clock_mono() - t0;
 	FILE *f = fopen(out, "w");
 	if (!f)
 		return 1;
-	fprintf(f, "%.6f %.6f %ld %.6f %d\n", wall, tv_s(ru.ru_utime) + tv_s(ru.ru_stime),
+	fprintf(f, "%.6f %.6f %ld %.6f %d\n", wall, timing_cpu(&ru),
 	        ru.ru_maxrss, first, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 	return fclose(f) ? 1 : 0;
 }

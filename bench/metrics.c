@@ -6,9 +6,10 @@
  *   metrics file TICKS     CPU us to render and atomically rewrite the file
  *                          (in $TMPDIR, else /tmp)
  *   metrics scrape COUNT   CPU us the serving loop spends per GET /metrics
- *                          on one kept-alive connection, as Prometheus
+ *                          asked on one kept-alive connection, as Prometheus
  *                          scrapes (a child process is the client, over
- *                          loopback)
+ *                          loopback); benchtop closes the connection after
+ *                          each answer, so the next request dials again
  *   metrics scrape-new COUNT  the same with a new connection each time
  */
 #include <arpa/inet.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "benchtop/metrics.h"
+#include "timing.h"
 
 #define NCPU 2
 #define NPROC 16
@@ -39,13 +41,6 @@ static size_t residency(void *ctx, int cpu, const long **k, const double **s)
 	*k = khz;
 	*s = secs;
 	return 3;
-}
-
-static double self_cpu(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 static struct metrics_wl wl[2] = { { "copy", "pipe", "copy engine=pipe procs=3" },
@@ -101,10 +96,10 @@ static int file_cost(int ticks)
 		return 1;
 	}
 	metrics_update(m, &v);
-	double c0 = self_cpu();
+	double c0 = timing_self();
 	for (int i = 0; i < ticks; i++)
 		metrics_update(m, &v);
-	double us = (self_cpu() - c0) * 1e6 / ticks;
+	double us = (timing_self() - c0) * 1e6 / ticks;
 	FILE *fp = fopen(path, "r");
 	long size = 0;
 	if (fp && !fseek(fp, 0, SEEK_END))
@@ -130,8 +125,10 @@ static int dial(int port)
 	return fd;
 }
 
-/* One reply on a kept-alive connection: headers, then Content-Length bytes. */
-static void read_reply(int fd)
+/* One reply on a kept-alive connection: headers, then Content-Length
+ * bytes; true when it says the server closes the connection after it
+ * (benchtop's does, after every answer). */
+static bool read_reply(int fd)
 {
 	char buf[65536];
 	size_t have = 0;
@@ -146,12 +143,14 @@ static void read_reply(int fd)
 	}
 	const char *cl = strcasestr(buf, "content-length:");
 	size_t want = cl ? strtoul(cl + 15, NULL, 10) : 0, got = have - (size_t)(end + 4 - buf);
+	bool closes = strcasestr(buf, "connection: close") != NULL;
 	while (got < want) {
 		ssize_t n = read(fd, buf, sizeof buf);
 		if (n <= 0)
 			_exit(1);
 		got += (size_t)n;
 	}
+	return closes;
 }
 
 static int render_cost(int count)
@@ -161,11 +160,11 @@ static int render_cost(int count)
 	struct metrics_view v;
 	size_t n = 0;
 	fill(s, h, &v);
-	double c0 = self_cpu();
+	double c0 = timing_self();
 	for (int i = 0; i < count; i++)
 		free(metrics_render_mem(&v, i % 2 ? METRICS_OPENMETRICS : METRICS_TEXT, &n));
 	printf("metrics render: cpus=%d procs=%d renders=%d bytes=%zu cpu_us_per_render=%.1f\n", NCPU, NPROC,
-	       count, n, (self_cpu() - c0) * 1e6 / count);
+	       count, n, (timing_self() - c0) * 1e6 / count);
 	snapshot_free(s);
 	history_free(h);
 	return 0;
@@ -185,7 +184,10 @@ static void client(int port, int count, bool keepalive)
 		if (write(fd, req, strlen(req)) < 0)
 			_exit(1);
 		if (keepalive) {
-			read_reply(fd);
+			if (read_reply(fd)) {   /* not kept alive: the next on a new one */
+				close(fd);
+				fd = dial(port);
+			}
 			continue;
 		}
 		while (read(fd, buf, sizeof buf) > 0)
@@ -219,7 +221,7 @@ static int scrape_cost(int count, bool keepalive)
 	int done[2];
 	if (pipe(done))
 		return 1;
-	double c0 = self_cpu();
+	double c0 = timing_self();
 	pid_t kid = fork();
 	if (kid == 0) {
 		close(done[0]);
@@ -236,7 +238,7 @@ static int scrape_cost(int count, bool keepalive)
 	int st = 0;
 	waitpid(kid, &st, 0);
 	close(done[0]);
-	double us = (self_cpu() - c0) * 1e6 / count;
+	double us = (timing_self() - c0) * 1e6 / count;
 	printf("metrics scrape (%s): cpus=%d procs=%d scrapes=%d cpu_us_per_scrape=%.1f client=%s\n",
 	       keepalive ? "one kept-alive connection" : "a new connection each", NCPU, NPROC, count, us,
 	       WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "ok" : "failed");

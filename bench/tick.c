@@ -25,18 +25,7 @@
 #include "benchtop/membw.h"
 #include "benchtop/model.h"
 #include "benchtop/sample.h"
-
-static double tv_s(struct timeval tv)
-{
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
-
-static double self_cpu(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
-}
+#include "timing.h"
 
 static pid_t *spawn_sleepers(int n)
 {
@@ -97,10 +86,10 @@ static int cost(int n, int ticks)
 	struct rig r;
 	if (rig_open(&r, n))
 		return 1;
-	double c0 = self_cpu();
+	double c0 = timing_self();
 	for (int i = 0; i < ticks; i++)
 		sampler_tick(r.sp, r.s, clock_mono());
-	double us = (self_cpu() - c0) * 1e6 / ticks;
+	double us = (timing_self() - c0) * 1e6 / ticks;
 	printf("procs=%d ticks=%d cpu_us_per_tick=%.1f tracked=%d\n", n, ticks, us, r.s->nproc);
 	rig_close(&r);
 	return 0;
@@ -110,19 +99,11 @@ static int top(int refreshes)
 {
 	char nbuf[16];
 	snprintf(nbuf, sizeof nbuf, "%d", refreshes);
-	pid_t p = fork();
-	if (p == 0) {
-		if (!freopen("/dev/null", "w", stdout))
-			_exit(127);
-		execlp("top", "top", "-b", "-d", "0.1", "-n", nbuf, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	struct rusage ru;
-	if (wait4(p, &st, 0, &ru) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	char *argv[] = { "top", "-b", "-d", "0.1", "-n", nbuf, NULL };
+	double cpu;
+	if (timing_cmd_quiet(argv, &cpu))
 		return 1;
-	printf("top refreshes=%d cpu_us_per_refresh=%.1f\n", refreshes,
-	       (tv_s(ru.ru_utime) + tv_s(ru.ru_stime)) * 1e6 / refreshes);
+	printf("top refreshes=%d cpu_us_per_refresh=%.1f\n", refreshes, cpu * 1e6 / refreshes);
 	return 0;
 }
 
@@ -134,18 +115,10 @@ static int top1(int n)
 	if (!pids)
 		return 1;
 	usleep(100000);
-	pid_t p = fork();
-	if (p == 0) {
-		if (!freopen("/dev/null", "w", stdout))
-			_exit(127);
-		execlp("top", "top", "-b", "-n", "1", (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	struct rusage ru;
-	int rc = wait4(p, &st, 0, &ru) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
-	printf("top -b -n 1 with %d sleepers: cpu_us_top_n1=%.1f\n", n,
-	       (tv_s(ru.ru_utime) + tv_s(ru.ru_stime)) * 1e6);
+	char *argv[] = { "top", "-b", "-n", "1", NULL };
+	double cpu = 0;
+	int rc = timing_cmd_quiet(argv, &cpu) ? 1 : 0;
+	printf("top -b -n 1 with %d sleepers: cpu_us_top_n1=%.1f\n", n, cpu * 1e6);
 	reap(pids, n);
 	return rc;
 }

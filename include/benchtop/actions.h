@@ -99,10 +99,10 @@ const unsigned char *action_placer(void *ctx, int w, const char *slot);
  * are continued. */
 unsigned action_signal(struct action_ctx *c, const struct action *act);
 void action_signal_release(struct action_ctx *c);
-/* Record an event of kind now (ops->event), with label and detail (a
- * JSON object); phase: it opens a phase.  Returns REACT_EVENT | REACT_REDRAW. */
-unsigned action_event(struct action_ctx *c, const char *kind, const char *label, const char *detail,
-                      bool phase);
+/* Record e (its kind, label and details filled; event_init) now: its t
+ * set from ops->now, then ops->event; phase: it opens a phase.  Returns
+ * REACT_EVENT | REACT_REDRAW. */
+unsigned action_event(struct action_ctx *c, struct event *e, bool phase);
 /* Free what the context holds (the rules, the placed list, the CPU masks). */
 void action_ctx_free(struct action_ctx *c);
 

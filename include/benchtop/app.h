@@ -62,6 +62,7 @@ struct app {
 	 * fills the rest of it from the run before each action). */
 	struct action_ctx ac;
 	bool all_done;               /* every workload ended (dashboard waits for q) */
+	bool loop_over;              /* --loop had nothing left to start (said once) */
 	char status_seen[256];       /* the status text as it was last drawn ... */
 	double status_t;             /* ... and since when (it expires) */
 	bool keyed;                  /* a key came (the first-step hint is gone) */
@@ -97,12 +98,10 @@ struct app {
 int app_action(struct app *a, const struct action *act);
 /* The run's action context, its parts brought up to date. */
 struct action_ctx *app_actions(struct app *a);
-/* Add an event now (t from the monotonic clock) and start a new phase. */
-void app_event(struct app *a, const char *action, const char *label, const char *detail_json);
-void app_event_at(struct app *a, double t, const char *action, const char *label,
-                  const char *detail_json);
-/* An event that does not start a phase (recorded and drawn all the same). */
-void app_note_event(struct app *a, const char *action, const char *label, const char *detail_json);
+/* Add event e (its t in run seconds, app_now for now) to the history,
+ * the recording and the batch output; phase: it starts a new phase (else
+ * it is noted, recorded and drawn all the same, as a workload's end). */
+void app_event(struct app *a, const struct event *e, bool phase);
 double app_now(const struct app *a);   /* seconds since start */
 void app_set_interval(struct app *a, double seconds);
 

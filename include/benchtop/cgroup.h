@@ -42,8 +42,9 @@ bool cgroup_holds(const struct cgroup *g, pid_t pid);
  * (cgroup.events "populated"), -errno when it cannot be read. */
 int cgroup_populated(const struct cgroup *g);
 /* CPU seconds of every process that ever ran in the group (cpu.stat
- * user_usec and system_usec).  0 or -errno. */
-int cgroup_cpu(const struct cgroup *g, double *user, double *sys);
+ * user_usec and system_usec; the file is opened at the first call and
+ * kept open until the group is freed).  0 or -errno. */
+int cgroup_cpu(struct cgroup *g, double *user, double *sys);
 /* Send sig to every process in the group (not its children groups).
  * Returns how many were signalled. */
 int cgroup_signal(const struct cgroup *g, int sig);

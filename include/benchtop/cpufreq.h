@@ -91,12 +91,13 @@ void cpufreq_mark(struct cpufreq *cf);
 /* Number of completed phases (cpufreq_mark calls). */
 size_t cpufreq_nphases(const struct cpufreq *cf);
 /* The residency of completed phase i as a JSON object
- * {"0":{"800000":1.5,...},...} written to fp; i == cpufreq_nphases()
- * writes the phase still open. */
-void cpufreq_phase_residency_json(const struct cpufreq *cf, size_t phase, FILE *fp);
-/* Policies with driver, governor and limits as a JSON array, for the start
- * record and the summary. */
-void cpufreq_policies_json(const struct cpufreq *cf, FILE *fp);
+ * {"0":{"800000":1.5,...},...}, member key of where w is (NULL in an
+ * array); i == cpufreq_nphases() writes the phase still open. */
+struct jw;
+void cpufreq_phase_residency_json(const struct cpufreq *cf, size_t phase, struct jw *w, const char *key);
+/* Policies with driver, governor and limits as a JSON array (member key),
+ * for the start record and the summary. */
+void cpufreq_policies_json(const struct cpufreq *cf, struct jw *w, const char *key);
 
 /* Write back every original value changed through cf; remove the journal.
  * Safe to call more than once. */

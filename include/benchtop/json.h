@@ -59,6 +59,14 @@ bool json_bool(const struct json *v, bool def);
 /* True for an explicit null; false for a missing value (v NULL). */
 bool json_is_null(const struct json *v);
 
+/* Member key of obj read into a C type, as a recording (outside input)
+ * is read: an int or a long, def when missing, not a number or out of
+ * the type's range; a string copied into dst[0..len) (cut to fit), ""
+ * when missing or not a string. */
+int json_get_int(const struct json *obj, const char *key, int def);
+long json_get_long(const struct json *obj, const char *key, long def);
+void json_get_str(const struct json *obj, const char *key, char *dst, size_t len);
+
 /* ---- the writer (json_write.c): the one place JSON text is made ---- */
 
 /* s (NULL as "") as a JSON string, quotes included: '"' and '\\'
@@ -67,35 +75,47 @@ bool json_is_null(const struct json *v);
 void json_string(FILE *fp, const char *s);
 /* A number ("%.9g"), or null for NaN and infinities (JSON has neither). */
 void json_number(FILE *fp, double v);
-/* s escaped as json_string does, quotes included, into buf[0..size):
- * always NUL-terminated and always a complete JSON string; text that
- * does not fit is cut at a character boundary (never inside an escape
- * or a UTF-8 sequence).  Returns the length written. */
-size_t json_quote(char *buf, size_t size, const char *s);
-/* An object member after the first: ,"key":v (a number, null when not
- * finite) and ,"key":"s" (s escaped as json_string does). */
-void json_member_number(FILE *fp, const char *key, double v);
-void json_member_string(FILE *fp, const char *key, const char *s);
-/* An object built member by member in memory of its own: the one writer
- * of event details (every key escaped, numbers as json_number does).
- * json_obj_end returns the text ("{...}", for the caller to free; "{}"
- * when it does not fit in max bytes, max 0: no limit), NULL when out of
- * memory.  Members added after a failure are dropped. */
-struct json_obj {
+/* ---- the streaming writer: every record and document benchtop writes ----
+ *
+ * A writer tracks where it is (object or array, first member or not), so
+ * callers name members and never write a comma, a colon or a quote:
+ *
+ *	struct jw w;
+ *	jw_begin(&w, fp);
+ *	jw_obj(&w, NULL);             // {
+ *	jw_str(&w, "type", "end");    //  "type":"end"
+ *	jw_arr(&w, "cpus");           //  ,"cpus":[
+ *	jw_int(&w, NULL, 3);          //  3
+ *	jw_end(&w);                   //  ]
+ *	jw_end(&w);                   // }
+ *
+ * key is the member's name inside an object and NULL inside an array or
+ * at the top.  Keys and strings are escaped as json_string does; numbers
+ * that are not finite (NaN: unknown) are written as null. */
+struct jw {
 	FILE *fp;
-	char *text;
-	size_t len;
-	int n;
+	int depth;
+	bool some[JSON_MAX_DEPTH + 1];          /* a value written at this depth yet */
+	char close[JSON_MAX_DEPTH + 1];         /* '}' or ']' */
 };
-void json_obj_begin(struct json_obj *o);
-void json_obj_str(struct json_obj *o, const char *key, const char *s);
-void json_obj_num(struct json_obj *o, const char *key, double v);
-void json_obj_bool(struct json_obj *o, const char *key, bool v);
-/* A member whose value is JSON text already (a nested object). */
-void json_obj_raw(struct json_obj *o, const char *key, const char *json);
-char *json_obj_end(struct json_obj *o, size_t max);
-/* The length of the text so far (to cut back to with json_obj_end). */
-size_t json_obj_len(struct json_obj *o);
+void jw_begin(struct jw *w, FILE *fp);
+/* Open an object or an array as the next value; jw_end closes the
+ * innermost one.  Deeper than JSON_MAX_DEPTH is a bug: ignored. */
+void jw_obj(struct jw *w, const char *key);
+void jw_arr(struct jw *w, const char *key);
+void jw_end(struct jw *w);
+/* A string (NULL as ""), or with jw_nstr NULL as null. */
+void jw_str(struct jw *w, const char *key, const char *s);
+void jw_nstr(struct jw *w, const char *key, const char *s);
+/* Numbers: %.9g; %.*f with prec places; exact integers. */
+void jw_num(struct jw *w, const char *key, double v);
+void jw_fix(struct jw *w, const char *key, double v, int prec);
+void jw_int(struct jw *w, const char *key, long long v);
+void jw_uint(struct jw *w, const char *key, unsigned long long v);
+void jw_bool(struct jw *w, const char *key, bool v);
+void jw_null(struct jw *w, const char *key);
+/* A parsed value written back (numbers as json_number does); NULL: null. */
+void jw_value(struct jw *w, const char *key, const struct json *v);
 
 /* A parsed value written back as JSON text (numbers as json_number does). */
 void json_write_value(FILE *fp, const struct json *v);

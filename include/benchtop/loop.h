@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #define LOOP_MAX_FDS 8      /* descriptors added with loop_add_fd */
-#define LOOP_MAX_SIGS 32    /* signals one wake-up reports */
+#define LOOP_MAX_SIGS 64    /* signals one wake-up reports: each number once */
 
 struct loop;
 
@@ -24,7 +24,7 @@ struct loop_wake {
 	bool timer;             /* the timer expired (a grid tick, or the one shot) */
 	short term;             /* the terminal's revents (POLLIN, POLLHUP...), 0 if quiet */
 	int nfds;               /* added descriptors that were ready (callbacks ran) */
-	int nsig;               /* signals read, in arrival order */
+	int nsig;               /* distinct signals read, in order of first arrival */
 	int sig[LOOP_MAX_SIGS];
 };
 

@@ -9,12 +9,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Write `"machine":{...}` (no leading comma) to fp.  sysfs is the root of
+/* Write the member "machine":{...} of the object w is in.  sysfs is the root of
  * the CPU tree (--sysfs; caches come from SYSFS/devices/system/cpu/cpu0/
  * cache); disks always from the real /sys and /proc/self/mountinfo, one
  * entry per distinct path in paths (NULLs skipped).  A fact that cannot
  * be read is null (caches: an empty list). */
-void machine_json(FILE *fp, const char *sysfs, const char *const *paths, size_t npaths);
+struct jw;
+void machine_json(struct jw *w, const char *sysfs, const char *const *paths, size_t npaths);
 
 /* "32K", "8M", "1024" (bytes) as in sysfs cache sizes; 0 when bad. */
 unsigned long long machine_parse_cache_size(const char *s);

@@ -12,14 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "benchtop/event.h"
 
 #define MODEL_GOV_LEN 32
 #define MODEL_ROLE_LEN 12
 #define MODEL_COMM_LEN 16
 #define MODEL_SLOT_LEN 24
 #define MODEL_PIDS_LEN 64
-#define MODEL_LABEL_LEN 64
-#define MODEL_DETAIL_LEN 4096
+#define MODEL_LABEL_LEN EVENT_LABEL_LEN
 
 enum wl_state { WLS_STARTING, WLS_RUNNING, WLS_PAUSED, WLS_DONE, WLS_FAILED };
 /* "starting", "running", ... as records and the dashboard spell them. */
@@ -99,39 +99,6 @@ struct snapshot {
 	double self_tick_us;          /* CPU time one tick cost, microseconds */
 	double late;                  /* seconds this sample came after its interval
 	                               * ended (benchtop was not run in time), 0 on time */
-};
-
-/* Every kind of event a run has, as records name it (the one list: the
- * graph's markers, the metrics' event counts and the writers read it). */
-#define EVENT_KINDS(X)                                                        \
-	X(EV_PIN, "pin")                   /* a process pinned */             \
-	X(EV_PLACEMENT, "placement")       /* spread, pack, free, a mask */   \
-	X(EV_GOVERNOR, "governor")         /* a governor set */               \
-	X(EV_MAXFREQ, "maxfreq")           /* a maximum frequency capped */   \
-	X(EV_MARKER, "marker")             /* the user's marker */            \
-	X(EV_PAUSE, "pause")                                                  \
-	X(EV_RESUME, "resume")                                                \
-	X(EV_WORKLOAD_END, "workload_end") /* a workload ended for good */    \
-	X(EV_SIGNAL, "signal")             /* a signal sent to a process */   \
-	X(EV_CAPTION, "caption")           /* a caption shown over the run */
-
-enum event_kind {
-#define EVENT_KIND_ENUM(id, name) id,
-	EVENT_KINDS(EVENT_KIND_ENUM)
-#undef EVENT_KIND_ENUM
-	EV_NKINDS
-};
-
-/* A kind's name in records ("pin"); NULL out of range. */
-const char *event_kind_name(enum event_kind k);
-/* The kind named name, or -1 for a name no kind has (a newer recording's). */
-int event_kind_of(const char *name);
-
-struct event {
-	double t;
-	char action[16];              /* the kind's name (EVENT_KINDS), or a newer recording's */
-	char label[MODEL_LABEL_LEN];  /* short label for the graph and the phase table */
-	char detail[MODEL_DETAIL_LEN];/* a JSON object, e.g. {"pid":12,"before":"0-1","after":"0"} */
 };
 
 /* Allocate / free a snapshot with room for ncpu CPUs, nproc processes and

@@ -45,9 +45,11 @@ struct run_out {
 };
 
 /* The first fields of a start record ({"type":"start",...,"interval":N,
- * "machine":{...}), left open for the caller's own fields.  The machine's
- * disks are those under r's workload paths and dir (may be NULL). */
-void record_start_head(FILE *fp, int ncpu, double interval, const struct run *r, const char *dir);
+ * "machine":{...}), its object left open in w for the caller's own
+ * fields (jw_end closes it).  The machine's disks are those under r's
+ * workload paths and dir (may be NULL). */
+struct jw;
+void record_start_head(struct jw *w, int ncpu, double interval, const struct run *r, const char *dir);
 /* The start record, the samples, the events and the end record. */
 void record_start(const struct run_out *o, FILE *fp);
 void record_sample(const struct run_out *o, FILE *fp, const struct snapshot *s);
@@ -63,7 +65,7 @@ void batch_line(const struct run_out *o, FILE *fp, const struct snapshot *s);
  * printed from that JSON (summary_tables), so a live run's tables and
  * those of its recording are the same. */
 void summary_print(const struct run_out *o, FILE *fp);
-void summary_json(const struct run_out *o, FILE *fp);
+void summary_json(const struct run_out *o, struct jw *w);
 /* The tables of a run from its start record (the preparation; may be
  * NULL) and its end record, for a live run and a recording alike; t's
  * strings point into end (free t with tables_free). */

@@ -8,8 +8,9 @@
 
 /* Does the label of an experiment's step (step: its "step" event, NULL
  * outside experiments) say what event e did as the step was set up
- * ("governor=powersave" for "gov powersave", "placement=free" for a
- * placement "free")?  Then e's marker needs no label of its own. */
+ * ("governor=powersave" for a governor set to powersave,
+ * "placement=free" for a placement "free" that was done)?  Then e's
+ * marker needs no label of its own. */
 bool stepmark_says(const struct event *step, const struct event *e);
 
 #endif

@@ -34,12 +34,25 @@ struct st_col {
 	bool ratio;          /* a ratio: text prints it as "0.52x" */
 };
 
+#define ST_RES_CPUS 16
+#define ST_RES_FREQS 16
+
+/* The residency a row's text shows as words, as numbers for its JSON
+ * ("residency":{"CPU":{"kHz":seconds,...},...}, "mean_khz":{"CPU":kHz or
+ * null,...}): per CPU, seconds at each frequency and the mean (-1 unknown). */
+struct st_residency {
+	int ncpu;
+	long mean_khz[ST_RES_CPUS];
+	int nfreq[ST_RES_CPUS];
+	long khz[ST_RES_CPUS][ST_RES_FREQS];
+	double secs[ST_RES_CPUS][ST_RES_FREQS];
+};
+
 struct st_row {
 	struct st_cell cell[ST_MAX_COLS];
 	char note[ST_TEXT];  /* "" or what the reader must know about the row */
-	char *json;          /* NULL, or JSON members (no braces) the row's
-	                      * object adds in its JSON, e.g. numbers that its
-	                      * text shows as words; malloc'd, st_free frees */
+	struct st_residency *res;  /* NULL, or the row's residency (malloc'd,
+	                            * st_free frees) */
 };
 
 /* Chart hint: "bars" (x: a label column, y: up to 4 value columns),
@@ -92,9 +105,10 @@ int st_from_json(const struct json *x, struct st_table *t);
 /* Outputs: aligned text with the title, group headings, a "note" column
  * when any row has one, cached figures followed by '*', and the notes;
  * CSV with a header row of keys and a final "note" column; the JSON
- * object (no trailing newline). */
+ * object as the member key of where w is (NULL: in an array, or alone). */
 void st_print_text(const struct st_table *t, FILE *fp);
 void st_print_csv(const struct st_table *t, FILE *fp);
-void st_json(const struct st_table *t, FILE *fp);
+struct jw;
+void st_json(const struct st_table *t, struct jw *w, const char *key);
 
 #endif

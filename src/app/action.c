@@ -17,7 +17,6 @@
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/journal.h"
-#include "benchtop/json.h"
 #include "benchtop/placement.h"
 #include "benchtop/workload.h"
 #include "benchtop/xalloc.h"
@@ -62,15 +61,11 @@ static double now_of(struct action_ctx *c)
 	return c->ops && c->ops->now ? c->ops->now(c->owner) : 0;
 }
 
-unsigned action_event(struct action_ctx *c, const char *kind, const char *label, const char *detail,
-                      bool phase)
+unsigned action_event(struct action_ctx *c, struct event *e, bool phase)
 {
-	struct event e = { .t = now_of(c) };
-	snprintf(e.action, sizeof e.action, "%s", kind);
-	snprintf(e.label, sizeof e.label, "%s", label);
-	snprintf(e.detail, sizeof e.detail, "%s", detail && *detail ? detail : "{}");
+	e->t = now_of(c);
 	if (c->ops && c->ops->event)
-		c->ops->event(c->owner, &e, phase);
+		c->ops->event(c->owner, e, phase);
 	return REACT_EVENT | REACT_REDRAW;
 }
 
@@ -293,84 +288,62 @@ unsigned action_enforce_placement(struct action_ctx *c)
 	return r;
 }
 
-/* {"pid":"cpus",...} of the tracked processes (only pid when > 0), read
- * back from the kernel: the before and after of a placement event (for
- * the caller to free; NULL when out of memory). */
-static char *affinity_map(struct action_ctx *c, pid_t only)
+/* The tracked processes' allowed CPUs (only pid when > 0), read back
+ * from the kernel, into a placement's before or after map. */
+static void affinity_map(struct action_ctx *c, pid_t only, struct ev_place *pl, bool after)
 {
 	unsigned char *m = xcalloc((size_t)c->ncpu, 1);
 	const struct snapshot *s = sample_of(c);
-	struct json_obj o;
-	json_obj_begin(&o);
 	for (int i = 0; m && s && i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
 		if (!p->alive || (only > 0 && p->pid != only) || get_affinity(c, p->pid, m))
 			continue;
-		char pid[16], *list = cpulist_text(m, c->ncpu);
-		snprintf(pid, sizeof pid, "%d", (int)p->pid);
-		json_obj_str(&o, pid, list);
+		char *list = cpulist_text(m, c->ncpu);
+		int full = event_map_add(pl, after, (int)p->pid, list);
 		free(list);
+		if (full)
+			break;
 	}
 	free(m);
-	return json_obj_end(&o, 0);
 }
 
-/* p: the one process a pin was for (its pid, workload, role and slot go
- * in the detail), or NULL.  error: NULL when it was done, else why it was
- * not (for every process, or for some: the event says which and the
- * status line says so).  before: affinity_map's from before it.  A detail
- * too long for an event leaves the maps out (never broken JSON). */
-static char *placement_detail(const char *target, const char *cpus, const struct proc_sample *p,
-                              const char *error, const char *before, const char *after)
+/* A placement event e (its before map filled) done: target and cpus
+ * asked; p: the one process a pin was for (its pid, workload, role and
+ * slot go in the detail), or NULL; error: NULL when it was done, else
+ * why it was not (for every process, or for some: the event says which
+ * and the status line says so).  The after map is read back now. */
+static unsigned placement_event(struct action_ctx *c, struct event *e, const char *label,
+                                const char *target, const char *cpus, pid_t only,
+                                const struct proc_sample *p, const char *error)
 {
-	struct json_obj o;
-	json_obj_begin(&o);
-	json_obj_str(&o, "target", target);
-	json_obj_str(&o, "cpus", cpus);
+	struct ev_place *pl = &e->d.place;
+	affinity_map(c, only, pl, true);
+	snprintf(pl->target, sizeof pl->target, "%s", target);
+	snprintf(pl->cpus, sizeof pl->cpus, "%s", cpus);
 	if (p) {
-		json_obj_num(&o, "pid", p->pid);
-		json_obj_num(&o, "workload", p->workload);
-		json_obj_str(&o, "role", p->role);
-		json_obj_str(&o, "slot", slot_of(p));
+		pl->has_proc = true;
+		pl->pid = (int)p->pid;
+		pl->workload = p->workload;
+		snprintf(pl->role, sizeof pl->role, "%s", p->role);
+		snprintf(pl->slot, sizeof pl->slot, "%s", slot_of(p));
 	}
-	json_obj_bool(&o, "ok", !error);
+	pl->ok = !error;
+	snprintf(pl->error, sizeof pl->error, "%s", error ? error : "");
 	if (error)
-		json_obj_str(&o, "error", error);
-	json_obj_raw(&o, "before", before ? before : "{}");
-	json_obj_raw(&o, "after", after ? after : "{}");
-	return json_obj_end(&o, MODEL_DETAIL_LEN);
+		snprintf(e->label, sizeof e->label, "%.55s failed", label);
+	else
+		snprintf(e->label, sizeof e->label, "%s", label);
+	return action_event(c, e, true);
 }
 
-static unsigned placement_event(struct action_ctx *c, const char *action, const char *label,
-                                const char *target, const char *cpus, const char *before,
-                                pid_t only, const struct proc_sample *p, const char *error)
-{
-	char *after = affinity_map(c, only);
-	char *d = placement_detail(target, cpus, p, error, before, after);
-	if (d && !strcmp(d, "{}")) {   /* too long with the maps */
-		free(d);
-		d = placement_detail(target, cpus, p, error, "{}", "{}");
-	}
-	free(after);
-	char failed[96];
-	if (error)
-		snprintf(failed, sizeof failed, "%s failed", label);
-	unsigned r = action_event(c, action, error ? failed : label, d, true);
-	free(d);
-	return r;
-}
-
-/* An event whose detail is one text member, {"key":"text"}. */
-static unsigned text_event(struct action_ctx *c, const char *kind, const char *label, const char *key,
+/* An event whose detail is one text (a marker, a caption). */
+static unsigned text_event(struct action_ctx *c, enum event_kind kind, const char *label,
                            const char *text, bool phase)
 {
-	struct json_obj o;
-	json_obj_begin(&o);
-	json_obj_str(&o, key, text);
-	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
-	unsigned r = action_event(c, kind, label, d, phase);
-	free(d);
-	return r;
+	struct event e;
+	event_init(&e, kind, 0, label);
+	snprintf(e.d.text.text, sizeof e.d.text.text, "%s", text);
+	return action_event(c, &e, phase);
 }
 
 /* After a placement: none of it failed (0), or the status line says what
@@ -385,9 +358,10 @@ static unsigned placement_outcome(struct action_ctx *c, const char *what)
 	return fail(c, -(c->plog.err ? c->plog.err : EPERM));
 }
 
-/* pin_pid's work: after is mask as a list, before the map before it. */
+/* pin_pid's work: after is mask as a list, e the event with the map
+ * from before it. */
 static unsigned pin_pid_to(struct action_ctx *c, const struct proc_sample *p, const unsigned char *mask,
-                           const char *after, const char *before)
+                           const char *after, struct event *e)
 {
 	char msg[200] = "", label[64], target[96], who[96];
 	remember(c, p->pid);
@@ -401,7 +375,7 @@ static unsigned pin_pid_to(struct action_ctx *c, const struct proc_sample *p, co
 	if (rc < 0 && !gone) {
 		const char *why = msg[0] ? msg : strerror(-rc);
 		say(c, "cannot pin %s (PID %d) to CPU %s: %s", p->comm, (int)p->pid, after, why);
-		unsigned r = placement_event(c, "pin", label, target, after, before, p->pid, NULL, why);
+		unsigned r = placement_event(c, e, label, target, after, p->pid, NULL, why);
 		tell(c);
 		return r | fail(c, rc);
 	}
@@ -409,7 +383,7 @@ static unsigned pin_pid_to(struct action_ctx *c, const struct proc_sample *p, co
 	placed_index(c, p->pid, true);
 	role_words(p, who, sizeof who);
 	snprintf(label, sizeof label, "pin %s:%s", p->role, after);
-	unsigned r = placement_event(c, "pin", label, target, after, before, p->pid, p, NULL);
+	unsigned r = placement_event(c, e, label, target, after, p->pid, p, NULL);
 	if (gone)
 		return r | say(c, "pinned %s to CPU %s (PID %d); holds across restarts (that run had just ended)",
 		               who, after, (int)p->pid);
@@ -421,10 +395,13 @@ static unsigned pin_pid_to(struct action_ctx *c, const struct proc_sample *p, co
  * it runs.  Reports what p became. */
 static unsigned pin_pid(struct action_ctx *c, const struct proc_sample *p, const unsigned char *mask)
 {
-	char *after = cpulist_text(mask, c->ncpu), *before = affinity_map(c, p->pid);
-	unsigned r = pin_pid_to(c, p, mask, after ? after : "?", before);
+	struct event *e = xcalloc(1, sizeof *e);
+	event_init(e, EV_PIN, 0, "");
+	affinity_map(c, p->pid, &e->d.place, false);
+	char *after = cpulist_text(mask, c->ncpu);
+	unsigned r = pin_pid_to(c, p, mask, after ? after : "?", e);
 	free(after);
-	free(before);
+	free(e);
 	return r;
 }
 
@@ -483,7 +460,10 @@ static unsigned parse_cpus(struct action_ctx *c, const char *text, unsigned char
 static unsigned pin_workloads(struct action_ctx *c, int w, const unsigned char *m)
 {
 	char label[64], target[32];
-	char *after = cpulist_text(m, c->ncpu), *before = affinity_map(c, 0);
+	struct event *e = xcalloc(1, sizeof *e);
+	event_init(e, EV_PIN, 0, "");
+	affinity_map(c, 0, &e->d.place, false);
+	char *after = cpulist_text(m, c->ncpu);
 	c->plog.failed = 0;
 	unsigned r = apply_to_workloads(c, w, m);
 	if (w < 0)
@@ -491,12 +471,12 @@ static unsigned pin_workloads(struct action_ctx *c, int w, const unsigned char *
 	else
 		snprintf(target, sizeof target, "workload %d", w);
 	snprintf(label, sizeof label, "pin %s:%s", w < 0 ? "all" : target, after);
-	r |= placement_event(c, "pin", label, target, after, before, 0, NULL,
+	r |= placement_event(c, e, label, target, after ? after : "?", 0, NULL,
 	                     c->plog.failed ? c->plog.error : NULL);
 	r |= say(c, "%s pinned to CPU %s; holds for processes that start later",
-	         w < 0 ? "every workload" : target, after);
+	         w < 0 ? "every workload" : target, after ? after : "?");
 	free(after);
-	free(before);
+	free(e);
 	return r | placement_outcome(c, label);
 }
 
@@ -567,7 +547,10 @@ static unsigned act_placement(struct action_ctx *c, const struct action *act)
 {
 	unsigned char *m = xcalloc((size_t)c->ncpu, 1);
 	const char *name = act->id == ACT_PACK ? "pack" : act->id == ACT_FREE ? "free" : "spread";
-	char *after = NULL, *before = affinity_map(c, 0);
+	char *after = NULL;
+	struct event *e = xcalloc(1, sizeof *e);
+	event_init(e, EV_PLACEMENT, 0, "");
+	affinity_map(c, 0, &e->d.place, false);
 	c->plog.failed = 0;
 	unsigned r;
 	if (act->id == ACT_PACK) {
@@ -586,10 +569,10 @@ static unsigned act_placement(struct action_ctx *c, const struct action *act)
 		r |= spread_say(c, "spread");
 	}
 	free(m);
-	r |= placement_event(c, "placement", name, name, after ? after : "?", before, 0, NULL,
+	r |= placement_event(c, e, name, name, after ? after : "?", 0, NULL,
 	                     c->plog.failed ? c->plog.error : NULL);
 	free(after);
-	free(before);
+	free(e);
 	return r | placement_outcome(c, name);
 }
 
@@ -618,15 +601,12 @@ static unsigned act_governor(struct action_ctx *c, const struct action *act)
 		return fail(c, rc);
 	char label[64];
 	snprintf(label, sizeof label, "gov %s", name);
-	struct json_obj o;
-	json_obj_begin(&o);
-	json_obj_num(&o, "policy", act->policy);
-	json_obj_str(&o, "before", before);
-	json_obj_str(&o, "after", name);
-	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
-	r = action_event(c, "governor", label, d, true) | REACT_STATUS;
-	free(d);
-	return r;
+	struct event e;
+	event_init(&e, EV_GOVERNOR, 0, label);
+	e.d.gov.policy = act->policy;
+	snprintf(e.d.gov.before, sizeof e.d.gov.before, "%s", before);
+	snprintf(e.d.gov.after, sizeof e.d.gov.after, "%s", name);
+	return action_event(c, &e, true) | REACT_STATUS;
 }
 
 static unsigned act_maxfreq(struct action_ctx *c, const struct action *act)
@@ -644,15 +624,10 @@ static unsigned act_maxfreq(struct action_ctx *c, const struct action *act)
 		snprintf(label, sizeof label, "max %.1fGHz", act->khz / 1e6);
 	else
 		snprintf(label, sizeof label, "max lifted");
-	struct json_obj o;
-	json_obj_begin(&o);
-	json_obj_num(&o, "policy", act->policy);
-	json_obj_num(&o, "before", (double)before);
-	json_obj_num(&o, "after", (double)after);
-	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
-	r = action_event(c, "maxfreq", label, d, true) | REACT_STATUS;
-	free(d);
-	return r;
+	struct event e;
+	event_init(&e, EV_MAXFREQ, 0, label);
+	e.d.maxfreq = (struct ev_maxfreq){ .policy = act->policy, .before = before, .after = after };
+	return action_event(c, &e, true) | REACT_STATUS;
 }
 
 static unsigned pause_to(struct action_ctx *c, bool pause)
@@ -675,7 +650,9 @@ static unsigned pause_to(struct action_ctx *c, bool pause)
 			journal_note_resumed(pid);
 	}
 	c->paused = pause;
-	unsigned r = action_event(c, pause ? "pause" : "resume", pause ? "pause" : "resume", "{}", true);
+	struct event e;
+	event_init(&e, pause ? EV_PAUSE : EV_RESUME, 0, pause ? "pause" : "resume");
+	unsigned r = action_event(c, &e, true);
 	return r | say(c, pause ? "workloads paused (SIGSTOP); space resumes" : "workloads resumed (SIGCONT)");
 }
 
@@ -716,13 +693,11 @@ static unsigned act_restart_stop(struct action_ctx *c, const struct action *act)
 	if (workload_start(w, c->sp, action_start_mask(c, i), c->ncpu, now_of(c), msg, sizeof msg))
 		return say(c, "%s", msg) | fail(c, -EIO);
 	snprintf(label, sizeof label, "w%d restart", i);
-	struct json_obj o;
-	json_obj_begin(&o);
-	json_obj_num(&o, "workload", i);
-	json_obj_str(&o, "text", label);
-	char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
-	unsigned r = action_event(c, "marker", label, d, true);
-	free(d);
+	struct event e;
+	event_init(&e, EV_MARKER, 0, label);
+	e.d.text.workload = i;
+	snprintf(e.d.text.text, sizeof e.d.text.text, "%s", label);
+	unsigned r = action_event(c, &e, true);
 	history_work_ended(c->hist, -1);
 	return r | REACT_WORK | say(c, "workload %d restarted", i);
 }
@@ -744,7 +719,7 @@ static unsigned act_interval(struct action_ctx *c, const struct action *act)
 
 static unsigned act_marker(struct action_ctx *c, const struct action *act)
 {
-	unsigned r = text_event(c, "marker", act->text[0] ? act->text : "marker", "text", act->text, true);
+	unsigned r = text_event(c, EV_MARKER, act->text[0] ? act->text : "marker", act->text, true);
 	return r | say(c, "marker: %s", act->text);
 }
 
@@ -761,7 +736,7 @@ static unsigned act_caption(struct action_ctx *c, const struct action *act)
 	            cur->khz_time == 0;
 	if (same)
 		history_label_phase(c->hist, act->text);
-	return text_event(c, "caption", act->text, "text", act->text, !same) | say(c, "%s", act->text);
+	return text_event(c, EV_CAPTION, act->text, act->text, !same) | say(c, "%s", act->text);
 }
 
 static unsigned act_quit(struct action_ctx *c, const struct action *act)

@@ -134,12 +134,10 @@ void attach_restore(struct app *a)
 			if (!attach_found_stopped(a, a->attach.pids[i]))
 				kill(a->attach.pids[i], SIGCONT);
 		a->ac.paused = false;
-		struct json_obj o;
-		json_obj_begin(&o);
-		json_obj_str(&o, "why", "exit");
-		char *d = json_obj_end(&o, MODEL_DETAIL_LEN);
-		app_event(a, "resume", "resume", d);
-		free(d);
+		struct event e;
+		event_init(&e, EV_RESUME, app_now(a), "resume");
+		snprintf(e.d.why.why, sizeof e.d.why.why, "exit");
+		app_event(a, &e, true);
 	}
 	/* none is paused by benchtop now: a later --restore must not resume it */
 	for (size_t i = 0; i < a->attach.n; i++)

@@ -13,10 +13,7 @@ static double ops_now(void *owner)
 
 static void ops_event(void *owner, const struct event *e, bool phase)
 {
-	if (phase)
-		app_event_at(owner, e->t, e->action, e->label, e->detail);
-	else
-		app_note_event(owner, e->action, e->label, e->detail);
+	app_event(owner, e, phase);
 }
 
 static void ops_remember(void *owner, pid_t pid)

@@ -65,54 +65,30 @@ static double cpu_self(void)
 	       ru.ru_stime.tv_usec / 1e6;
 }
 
-void app_event(struct app *a, const char *action, const char *label, const char *detail)
-{
-	app_event_at(a, app_now(a), action, label, detail);
-}
-
-static void event_at(struct app *a, double t, const char *action, const char *label,
-                     const char *detail, bool phase);
-
-void app_event_at(struct app *a, double t, const char *action, const char *label,
-                  const char *detail)
-{
-	/* A workload's end is an event, but not a new phase. */
-	event_at(a, t, action, label, detail, strcmp(action, "workload_end") != 0);
-}
-
-void app_note_event(struct app *a, const char *action, const char *label, const char *detail)
-{
-	event_at(a, app_now(a), action, label, detail, false);
-}
-
-/* phase: the event opens a phase (a user's or --at action, a marker). */
-static void event_at(struct app *a, double t, const char *action, const char *label,
-                     const char *detail, bool phase)
+void app_event(struct app *a, const struct event *e, bool phase)
 {
 	if (!a->in_tick && phase) {
 		for (int i = 0; i < a->nwl; i++)
 			history_close_phase_bytes(a->hist, i, workload_bytes_now(a->wl[i]));
 	}
-	struct event e = { .t = t };
-	snprintf(e.action, sizeof e.action, "%s", action);
-	snprintf(e.label, sizeof e.label, "%s", label);
-	snprintf(e.detail, sizeof e.detail, "%s", detail && *detail ? detail : "{}");
 	if (!phase) {
-		history_note_event(a->hist, &e);
+		history_note_event(a->hist, e);
 	} else {
-		history_add_event(a->hist, &e);
+		history_add_event(a->hist, e);
 		if (a->cf)
 			cpufreq_mark(a->cf);
 	}
 	if (a->rec) {
-		struct event r = e;
-		r.t += a->t_offset;
-		record_event(a->rec, &r);
+		struct event *r = xmalloc(sizeof *r);
+		*r = *e;
+		r->t += a->t_offset;
+		record_event(a->rec, r);
+		free(r);
 	}
 	if (a->out && a->run->batch && a->run->format == FMT_JSON)
-		record_event(a->out, &e);
+		record_event(a->out, e);
 	else if (a->out && a->run->batch && a->run->format == FMT_TEXT)
-		fprintf(a->out, "# %.2f s: %s\n", e.t, e.label);
+		fprintf(a->out, "# %.2f s: %s\n", e->t, e->label);
 }
 
 /* Put the governors and limits back now (before the summary), keeping
@@ -313,21 +289,22 @@ static void note_workload_ends(struct app *a)
 		                 (a->run->loop || workload_spec(a->wl[i])->is_default);
 		if ((s == WLS_DONE || s == WLS_FAILED) && before != s && !a->ac.finishing &&
 		    !last_pass && !will_restart(a, i)) {
-			char label[64], detail[MODEL_DETAIL_LEN];
+			char label[64];
 			const char *word = s == WLS_FAILED ? "failed" :
 			                   workload_stop_requested(a->wl[i]) ? "stopped" : "done";
 			snprintf(label, sizeof label, "w%d %s", i + 1, word);
-			int k = snprintf(detail, sizeof detail,
-			                 "{\"workload\":%d,\"state\":\"%s\",\"error\":", i + 1, word);
-			k += (int)json_quote(detail + k, sizeof detail - k - 1, workload_error(a->wl[i]));
-			snprintf(detail + k, sizeof detail - k, "}");
 			/* stamped when it ended, not when the tick noticed */
 			double t = workload_ended_at(a->wl[i]);
 			const struct phase *cur = history_phase(a->hist, history_nphases(a->hist) - 1);
 			if (t < cur->from || t > app_now(a))
 				t = app_now(a);
+			struct event e;
+			event_init(&e, EV_WORKLOAD_END, t, label);
+			e.d.end.workload = i + 1;
+			snprintf(e.d.end.state, sizeof e.d.end.state, "%s", word);
+			snprintf(e.d.end.error, sizeof e.d.end.error, "%s", workload_error(a->wl[i]));
 			/* stopped by the user (x): their action, so a phase */
-			event_at(a, t, "workload_end", label, detail, workload_stop_requested(a->wl[i]));
+			app_event(a, &e, workload_stop_requested(a->wl[i]));
 		}
 	}
 }
@@ -527,14 +504,16 @@ static bool finished(struct app *a)
 		return true;
 	if (a->run->mode == MODE_ATTACH)
 		return !attached_alive(a);
-	if (a->run->loop)
-		return false;
-	for (int i = 0; i < a->nwl; i++) {
-		if (workload_running(a->wl[i]))
+	/* --loop and the default workload go on while any workload runs or
+	 * is about to start again; a failed one is not started again */
+	for (int i = 0; i < a->nwl; i++)
+		if (workload_running(a->wl[i]) || will_restart(a, i))
 			return false;
-		if (workload_spec(a->wl[i])->is_default && !workload_stop_requested(a->wl[i]) &&
-		    workload_state(a->wl[i]) == WLS_DONE)
-			return false;
+	/* --loop with nothing left to start: every workload failed (or was
+	 * stopped), so the run would only wait for -t or forever */
+	if (a->run->loop && a->run->batch && !a->loop_over) {
+		a->loop_over = true;
+		fprintf(stderr, "benchtop: --loop: no workload is left to run: ending the run\n");
 	}
 	/* The work is over: the last phase ends with it, however long the
 	 * run stays on screen.  In the dashboard the finished run stays on
@@ -966,8 +945,13 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		/* Every process started on a CPU of its own; descendants that
 		 * appeared since get theirs now. */
 		action_enforce_placement(app_actions(a));
-		app_event(a, "placement", "spread",
-		          "{\"target\":\"spread\",\"cpus\":\"round robin\",\"before\":{},\"after\":{}}");
+		struct event *e = xcalloc(1, sizeof *e);
+		event_init(e, EV_PLACEMENT, app_now(a), "spread");
+		snprintf(e->d.place.target, sizeof e->d.place.target, "spread");
+		snprintf(e->d.place.cpus, sizeof e->d.place.cpus, "round robin");
+		e->d.place.ok = true;
+		app_event(a, e, true);
+		free(e);
 	}
 	return -1;
 }

@@ -418,6 +418,18 @@ static int setup_attach(struct app *a, char *msg, size_t len)
 int app_setup(struct app *a, char *msg, size_t len)
 {
 	struct run *r = a->run;
+	/* The signals are blocked first: a quit signal that comes while the
+	 * rest is set up waits in the signalfd.  Before it, one that a
+	 * script's background job ignores (SIGINT, SIGQUIT) would be dropped
+	 * by the kernel, and the run would go on to its -t. */
+	int sigs[LOOP_SIG_LIST] = { SIGCHLD, SIGWINCH };
+	int nsig = 2 + loop_quit_signals(sigs + 2, LOOP_SIG_LIST - 2);
+	a->loop = loop_new(sigs, nsig);
+	if (!a->loop) {
+		int e = errno;
+		snprintf(msg, len, "cannot set up the event loop: %s", strerror(e));
+		return -e;
+	}
 	a->ncpu = affinity_ncpu();
 	if (a->ncpu < 1)
 		a->ncpu = 1;
@@ -444,14 +456,6 @@ int app_setup(struct app *a, char *msg, size_t len)
 		return -ENOMEM;
 	a->cf = cpufreq_open(r->sysfs, a->ncpu);
 	fill_governors(a);
-	int sigs[LOOP_SIG_LIST] = { SIGCHLD, SIGWINCH };
-	int nsig = 2 + loop_quit_signals(sigs + 2, LOOP_SIG_LIST - 2);
-	a->loop = loop_new(sigs, nsig);
-	if (!a->loop) {
-		int e = errno;
-		snprintf(msg, len, "cannot set up the event loop: %s", strerror(e));
-		return -e;
-	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	a->nwl = nwl;
 	a->wl = xcalloc((size_t)a->nwl + 1, sizeof *a->wl);

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "benchtop/journal.h"
-#include "benchtop/json.h"
 
 #define MAX_HELD 64
 
@@ -91,17 +90,13 @@ unsigned action_signal(struct action_ctx *c, const struct action *act)
 	}
 	char label[64];
 	snprintf(label, sizeof label, "%s %s %d", name, comm, act->pid);
-	struct json_obj o;
-	json_obj_begin(&o);
-	json_obj_num(&o, "pid", act->pid);
-	json_obj_str(&o, "signal", name);
-	json_obj_num(&o, "number", act->sig);
-	json_obj_num(&o, "workload", wl);
-	json_obj_str(&o, "role", role);
-	json_obj_str(&o, "comm", comm);
-	char *detail = json_obj_end(&o, MODEL_DETAIL_LEN);
-	unsigned r = action_event(c, "signal", label, detail, true);
-	free(detail);
+	struct event e;
+	event_init(&e, EV_SIGNAL, 0, label);
+	e.d.sig = (struct ev_sig){ .pid = act->pid, .number = act->sig, .workload = wl };
+	snprintf(e.d.sig.name, sizeof e.d.sig.name, "%s", name);
+	snprintf(e.d.sig.role, sizeof e.d.sig.role, "%s", role);
+	snprintf(e.d.sig.comm, sizeof e.d.sig.comm, "%s", comm);
+	unsigned r = action_event(c, &e, true);
 	if (wl > 0)
 		snprintf(c->vs->status, sizeof c->vs->status, "sent %s to PID %d (%s, the %s of workload %d)", name,
 		         act->pid, comm, role, wl);

@@ -1,6 +1,7 @@
 /* json.c - strict recursive-descent JSON reader into a small tree. */
 #include "benchtop/json.h"
 
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
@@ -539,4 +540,21 @@ bool json_bool(const struct json *v, bool def)
 bool json_is_null(const struct json *v)
 {
 	return v && v->type == JSON_NULL;
+}
+
+int json_get_int(const struct json *obj, const char *key, int def)
+{
+	double v = json_num(json_get(obj, key), def);
+	return isfinite(v) && v >= INT_MIN && v <= INT_MAX ? (int)v : def;
+}
+
+long json_get_long(const struct json *obj, const char *key, long def)
+{
+	double v = json_num(json_get(obj, key), (double)def);
+	return isfinite(v) && v >= -1e15 && v <= 1e15 ? (long)v : def;
+}
+
+void json_get_str(const struct json *obj, const char *key, char *dst, size_t len)
+{
+	snprintf(dst, len, "%s", json_str(json_get(obj, key), ""));
 }

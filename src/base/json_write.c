@@ -1,4 +1,5 @@
-/* json_write.c - JSON text out: strings, numbers.  The reader is json.c;
+/* json_write.c - JSON text out: strings, numbers, and the streaming
+ * writer (jw_) every record and document is written with.  The reader is json.c;
  * both sides agree on RFC 8259. */
 #include "benchtop/json.h"
 
@@ -44,55 +45,6 @@ void json_number(FILE *fp, double v)
 		fputs("null", fp);
 }
 
-void json_member_number(FILE *fp, const char *key, double v)
-{
-	fprintf(fp, ",\"%s\":", key);
-	json_number(fp, v);
-}
-
-void json_member_string(FILE *fp, const char *key, const char *s)
-{
-	fprintf(fp, ",\"%s\":", key);
-	json_string(fp, s);
-}
-
-/* Length of the UTF-8 sequence lead byte c starts (1 for anything else). */
-static size_t seq_len(unsigned char c)
-{
-	return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-}
-
-size_t json_quote(char *buf, size_t size, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t k = 0;
-	char esc[8];
-
-	if (size < 3) {
-		if (size)
-			buf[0] = '\0';
-		return 0;
-	}
-	buf[k++] = '"';
-	while (*p) {
-		escape(*p, esc);
-		size_t n = esc[0] ? strlen(esc) : seq_len(*p);
-		if (!esc[0] && strnlen((const char *)p, n) < n)
-			break;                       /* a cut sequence at the end */
-		if (k + n + 2 > size)                /* room for the '"' and NUL */
-			break;
-		if (esc[0])
-			memcpy(buf + k, esc, n);
-		else
-			memcpy(buf + k, p, n);
-		k += n;
-		p += esc[0] ? 1 : n;
-	}
-	buf[k++] = '"';
-	buf[k] = '\0';
-	return k;
-}
-
 void json_write_value(FILE *fp, const struct json *v)
 {
 	size_t n = json_len(v);
@@ -126,73 +78,109 @@ void json_write_value(FILE *fp, const struct json *v)
 	}
 }
 
-/* ---- objects in memory ---- */
+/* ---- the streaming writer ---- */
 
-void json_obj_begin(struct json_obj *o)
+void jw_begin(struct jw *w, FILE *fp)
 {
-	*o = (struct json_obj){ 0 };
-	o->fp = open_memstream(&o->text, &o->len);
-	if (o->fp)
-		fputc('{', o->fp);
+	*w = (struct jw){ .fp = fp };
 }
 
-/* The next member's key (and its comma); false when the object failed. */
-static bool obj_key(struct json_obj *o, const char *key)
+/* The comma and key before the next value at the current depth. */
+static void next(struct jw *w, const char *key)
 {
-	if (!o->fp)
-		return false;
-	if (o->n++)
-		fputc(',', o->fp);
-	json_string(o->fp, key);
-	fputc(':', o->fp);
-	return true;
-}
-
-void json_obj_str(struct json_obj *o, const char *key, const char *s)
-{
-	if (obj_key(o, key))
-		json_string(o->fp, s);
-}
-
-void json_obj_num(struct json_obj *o, const char *key, double v)
-{
-	if (obj_key(o, key))
-		json_number(o->fp, v);
-}
-
-void json_obj_bool(struct json_obj *o, const char *key, bool v)
-{
-	if (obj_key(o, key))
-		fputs(v ? "true" : "false", o->fp);
-}
-
-void json_obj_raw(struct json_obj *o, const char *key, const char *json)
-{
-	if (obj_key(o, key))
-		fputs(json && *json ? json : "null", o->fp);
-}
-
-size_t json_obj_len(struct json_obj *o)
-{
-	if (o->fp)
-		fflush(o->fp);
-	return o->len;
-}
-
-char *json_obj_end(struct json_obj *o, size_t max)
-{
-	if (!o->fp) {
-		free(o->text);
-		return NULL;
+	if (w->some[w->depth] && w->depth > 0)
+		fputc(',', w->fp);
+	w->some[w->depth] = true;
+	if (key && w->depth > 0 && w->close[w->depth] == '}') {
+		json_string(w->fp, key);
+		fputc(':', w->fp);
 	}
-	fputc('}', o->fp);
-	bool ok = fclose(o->fp) == 0;
-	o->fp = NULL;
-	if (ok && max && o->len >= max)
-		snprintf(o->text, o->len + 1, "{}");
-	if (!ok) {
-		free(o->text);
-		o->text = NULL;
-	}
-	return o->text;
+}
+
+static void open_one(struct jw *w, const char *key, char c, char close)
+{
+	if (w->depth >= JSON_MAX_DEPTH)
+		return;
+	next(w, key);
+	fputc(c, w->fp);
+	w->depth++;
+	w->some[w->depth] = false;
+	w->close[w->depth] = close;
+}
+
+void jw_obj(struct jw *w, const char *key)
+{
+	open_one(w, key, '{', '}');
+}
+
+void jw_arr(struct jw *w, const char *key)
+{
+	open_one(w, key, '[', ']');
+}
+
+void jw_end(struct jw *w)
+{
+	if (w->depth <= 0)
+		return;
+	fputc(w->close[w->depth], w->fp);
+	w->depth--;
+}
+
+void jw_str(struct jw *w, const char *key, const char *s)
+{
+	next(w, key);
+	json_string(w->fp, s);
+}
+
+void jw_nstr(struct jw *w, const char *key, const char *s)
+{
+	if (s)
+		jw_str(w, key, s);
+	else
+		jw_null(w, key);
+}
+
+void jw_num(struct jw *w, const char *key, double v)
+{
+	next(w, key);
+	json_number(w->fp, v);
+}
+
+void jw_fix(struct jw *w, const char *key, double v, int prec)
+{
+	next(w, key);
+	if (isfinite(v))
+		fprintf(w->fp, "%.*f", prec, v);
+	else
+		fputs("null", w->fp);
+}
+
+void jw_int(struct jw *w, const char *key, long long v)
+{
+	next(w, key);
+	fprintf(w->fp, "%lld", v);
+}
+
+void jw_uint(struct jw *w, const char *key, unsigned long long v)
+{
+	next(w, key);
+	fprintf(w->fp, "%llu", v);
+}
+
+void jw_bool(struct jw *w, const char *key, bool v)
+{
+	next(w, key);
+	fputs(v ? "true" : "false", w->fp);
+}
+
+void jw_null(struct jw *w, const char *key)
+{
+	next(w, key);
+	fputs("null", w->fp);
+}
+
+void jw_value(struct jw *w, const char *key, const struct json *v)
+{
+	next(w, key);
+	json_write_value(w->fp, v);
 }

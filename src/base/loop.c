@@ -148,8 +148,16 @@ void loop_remove_fd(struct loop *l, int fd)
 		}
 }
 
+/* Each signal once, at its first arrival: a burst of one queued
+ * real-time signal takes one slot, so every distinct signal (a quit among
+ * them) always finds room. */
+_Static_assert(LOOP_MAX_SIGS >= _NSIG - 1, "a slot for every signal number");
+
 static void note_signal(int *sig, int *n, int signo)
 {
+	for (int i = 0; i < *n; i++)
+		if (sig[i] == signo)
+			return;
 	if (*n < LOOP_MAX_SIGS)
 		sig[(*n)++] = signo;
 }

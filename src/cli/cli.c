@@ -317,7 +317,7 @@ const struct cli_option cli_options[] = {
 	{ 'w', "workload", "SPEC", "a workload KIND[:key=value,...] (repeatable; see WORKLOADS)", O_WORKLOAD, true, o_workload },
 	{ 'i', "interval", "SEC", "sample interval, 0.05 to 10 (default 0.5)", O_INTERVAL, false, o_interval },
 	{ 't', "duration", "SEC", "stop everything after SEC", O_DURATION, false, o_duration },
-	{ 0, "loop", NULL, "loop until quit: engines start each pass again in the same processes, commands re-run", O_LOOP, false, o_loop },
+	{ 0, "loop", NULL, "loop until quit: engines start each pass again in the same processes, commands re-run; a failed one is not, and with none left the run ends (exit 1)", O_LOOP, false, o_loop },
 	{ 0, "no-sync", NULL, "no sync(2) after a command workload, flush not counted", O_NO_SYNC, false, o_no_sync },
 	{ 0, "at", "T:ACTION", "at time T: pin=LIST pack free spread governor=NAME maxfreq=KHZ marker=TEXT caption=TEXT pause resume (repeatable)", O_AT, true, o_at },
 	{ 'b', "batch", NULL, "no screen: one line per interval to stdout, then the summary", O_BATCH, false, o_batch },

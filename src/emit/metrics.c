@@ -387,14 +387,14 @@ static void disk(struct expo *e, const struct metrics_view *v)
  * so rate() and increase() see the first one; others as they come. */
 static void events(struct expo *e, const struct history *h)
 {
-	enum { NKNOWN = EV_NKINDS, NOTHER = 16 };
+	enum { NKNOWN = EV_NKINDS - 1, NOTHER = 16 };
 	const char *name[NKNOWN + NOTHER];
 	double count[NKNOWN + NOTHER] = { 0 };
 	size_t n = NKNOWN;
-	for (int k = 0; k < EV_NKINDS; k++)
-		name[k] = event_kind_name(k);
+	for (int k = 0; k < NKNOWN; k++)
+		name[k] = event_kind_name(k + 1);
 	for (size_t i = 0; h && i < history_nevents(h); i++) {
-		const char *a = history_event(h, i)->action;
+		const char *a = event_name(history_event(h, i));
 		size_t k = 0;
 		while (k < n && strcmp(name[k], a))
 			k++;

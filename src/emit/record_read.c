@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "benchtop/cpulist.h"
+#include "benchtop/event_json.h"
 #include "benchtop/freqrows.h"
 #include "benchtop/num.h"
 #include "benchtop/record.h"
@@ -52,28 +53,9 @@ static int grow(void **p, size_t *cap, size_t want, size_t elem)
 	return 0;
 }
 
-static void copy_str(char *dst, size_t len, const struct json *v)
-{
-	snprintf(dst, len, "%s", json_str(v, ""));
-}
-
 static double num(const struct json *obj, const char *key, double def)
 {
 	return json_num(json_get(obj, key), def);
-}
-
-/* An int figure; def for one out of range (a recording is outside input:
- * converting such a double would be undefined behaviour). */
-static int inum(const struct json *obj, const char *key, int def)
-{
-	double v = num(obj, key, def);
-	return isfinite(v) && v >= INT_MIN && v <= INT_MAX ? (int)v : def;
-}
-
-static long lnum(const struct json *obj, const char *key, long def)
-{
-	double v = num(obj, key, (double)def);
-	return isfinite(v) && v >= -1e15 && v <= 1e15 ? (long)v : def;
 }
 
 static uint64_t count(const struct json *obj, const char *key)
@@ -95,30 +77,30 @@ static enum wl_state state_of(const char *s)
 
 static void fill_cpu(struct cpu_sample *c, const struct json *j, int i)
 {
-	c->id = inum(j, "id", i);
+	c->id = json_get_int(j, "id", i);
 	c->user = num(j, "user", 0);
 	c->system = num(j, "system", 0);
 	c->iowait = num(j, "iowait", 0);
 	c->irq = num(j, "irq", 0);
 	c->idle = num(j, "idle", 100 - c->user - c->system - c->iowait - c->irq);
-	c->khz = lnum(j, "khz", -1);
-	copy_str(c->governor, sizeof c->governor, json_get(j, "governor"));
+	c->khz = json_get_long(j, "khz", -1);
+	json_get_str(j, "governor", c->governor, sizeof c->governor);
 }
 
 static void fill_proc(struct proc_sample *p, const struct json *j, int ncpu)
 {
-	p->pid = (pid_t)inum(j, "pid", 0);
-	p->workload = inum(j, "workload", 0);
-	copy_str(p->role, sizeof p->role, json_get(j, "role"));
-	copy_str(p->slot, sizeof p->slot, json_get(j, "slot"));
-	copy_str(p->comm, sizeof p->comm, json_get(j, "comm"));
-	p->cpu = inum(j, "cpu", -1);
+	p->pid = (pid_t)json_get_int(j, "pid", 0);
+	p->workload = json_get_int(j, "workload", 0);
+	json_get_str(j, "role", p->role, sizeof p->role);
+	json_get_str(j, "slot", p->slot, sizeof p->slot);
+	json_get_str(j, "comm", p->comm, sizeof p->comm);
+	p->cpu = json_get_int(j, "cpu", -1);
 	const char *allowed = json_str(json_get(j, "allowed"), NULL);
 	if (p->allowed && (!allowed || cpulist_parse(allowed, p->allowed, ncpu, NULL, 0)))
 		memset(p->allowed, 0, (size_t)ncpu);   /* not recorded, or not a list of these CPUs */
 	const char *st = json_str(json_get(j, "state"), "?");
 	p->state = st[0] ? st[0] : '?';
-	p->nthreads = inum(j, "threads", 1);
+	p->nthreads = json_get_int(j, "threads", 1);
 	p->cpu_pct = num(j, "cpu_pct", 0);
 	p->wait_pct = num(j, "wait_pct", 0);
 	p->utime = num(j, "utime", 0);
@@ -181,7 +163,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 	for (int i = 0; i < nwl; i++) {
 		const struct json *w = json_at(wls, (size_t)i);
 		struct wl_sample *o = &s->wls[i];
-		o->id = inum(w, "id", i + 1);
+		o->id = json_get_int(w, "id", i + 1);
 		o->read_bps = num(w, "read_bps", 0);
 		o->write_bps = num(w, "write_bps", 0);
 		o->bytes = count(w, "bytes");
@@ -189,7 +171,7 @@ static struct snapshot *snapshot_of(const struct json *j, double prev_t)
 		o->passes = count(w, "passes");
 		o->state = state_of(json_str(json_get(w, "state"), "running"));
 	}
-	copy_str(s->disk.device, sizeof s->disk.device, json_get(disk, "device"));
+	json_get_str(disk, "device", s->disk.device, sizeof s->disk.device);
 	s->disk.read_bps = num(disk, "read_bps", 0);
 	s->disk.write_bps = num(disk, "write_bps", 0);
 	s->disk.dirty = count(disk, "dirty");
@@ -227,13 +209,7 @@ static int add_event(struct recording *rec, const struct json *j)
 	if (grow((void **)&rec->events, &rec->eventcap, rec->nevents + 1, sizeof *rec->events))
 		return -ENOMEM;
 	struct event *e = &rec->events[rec->nevents];
-	memset(e, 0, sizeof *e);
-	e->t = num(j, "t", rec->nitems ? rec->items[rec->nitems - 1].t : 0);
-	copy_str(e->action, sizeof e->action, json_get(j, "action"));
-	copy_str(e->label, sizeof e->label, json_get(j, "label"));
-	if (!e->label[0])
-		snprintf(e->label, sizeof e->label, "%s", e->action);
-	snprintf(e->detail, sizeof e->detail, "{}");
+	event_json_read(j, rec->nitems ? rec->items[rec->nitems - 1].t : 0, e);
 	return add_item(rec, e->t, true, rec->nevents++);
 }
 
@@ -306,10 +282,8 @@ static void add_steps(struct recording *rec)
 			continue;
 		}
 		struct event *e = &ev[k];
-		e->t = sf;
-		snprintf(e->action, sizeof e->action, "step");
-		copy_str(e->label, sizeof e->label, json_get(json_at(ph, b), "label"));
-		snprintf(e->detail, sizeof e->detail, "{\"step\":%zu}", b + 1);
+		event_init(e, EV_STEP, sf, json_str(json_get(json_at(ph, b), "label"), ""));
+		e->d.step.step = (int)b + 1;
 		at[b++] = k++;
 	}
 	/* the items: each step's before the first recorded item after its start */

@@ -10,6 +10,7 @@
 
 #include "benchtop/cpufreq.h"
 #include "benchtop/cpulist.h"
+#include "benchtop/event_json.h"
 #include "benchtop/json.h"
 #include "benchtop/machine.h"
 #include "benchtop/units.h"
@@ -17,28 +18,27 @@
 
 /* The paths under test: every workload's files, the directory benchtop
  * works in, and for commands the directory they run in. */
-static void record_machine(FILE *fp, const struct run *r, const char *dir)
+static void record_machine(struct jw *w, const struct run *r, const char *dir)
 {
 	const char *paths[3 * 16 + 2];
 	char cwd[4096];
 	size_t n = 0;
 	bool cmd = false;
 	for (size_t i = 0; r && i < r->nwl && n + 3 < sizeof paths / sizeof *paths - 2; i++) {
-		const struct wl_spec *w = &r->wl[i];
-		paths[n++] = w->path;
-		paths[n++] = w->src;
-		paths[n++] = w->dst;
-		cmd |= w->kind == WL_CMD;
+		const struct wl_spec *s = &r->wl[i];
+		paths[n++] = s->path;
+		paths[n++] = s->src;
+		paths[n++] = s->dst;
+		cmd |= s->kind == WL_CMD;
 	}
 	if (dir && *dir)
 		paths[n++] = dir;
 	if ((cmd || n == 0) && getcwd(cwd, sizeof cwd))
 		paths[n++] = cwd;
-	fputc(',', fp);
-	machine_json(fp, r ? r->sysfs : NULL, paths, n);
+	machine_json(w, r ? r->sysfs : NULL, paths, n);
 }
 
-void record_start_head(FILE *fp, int ncpu, double interval, const struct run *r, const char *dir)
+void record_start_head(struct jw *w, int ncpu, double interval, const struct run *r, const char *dir)
 {
 	char host[256] = "", when[64];
 	gethostname(host, sizeof host - 1);
@@ -46,168 +46,188 @@ void record_start_head(FILE *fp, int ncpu, double interval, const struct run *r,
 	struct tm tm;
 	localtime_r(&now, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", &tm);
-	fprintf(fp, "{\"type\":\"start\",\"version\":1,\"started\":");
-	json_string(fp, when);
-	json_member_string(fp, "host", host);
-	fprintf(fp, ",\"ncpu\":%d,\"interval\":", ncpu);
-	json_number(fp, interval);
-	record_machine(fp, r, dir);
+	jw_obj(w, NULL);
+	jw_str(w, "type", "start");
+	jw_int(w, "version", 1);
+	jw_str(w, "started", when);
+	jw_str(w, "host", host);
+	jw_int(w, "ncpu", ncpu);
+	jw_num(w, "interval", interval);
+	record_machine(w, r, dir);
 }
 
 void record_start(const struct run_out *o, FILE *fp)
 {
-	record_start_head(fp, o->ncpu, o->interval, o->run, o->scratch);
-	json_member_string(fp, "cpufreq", o->cf ? cpufreq_residency_kind(o->cf) : "none");
-	fprintf(fp, ",\"freq_source\":");
+	struct jw w;
+	jw_begin(&w, fp);
+	record_start_head(&w, o->ncpu, o->interval, o->run, o->scratch);
+	jw_str(&w, "cpufreq", o->cf ? cpufreq_residency_kind(o->cf) : "none");
 	enum freq_source fs = o->cf ? cpufreq_source(o->cf) : FREQ_NONE;
-	json_string(fp, fs == FREQ_NONE ? "none" : cpufreq_source_name(fs));
-	if (o->cf) {
-		fprintf(fp, ",\"policies\":");
-		cpufreq_policies_json(o->cf, fp);
+	jw_str(&w, "freq_source", fs == FREQ_NONE ? "none" : cpufreq_source_name(fs));
+	if (o->cf)
+		cpufreq_policies_json(o->cf, &w, "policies");
+	jw_num(&w, "memcpy_bps", o->membw > 0 ? o->membw : NAN);
+	if (o->prep_sync >= 0) {
+		jw_obj(&w, "preparation");
+		jw_fix(&w, "sync_s", o->prep_sync, 6);
+		jw_fix(&w, "drop_caches_s", o->prep_drop, 6);
+		jw_end(&w);
 	}
-	fprintf(fp, ",\"memcpy_bps\":");
-	json_number(fp, o->membw > 0 ? o->membw : NAN);
-	if (o->prep_sync >= 0)
-		fprintf(fp, ",\"preparation\":{\"sync_s\":%.6f,\"drop_caches_s\":%.6f}", o->prep_sync, o->prep_drop);
-	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(o->units));
+	jw_str(&w, "units", units_name(o->units));
+	jw_arr(&w, "workloads");
 	for (int i = 0; i < o->nwl; i++) {
 		const struct wl_spec *s = workload_spec(o->wl[i]);
-		fprintf(fp, "%s{\"id\":%d,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, cli_kind_name(s->kind));
-		json_string(fp, s->text ? s->text : workload_name(o->wl[i]));
-		json_member_string(fp, "name", workload_name(o->wl[i]));
-		fputc('}', fp);
+		jw_obj(&w, NULL);
+		jw_int(&w, "id", i + 1);
+		jw_str(&w, "kind", cli_kind_name(s->kind));
+		jw_str(&w, "spec", s->text ? s->text : workload_name(o->wl[i]));
+		jw_str(&w, "name", workload_name(o->wl[i]));
+		jw_end(&w);
 	}
-	fprintf(fp, "]");
+	jw_end(&w);
 	if (o->nattached) {
-		fprintf(fp, ",\"attached\":[");
+		jw_arr(&w, "attached");
 		for (size_t i = 0; i < o->nattached; i++)
-			fprintf(fp, "%s%d", i ? "," : "", (int)o->attached[i]);
-		fprintf(fp, "]");
+			jw_int(&w, NULL, o->attached[i]);
+		jw_end(&w);
 	}
-	fprintf(fp, "}\n");
+	jw_end(&w);
+	fputc('\n', fp);
 	fflush(fp);
 }
 
-static void record_cpus(FILE *fp, const struct snapshot *s)
+static void record_cpus(struct jw *w, const struct snapshot *s)
 {
-	fprintf(fp, "\"cpus\":[");
+	jw_arr(w, "cpus");
 	for (int i = 0; i < s->ncpu; i++) {
 		const struct cpu_sample *c = &s->cpus[i];
-		fprintf(fp, "%s{\"id\":%d,\"user\":", i ? "," : "", c->id);
-		json_number(fp, c->user);
-		json_member_number(fp, "system", c->system);
-		json_member_number(fp, "iowait", c->iowait);
-		json_member_number(fp, "irq", c->irq);
-		json_member_number(fp, "idle", c->idle);
+		jw_obj(w, NULL);
+		jw_int(w, "id", c->id);
+		jw_num(w, "user", c->user);
+		jw_num(w, "system", c->system);
+		jw_num(w, "iowait", c->iowait);
+		jw_num(w, "irq", c->irq);
+		jw_num(w, "idle", c->idle);
 		if (c->khz > 0)
-			fprintf(fp, ",\"khz\":%ld", c->khz);
+			jw_int(w, "khz", c->khz);
 		else
-			fprintf(fp, ",\"khz\":null");
-		fprintf(fp, ",\"governor\":");
-		if (c->governor[0])
-			json_string(fp, c->governor);
-		else
-			fputs("null", fp);
-		fputc('}', fp);
+			jw_null(w, "khz");
+		jw_nstr(w, "governor", c->governor[0] ? c->governor : NULL);
+		jw_end(w);
 	}
-	fputc(']', fp);
+	jw_end(w);
 }
 
-static void record_procs(FILE *fp, const struct snapshot *s)
+static void record_procs(struct jw *w, const struct snapshot *s)
 {
-	fprintf(fp, ",\"procs\":[");
+	jw_arr(w, "procs");
 	for (int i = 0; i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
-		fprintf(fp, "%s{\"pid\":%d,\"workload\":%d,\"role\":", i ? "," : "", (int)p->pid, p->workload);
-		json_string(fp, p->role);
-		json_member_string(fp, "slot", p->slot);
-		json_member_string(fp, "comm", p->comm);
-		fprintf(fp, ",\"cpu\":%d,\"allowed\":", p->cpu);
+		char state[2] = { p->state ? p->state : '?', 0 };
+		jw_obj(w, NULL);
+		jw_int(w, "pid", p->pid);
+		jw_int(w, "workload", p->workload);
+		jw_str(w, "role", p->role);
+		jw_str(w, "slot", p->slot);
+		jw_str(w, "comm", p->comm);
+		jw_int(w, "cpu", p->cpu);
 		char *allowed = p->allowed && cpulist_count(p->allowed, s->ncpu) ? cpulist_text(p->allowed, s->ncpu) : NULL;
-		if (allowed)
-			json_string(fp, allowed);
-		else
-			fputs("null", fp);  /* not read: it had ended */
+		jw_nstr(w, "allowed", allowed);  /* null: not read, it had ended */
 		free(allowed);
-		fprintf(fp, ",\"state\":\"%c\",\"threads\":%d,\"read_bps\":", p->state ? p->state : '?',
-		        p->nthreads);
-		json_number(fp, p->read_bps);
-		json_member_number(fp, "write_bps", p->write_bps);
-		json_member_number(fp, "utime", p->utime);
-		json_member_number(fp, "stime", p->stime);
-		json_member_number(fp, "age", p->age);
-		json_member_number(fp, "cpu_pct", p->cpu_pct);
-		json_member_number(fp, "wait_pct", p->wait_pct);
-		fprintf(fp, ",\"bytes\":%llu,\"migrations\":%llu}", (unsigned long long)p->bytes,
-		        (unsigned long long)p->migrations);
+		jw_str(w, "state", state);
+		jw_int(w, "threads", p->nthreads);
+		jw_num(w, "read_bps", p->read_bps);
+		jw_num(w, "write_bps", p->write_bps);
+		jw_num(w, "utime", p->utime);
+		jw_num(w, "stime", p->stime);
+		jw_num(w, "age", p->age);
+		jw_num(w, "cpu_pct", p->cpu_pct);
+		jw_num(w, "wait_pct", p->wait_pct);
+		jw_uint(w, "bytes", p->bytes);
+		jw_uint(w, "migrations", p->migrations);
+		jw_end(w);
 	}
-	fputc(']', fp);
+	jw_end(w);
+}
+
+static void record_wls(struct jw *w, const struct snapshot *s)
+{
+	jw_arr(w, "workloads");
+	for (int i = 0; i < s->nwl; i++) {
+		const struct wl_sample *l = &s->wls[i];
+		jw_obj(w, NULL);
+		jw_int(w, "id", l->id);
+		jw_num(w, "read_bps", l->read_bps >= 0 ? l->read_bps : NAN);  /* unread: null */
+		jw_num(w, "write_bps", l->write_bps >= 0 ? l->write_bps : NAN);
+		jw_num(w, "us_per_call", l->us_per_call >= 0 ? l->us_per_call : NAN);
+		jw_num(w, "utime", l->utime);
+		jw_num(w, "stime", l->stime);
+		jw_uint(w, "bytes", l->bytes);
+		jw_uint(w, "calls", l->calls);
+		jw_uint(w, "passes", l->passes);
+		jw_str(w, "state", model_wl_state_name(l->state));
+		if (l->counted)
+			jw_str(w, "counted", l->counted == 'r' ? "read" : "written");
+		jw_end(w);
+	}
+	jw_end(w);
 }
 
 void record_sample(const struct run_out *o, FILE *fp, const struct snapshot *s)
 {
-	fprintf(fp, "{\"type\":\"sample\",\"t\":");
-	json_number(fp, s->t + (fp == o->rec ? o->t_offset : 0));
+	struct jw w;
+	jw_begin(&w, fp);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "sample");
+	jw_num(&w, "t", s->t + (fp == o->rec ? o->t_offset : 0));
 	if (o->cell > 0 && fp == o->rec)
-		fprintf(fp, ",\"cell\":%d", o->cell);
+		jw_int(&w, "cell", o->cell);
 	/* the measured interval every rate of this sample is over (wider
 	 * than the asked one when a tick could not finish in time) */
-	fprintf(fp, ",\"interval\":");
-	json_number(fp, s->dt > 0 ? s->dt : NAN);
-	fputc(',', fp);
-	record_cpus(fp, s);
-	record_procs(fp, s);
-	fprintf(fp, ",\"workloads\":[");
-	for (int i = 0; i < s->nwl; i++) {
-		const struct wl_sample *w = &s->wls[i];
-		fprintf(fp, "%s{\"id\":%d,\"read_bps\":", i ? "," : "", w->id);
-		json_number(fp, w->read_bps >= 0 ? w->read_bps : NAN);  /* unread: null */
-		json_member_number(fp, "write_bps", w->write_bps >= 0 ? w->write_bps : NAN);
-		fprintf(fp, ",\"us_per_call\":");
-		if (w->us_per_call >= 0)
-			json_number(fp, w->us_per_call);
-		else
-			fputs("null", fp);
-		json_member_number(fp, "utime", w->utime);
-		json_member_number(fp, "stime", w->stime);
-		fprintf(fp, ",\"bytes\":%llu,\"calls\":%llu,\"passes\":%llu,\"state\":\"%s\"",
-		        (unsigned long long)w->bytes, (unsigned long long)w->calls,
-		        (unsigned long long)w->passes, model_wl_state_name(w->state));
-		if (w->counted)
-			fprintf(fp, ",\"counted\":\"%s\"", w->counted == 'r' ? "read" : "written");
-		fputc('}', fp);
-	}
-	fprintf(fp, "],\"disk\":{\"device\":");
-	json_string(fp, s->disk.device);
-	json_member_number(fp, "read_bps", s->disk.read_bps);
-	json_member_number(fp, "write_bps", s->disk.write_bps);
-	fprintf(fp, ",\"dirty\":%llu,\"writeback\":%llu},\"self_cpu_pct\":",
-	        (unsigned long long)s->disk.dirty, (unsigned long long)s->disk.writeback);
-	json_number(fp, s->self_cpu_pct);
-	json_member_number(fp, "self_tick_us", s->self_tick_us);
-	json_member_number(fp, "late", s->late);
-	fprintf(fp, "}\n");
+	jw_num(&w, "interval", s->dt > 0 ? s->dt : NAN);
+	record_cpus(&w, s);
+	record_procs(&w, s);
+	record_wls(&w, s);
+	jw_obj(&w, "disk");
+	jw_str(&w, "device", s->disk.device);
+	jw_num(&w, "read_bps", s->disk.read_bps);
+	jw_num(&w, "write_bps", s->disk.write_bps);
+	jw_uint(&w, "dirty", s->disk.dirty);
+	jw_uint(&w, "writeback", s->disk.writeback);
+	jw_end(&w);
+	jw_num(&w, "self_cpu_pct", s->self_cpu_pct);
+	jw_num(&w, "self_tick_us", s->self_tick_us);
+	jw_num(&w, "late", s->late);
+	jw_end(&w);
+	fputc('\n', fp);
 }
 
 void record_event(FILE *fp, const struct event *e)
 {
-	fprintf(fp, "{\"type\":\"event\",\"t\":");
-	json_number(fp, e->t);
-	json_member_string(fp, "action", e->action);
-	json_member_string(fp, "label", e->label);
-	fprintf(fp, ",\"detail\":%s}\n", e->detail[0] ? e->detail : "{}");
+	struct jw w;
+	jw_begin(&w, fp);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "event");
+	jw_num(&w, "t", e->t);
+	jw_str(&w, "action", event_name(e));
+	jw_str(&w, "label", e->label);
+	event_json_write(&w, "detail", e);
+	jw_end(&w);
+	fputc('\n', fp);
 	fflush(fp);
 }
 
 void record_end(const struct run_out *o, FILE *fp)
 {
-	fprintf(fp, "{\"type\":\"end\",\"t\":");
-	json_number(fp, o->ended);
-	fprintf(fp, ",\"memcpy_bps\":");
-	json_number(fp, o->membw > 0 ? o->membw : NAN);
-	fputc(',', fp);
-	summary_json(o, fp);
-	fprintf(fp, "}\n");
+	struct jw w;
+	jw_begin(&w, fp);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "end");
+	jw_num(&w, "t", o->ended);
+	jw_num(&w, "memcpy_bps", o->membw > 0 ? o->membw : NAN);
+	summary_json(o, &w);
+	jw_end(&w);
+	fputc('\n', fp);
 	fflush(fp);
 }
 

@@ -209,9 +209,9 @@ static void label_text(FILE *fp, double x, int y, bool end, const struct event *
 {
 	fprintf(fp, "<text class=\"ev\" x=\"%.1f\" y=\"%d\" fill=\"#d62728\"%s><title>", x, y,
 	        end ? " text-anchor=\"end\"" : "");
-	esc(fp, e->action, 0);
+	esc(fp, event_name(e), 0);
 	fprintf(fp, " at %.2f s</title>", e->t);
-	esc(fp, e->label[0] ? e->label : e->action, 0);
+	esc(fp, event_shown(e), 0);
 	fprintf(fp, "</text>\n");
 }
 
@@ -230,16 +230,16 @@ static size_t markers(FILE *fp, const struct recording *rec, const struct frame 
 	fprintf(fp, "<g class=\"events\">\n");
 	for (size_t i = 0; i < ne; i++) {
 		const struct event *e = recording_event(rec, i);
-		double x = fx(f, e->t), w = label_w(e->label[0] ? e->label : e->action);
+		double x = fx(f, e->t), w = label_w(event_shown(e));
 		fprintf(fp, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
 		        "stroke-dasharray=\"4 3\">", x, f->top, x, f->top + CHART_H);
-		if (!strcmp(e->action, "step"))
+		if (e->kind == EV_STEP)
 			step = e;
 		bool placed = stepmark_says(step, e);
 		/* unlabelled: the line still names it on hover */
 		if (placed) {
 			fprintf(fp, "<title>");
-			esc(fp, e->action, 0);
+			esc(fp, event_name(e), 0);
 			fprintf(fp, " at %.2f s: ", e->t);
 			esc(fp, e->label, 0);
 			fprintf(fp, "</title>");
@@ -285,15 +285,15 @@ static int marker_strip(FILE *fp, const struct recording *rec, const size_t *cut
 		const struct event *e = recording_event(rec, cut[i]);
 		char t[32];
 		snprintf(t, sizeof t, "%.1f s ", e->t);
-		double w = label_w(t) + label_w(e->label[0] ? e->label : e->action);
+		double w = label_w(t) + label_w(event_shown(e));
 		if (x > PL && x + w > PR) {
 			x = PL;
 			y += 16;
 		}
 		fprintf(fp, "<text class=\"ev\" x=\"%.1f\" y=\"%d\" fill=\"#d62728\"><title>", x, y);
-		esc(fp, e->action, 0);
+		esc(fp, event_name(e), 0);
 		fprintf(fp, " at %.2f s</title>%s", e->t, t);
-		esc(fp, e->label[0] ? e->label : e->action, 0);
+		esc(fp, event_shown(e), 0);
 		fprintf(fp, "</text>\n");
 		x += w + LABEL_GAP * 2;
 	}
@@ -766,7 +766,7 @@ static void html_events(FILE *fp, const struct recording *rec)
 	for (size_t i = 0; i < recording_nevents(rec); i++) {
 		const struct event *e = recording_event(rec, i);
 		fprintf(fp, "<tr><td class=\"n\">%.2f</td><td>", e->t);
-		esc(fp, e->action, 0);
+		esc(fp, event_name(e), 0);
 		fprintf(fp, "</td><td>");
 		esc(fp, e->label, 0);
 		fprintf(fp, "</td></tr>\n");

@@ -21,7 +21,7 @@ void st_init(struct st_table *t, const char *study, const char *title)
 void st_free(struct st_table *t)
 {
 	for (int i = 0; i < t->nrows; i++)
-		free(t->rows[i].json);
+		free(t->rows[i].res);
 	free(t->rows);
 	t->rows = NULL;
 	t->nrows = t->cap = 0;
@@ -268,119 +268,124 @@ void st_print_csv(const struct st_table *t, FILE *fp)
 	fflush(fp);
 }
 
-static void chart_json(const struct st_table *t, FILE *fp)
+static void chart_json(const struct st_table *t, struct jw *w)
 {
 	char key[80];
 	const struct st_chart *ch = &t->chart;
-	fprintf(fp, "{\"kind\":");
-	json_string(fp, ch->kind[0] ? ch->kind : "none");
+	jw_obj(w, "chart");
+	jw_str(w, "kind", ch->kind[0] ? ch->kind : "none");
 	if (ch->x >= 0) {
 		st_key(t, ch->x, key, sizeof key);
-		fprintf(fp, ",\"x\":");
-		json_string(fp, key);
+		jw_str(w, "x", key);
 	}
 	if (ch->z >= 0) {
 		st_key(t, ch->z, key, sizeof key);
-		fprintf(fp, ",\"z\":");
-		json_string(fp, key);
+		jw_str(w, "z", key);
 	}
-	fprintf(fp, ",\"y\":[");
+	jw_arr(w, "y");
 	for (int i = 0; i < ch->ny; i++) {
 		st_key(t, ch->y[i], key, sizeof key);
-		fputs(i ? "," : "", fp);
-		json_string(fp, key);
+		jw_str(w, NULL, key);
 	}
-	fprintf(fp, "]}");
+	jw_end(w);
+	jw_end(w);
 }
 
-static void row_json(const struct st_table *t, const struct st_row *r, FILE *fp)
+static void cell_json(struct jw *w, const char *key, const struct st_cell *x)
+{
+	if (x->type == ST_NUM)
+		jw_num(w, key, x->v);
+	else if (x->type == ST_WORD)
+		jw_str(w, key, x->text);
+	else
+		jw_null(w, key);
+}
+
+static void residency_json(struct jw *w, const struct st_residency *r)
+{
+	char key[24];
+	jw_obj(w, "residency");
+	for (int c = 0; c < r->ncpu; c++) {
+		snprintf(key, sizeof key, "%d", c);
+		jw_obj(w, key);
+		for (int f = 0; f < r->nfreq[c]; f++) {
+			snprintf(key, sizeof key, "%ld", r->khz[c][f]);
+			jw_num(w, key, r->secs[c][f]);
+		}
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_obj(w, "mean_khz");
+	for (int c = 0; c < r->ncpu; c++) {
+		snprintf(key, sizeof key, "%d", c);
+		if (r->mean_khz[c] > 0)
+			jw_int(w, key, r->mean_khz[c]);
+		else
+			jw_null(w, key);
+	}
+	jw_end(w);
+}
+
+static void row_json(const struct st_table *t, const struct st_row *r, struct jw *w)
 {
 	char key[80];
-	fputc('{', fp);
+	jw_obj(w, NULL);
 	for (int c = 0; c < t->ncols; c++) {
-		const struct st_cell *x = &r->cell[c];
 		st_key(t, c, key, sizeof key);
-		json_string(fp, key);
-		fputc(':', fp);
-		if (x->type == ST_NUM)
-			json_number(fp, x->v);
-		else if (x->type == ST_WORD)
-			json_string(fp, x->text);
-		else
-			fputs("null", fp);
-		fputc(',', fp);
+		cell_json(w, key, &r->cell[c]);
 	}
 	/* the same cells keyed by identifiers, numbers as numbers */
-	fprintf(fp, "\"values\":{");
+	jw_obj(w, "values");
 	for (int c = 0; c < t->ncols; c++) {
-		const struct st_cell *x = &r->cell[c];
 		st_id(t, c, key, sizeof key);
-		fprintf(fp, "%s", c ? "," : "");
-		json_string(fp, key);
-		fputc(':', fp);
-		if (x->type == ST_NUM)
-			json_number(fp, x->v);
-		else if (x->type == ST_WORD)
-			json_string(fp, x->text);
-		else
-			fputs("null", fp);
+		cell_json(w, key, &r->cell[c]);
 	}
-	fprintf(fp, "},");
-	if (r->json)
-		fprintf(fp, "%s,", r->json);
-	fprintf(fp, "\"note\":");
-	if (r->note[0])
-		json_string(fp, r->note);
-	else
-		fputs("null", fp);
-	fprintf(fp, ",\"from_cache\":[");
-	bool first = true;
+	jw_end(w);
+	if (r->res)
+		residency_json(w, r->res);
+	jw_nstr(w, "note", r->note[0] ? r->note : NULL);
+	jw_arr(w, "from_cache");
 	for (int c = 0; c < t->ncols; c++)
 		if (r->cell[c].cached) {
 			st_key(t, c, key, sizeof key);
-			fputs(first ? "" : ",", fp);
-			json_string(fp, key);
-			first = false;
+			jw_str(w, NULL, key);
 		}
-	fprintf(fp, "]}");
+	jw_end(w);
+	jw_end(w);
 }
 
-void st_json(const struct st_table *t, FILE *fp)
+void st_json(const struct st_table *t, struct jw *w, const char *key)
 {
-	char key[80];
-	fprintf(fp, "{\"study\":");
-	json_string(fp, t->study);
-	fprintf(fp, ",\"title\":");
-	json_string(fp, t->title);
-	fprintf(fp, ",\"columns\":[");
+	char id[80];
+	jw_obj(w, key);
+	jw_str(w, "study", t->study);
+	jw_str(w, "title", t->title);
+	jw_arr(w, "columns");
 	for (int c = 0; c < t->ncols; c++) {
-		st_key(t, c, key, sizeof key);
-		fprintf(fp, "%s{\"key\":", c ? "," : "");
-		json_string(fp, key);
-		fprintf(fp, ",\"group\":");
-		json_string(fp, t->col[c].group);
-		fprintf(fp, ",\"name\":");
-		json_string(fp, t->col[c].name);
-		st_id(t, c, key, sizeof key);
-		fprintf(fp, ",\"id\":");
-		json_string(fp, key);
-		fprintf(fp, ",\"share\":%s,\"prec\":%d,\"left\":%s,\"ratio\":%s}",
-		        t->col[c].share ? "true" : "false", t->col[c].prec,
-		        t->col[c].left ? "true" : "false", t->col[c].ratio ? "true" : "false");
+		jw_obj(w, NULL);
+		st_key(t, c, id, sizeof id);
+		jw_str(w, "key", id);
+		jw_str(w, "group", t->col[c].group);
+		jw_str(w, "name", t->col[c].name);
+		st_id(t, c, id, sizeof id);
+		jw_str(w, "id", id);
+		jw_bool(w, "share", t->col[c].share);
+		jw_int(w, "prec", t->col[c].prec);
+		jw_bool(w, "left", t->col[c].left);
+		jw_bool(w, "ratio", t->col[c].ratio);
+		jw_end(w);
 	}
-	fprintf(fp, "],\"rows\":[");
-	for (int i = 0; i < t->nrows; i++) {
-		fputs(i ? "," : "", fp);
-		row_json(t, &t->rows[i], fp);
-	}
-	fprintf(fp, "],\"notes\":[");
-	for (int i = 0; i < t->nnotes; i++) {
-		fputs(i ? "," : "", fp);
-		json_string(fp, t->notes[i]);
-	}
-	fprintf(fp, "],\"chart\":");
-	chart_json(t, fp);
-	fputc('}', fp);
+	jw_end(w);
+	jw_arr(w, "rows");
+	for (int i = 0; i < t->nrows; i++)
+		row_json(t, &t->rows[i], w);
+	jw_end(w);
+	jw_arr(w, "notes");
+	for (int i = 0; i < t->nnotes; i++)
+		jw_str(w, NULL, t->notes[i]);
+	jw_end(w);
+	chart_json(t, w);
+	jw_end(w);
 }
 
 int st_from_json(const struct json *x, struct st_table *t)

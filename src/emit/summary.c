@@ -4,6 +4,7 @@
  * record, as the tables (a live run's and a recording's alike). */
 #include "benchtop/record.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,21 +116,22 @@ static uint64_t phase_counted(const struct run_out *o, const struct phase *p)
 
 /* Both directions of phase p, as the summary's read_bytes and write_bytes
  * (null there, and here, when a workload's could not be read). */
-static void phase_rw_json(FILE *fp, const struct run_out *o, const struct phase *p)
+static void phase_rw_json(struct jw *w, const struct run_out *o, const struct phase *p)
 {
-	uint64_t r = 0, w = 0;
+	uint64_t r = 0, wr = 0;
 	struct workload_totals t;
 	for (int i = 0; i < o->nwl; i++) {
 		workload_totals(o->wl[i], &t);
 		if (!t.rw_known) {
-			fprintf(fp, ",\"read_bytes\":null,\"write_bytes\":null");
+			jw_null(w, "read_bytes");
+			jw_null(w, "write_bytes");
 			return;
 		}
 		r += phase_wl_bytes(p, i, 'r');
-		w += phase_wl_bytes(p, i, 'w');
+		wr += phase_wl_bytes(p, i, 'w');
 	}
-	fprintf(fp, ",\"read_bytes\":%llu,\"write_bytes\":%llu", (unsigned long long)r,
-	        (unsigned long long)w);
+	jw_uint(w, "read_bytes", r);
+	jw_uint(w, "write_bytes", wr);
 }
 
 
@@ -158,9 +160,11 @@ void summary_print(const struct run_out *o, FILE *fp)
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		return;
-	fputc('{', m);
-	summary_json(o, m);
-	fputc('}', m);
+	struct jw w;
+	jw_begin(&w, m);
+	jw_obj(&w, NULL);
+	summary_json(o, &w);
+	jw_end(&w);
 	fclose(m);
 	struct json_error err;
 	struct json *end = json_parse(buf, len, &err);
@@ -188,83 +192,91 @@ void summary_print(const struct run_out *o, FILE *fp)
 	fflush(fp);
 }
 
-static void json_totals(FILE *fp, const struct workload_totals *t, const char *name, int id)
+static void json_totals(struct jw *w, const struct workload_totals *t, const char *name, int id)
 {
-	fprintf(fp, "{\"test\":");
-	json_string(fp, name);
-	fprintf(fp, ",\"workload\":%d,\"user\":%.6f,\"sys\":%.6f,\"elapsed\":%.6f,\"hog\":%.4f,"
-	        "\"bytes\":%llu,\"bps\":%.1f,\"calls\":%llu,\"runs\":%d,\"paused\":%.3f",
-	        id, t->user, t->sys, t->elapsed, num_div(t->user + t->sys, t->elapsed),
-	        (unsigned long long)t->bytes, num_div((double)t->bytes, t->elapsed),
-	        (unsigned long long)t->calls, t->runs, t->paused);
+	jw_obj(w, NULL);
+	jw_str(w, "test", name);
+	jw_int(w, "workload", id);
+	jw_fix(w, "user", t->user, 6);
+	jw_fix(w, "sys", t->sys, 6);
+	jw_fix(w, "elapsed", t->elapsed, 6);
+	jw_fix(w, "hog", num_div(t->user + t->sys, t->elapsed), 4);
+	jw_uint(w, "bytes", t->bytes);
+	jw_fix(w, "bps", num_div((double)t->bytes, t->elapsed), 1);
+	jw_uint(w, "calls", t->calls);
+	jw_int(w, "runs", t->runs);
+	jw_fix(w, "paused", t->paused, 3);
 	if (t->counted)
-		fprintf(fp, ",\"counted\":\"%s\"", t->counted);
-	if (t->rw_known)
-		fprintf(fp, ",\"read_bytes\":%llu,\"write_bytes\":%llu",
-		        (unsigned long long)t->read_bytes, (unsigned long long)t->write_bytes);
-	else
-		fprintf(fp, ",\"read_bytes\":null,\"write_bytes\":null");
-	fputc('}', fp);
+		jw_str(w, "counted", t->counted);
+	if (t->rw_known) {
+		jw_uint(w, "read_bytes", t->read_bytes);
+		jw_uint(w, "write_bytes", t->write_bytes);
+	} else {
+		jw_null(w, "read_bytes");
+		jw_null(w, "write_bytes");
+	}
+	jw_end(w);
 }
 
-void summary_json(const struct run_out *o, FILE *fp)
+static void phase_json(struct jw *w, const struct run_out *o, size_t i)
+{
+	const struct phase *p = history_phase(o->hist, i);
+	double len = p->to - p->from;
+	uint64_t b = phase_counted(o, p);
+	bool cut = phase_too_short(o, p);
+	jw_obj(w, NULL);
+	jw_fix(w, "from", p->from, 6);
+	jw_fix(w, "to", p->to, 6);
+	jw_str(w, "label", p->label);
+	jw_uint(w, "bytes", b);
+	jw_fix(w, "bps", cut ? NAN : num_div((double)b, len), 1);
+	jw_fix(w, "hog", cut ? NAN : num_div(p->cpu_s, len), 4);
+	phase_rw_json(w, o, p);
+	jw_uint(w, "migrations", p->migrations);
+	double mhz = phase_mean_mhz(p);
+	jw_fix(w, "mean_khz", mhz > 0 ? mhz * 1000 : NAN, 0);
+	if (o->cf) {
+		cpufreq_phase_residency_json(o->cf, i, w, "residency");
+	} else {
+		jw_obj(w, "residency");
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
+void summary_json(const struct run_out *o, struct jw *w)
 {
 	struct workload_totals t;
-	fprintf(fp, "\"summary\":[");
+	jw_arr(w, "summary");
 	for (int i = 0; i < o->nwl; i++) {
 		struct workload_totals rows[2];
 		const char *names[2];
 		int nr = workload_phase_rows(o->wl[i], rows, names);
-		for (int k = 0; k < nr; k++) {
-			if (i || k)
-				fputc(',', fp);
-			json_totals(fp, &rows[k], names[k], i + 1);
-		}
+		for (int k = 0; k < nr; k++)
+			json_totals(w, &rows[k], names[k], i + 1);
 		if (nr)
 			continue;
 		workload_totals(o->wl[i], &t);
-		if (i)
-			fputc(',', fp);
-		json_totals(fp, &t, workload_name(o->wl[i]), i + 1);
+		json_totals(w, &t, workload_name(o->wl[i]), i + 1);
 	}
-	fprintf(fp, "],\"workloads\":[");
+	jw_end(w);
+	jw_arr(w, "workloads");
 	for (int i = 0; i < o->nwl; i++) {
-		fprintf(fp, "%s{\"id\":%d,\"state\":\"%s\",\"error\":", i ? "," : "", i + 1,
-		        model_wl_state_name(workload_state(o->wl[i])));
-		json_string(fp, workload_error(o->wl[i]));
-		fputc('}', fp);
+		jw_obj(w, NULL);
+		jw_int(w, "id", i + 1);
+		jw_str(w, "state", model_wl_state_name(workload_state(o->wl[i])));
+		jw_str(w, "error", workload_error(o->wl[i]));
+		jw_end(w);
 	}
-	fprintf(fp, "],\"policies\":");
-	if (o->cf)
-		cpufreq_policies_json(o->cf, fp);
-	else
-		fputs("[]", fp);
-	fprintf(fp, ",\"phases\":[");
-	size_t n = history_nphases(o->hist);
-	for (size_t i = 0; i < n; i++) {
-		const struct phase *p = history_phase(o->hist, i);
-		double len = p->to - p->from;
-		fprintf(fp, "%s{\"from\":%.6f,\"to\":%.6f,\"label\":", i ? "," : "", p->from, p->to);
-		json_string(fp, p->label);
-		uint64_t b = phase_counted(o, p);
-		if (phase_too_short(o, p))
-			fprintf(fp, ",\"bytes\":%llu,\"bps\":null,\"hog\":null", (unsigned long long)b);
-		else
-			fprintf(fp, ",\"bytes\":%llu,\"bps\":%.1f,\"hog\":%.4f", (unsigned long long)b,
-			        num_div((double)b, len), num_div(p->cpu_s, len));
-		phase_rw_json(fp, o, p);
-		fprintf(fp, ",\"migrations\":%llu", (unsigned long long)p->migrations);
-		double mhz = phase_mean_mhz(p);
-		if (mhz > 0)
-			fprintf(fp, ",\"mean_khz\":%.0f", mhz * 1000);
-		else
-			fprintf(fp, ",\"mean_khz\":null");
-		fprintf(fp, ",\"residency\":");
-		if (o->cf)
-			cpufreq_phase_residency_json(o->cf, i, fp);
-		else
-			fputs("{}", fp);
-		fputc('}', fp);
+	jw_end(w);
+	if (o->cf) {
+		cpufreq_policies_json(o->cf, w, "policies");
+	} else {
+		jw_arr(w, "policies");
+		jw_end(w);
 	}
-	fputc(']', fp);
+	jw_arr(w, "phases");
+	for (size_t i = 0; i < history_nphases(o->hist); i++)
+		phase_json(w, o, i);
+	jw_end(w);
 }

@@ -361,41 +361,29 @@ static void build(struct cmp *c)
 
 static void print_json(struct cmp *c, FILE *fp)
 {
-	fprintf(fp, "{\"type\":\"compare\",\"files\":[");
+	struct jw w;
+	jw_begin(&w, fp);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "compare");
+	jw_arr(&w, "files");
 	for (size_t i = 0; i < c->n; i++) {
-		fprintf(fp, "%s{\"file\":", i ? "," : "");
-		json_string(fp, c->in[i].path);
-		fprintf(fp, ",\"host\":");
-		json_string(fp, c->in[i].host);
-		fprintf(fp, ",\"kind\":");
-		json_string(fp, c->in[i].kind);
-		fprintf(fp, ",\"machine\":");
-		const struct json *m = json_get(c->in[i].start, "machine");
+		jw_obj(&w, NULL);
+		jw_str(&w, "file", c->in[i].path);
+		jw_str(&w, "host", c->in[i].host);
+		jw_str(&w, "kind", c->in[i].kind);
 		/* the facts as recorded: re-serialised from the table's text
 		 * would turn numbers into strings */
-		if (m) {
-			char *text = NULL;
-			size_t len = 0;
-			FILE *mem = open_memstream(&text, &len);
-			if (mem) {
-				json_write_value(mem, m);
-				fclose(mem);
-				fputs(text, fp);
-			}
-			free(text);
-		} else {
-			fputs("null", fp);
-		}
-		fputc('}', fp);
+		jw_value(&w, "machine", json_get(c->in[i].start, "machine"));
+		jw_end(&w);
 	}
-	fprintf(fp, "],\"machines\":");
-	st_json(&c->machines, fp);
-	fprintf(fp, ",\"tables\":[");
-	for (int k = 0; k < c->ntables; k++) {
-		fputs(k ? "," : "", fp);
-		st_json(&c->tables[k], fp);
-	}
-	fprintf(fp, "]}\n");
+	jw_end(&w);
+	st_json(&c->machines, &w, "machines");
+	jw_arr(&w, "tables");
+	for (int k = 0; k < c->ntables; k++)
+		st_json(&c->tables[k], &w, NULL);
+	jw_end(&w);
+	jw_end(&w);
+	fputc('\n', fp);
 }
 
 static void print_tables(struct cmp *c, FILE *fp, bool csv)
@@ -414,7 +402,9 @@ static void html_table(FILE *fp, const struct st_table *t)
 	FILE *m = open_memstream(&text, &len);
 	if (!m)
 		return;
-	st_json(t, m);
+	struct jw w;
+	jw_begin(&w, m);
+	st_json(t, &w, NULL);
 	fclose(m);
 	struct json_error err;
 	struct json *v = json_parse(text, len, &err);

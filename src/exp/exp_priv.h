@@ -68,11 +68,19 @@ void exp_evict(struct exp *e, const char *path);
 /* A quiet batch run of r with the one workload w (copied), its placement
  * and governor as given; experiment fields cleared. */
 void exp_child_run(const struct exp *e, const struct wl_spec *w, struct run *c);
+/* What a step's record says of its cell beyond its figures: a matrix
+ * cell's placement and governor (placement NULL: not one; governor NULL:
+ * "as-is"), a sweep cell's block size (0: none). */
+struct step_cell {
+	const char *placement, *governor;
+	unsigned long long bs;
+};
 /* Run c as step `name` (app_run, in this process; a signal that ends it
- * sets e->stop), measuring the device's reads around it; appends to e->steps and writes a "step" record (with
- * extra_json members, may be NULL) to the record and JSON output.
+ * sets e->stop), measuring the device's reads around it; appends to
+ * e->steps and writes a "step" record (with cell's members, cell may be
+ * NULL) to the record and JSON output.
  * Returns the step (valid until the next exp_step) or NULL. */
-struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const char *extra_json);
+struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const struct step_cell *cell);
 /* The share of test_read bytes that came from the disk; NaN when unknown
  * (no device, nothing read). */
 double exp_from_disk(const struct exp *e, const struct step_res *s, uint64_t test_read);

@@ -54,49 +54,42 @@ static void check_record(struct exp *e)
 		e->rec = NULL;
 }
 
-static void jstr_or_null(FILE *fp, const char *s)
-{
-	if (s)
-		json_string(fp, s);
-	else
-		fputs("null", fp);
-}
-
 static void start_record(struct exp *e, FILE *fp)
 {
 	const struct run *r = e->r;
 	struct cpufreq *cf = cpufreq_open(r->sysfs, e->ncpu);
-	record_start_head(fp, e->ncpu, r->interval, r, e->dir);
-	fprintf(fp, ",\"cpufreq\":");
-	json_string(fp, cf ? cpufreq_residency_kind(cf) : "none");
+	struct jw w;
+	jw_begin(&w, fp);
+	record_start_head(&w, e->ncpu, r->interval, r, e->dir);
+	jw_str(&w, "cpufreq", cf ? cpufreq_residency_kind(cf) : "none");
 	enum freq_source fs = cf ? cpufreq_source(cf) : FREQ_NONE;
-	fprintf(fp, ",\"freq_source\":");
-	json_string(fp, fs == FREQ_NONE ? "none" : cpufreq_source_name(fs));
+	jw_str(&w, "freq_source", fs == FREQ_NONE ? "none" : cpufreq_source_name(fs));
 	if (cf)
 		cpufreq_close(cf);
-	fprintf(fp, ",\"units\":\"%s\",\"workloads\":[", units_name(r->units));
+	jw_str(&w, "units", units_name(r->units));
+	jw_arr(&w, "workloads");
 	for (size_t i = 0; i < r->nwl; i++) {
-		fprintf(fp, "%s{\"id\":%zu,\"kind\":\"%s\",\"spec\":", i ? "," : "", i + 1, cli_kind_name(r->wl[i].kind));
-		json_string(fp, r->wl[i].text ? r->wl[i].text : cli_kind_name(r->wl[i].kind));
-		fputc('}', fp);
+		jw_obj(&w, NULL);
+		jw_uint(&w, "id", i + 1);
+		jw_str(&w, "kind", cli_kind_name(r->wl[i].kind));
+		jw_str(&w, "spec", r->wl[i].text ? r->wl[i].text : cli_kind_name(r->wl[i].kind));
+		jw_end(&w);
 	}
+	jw_end(&w);
 	/* the run's labels; one it does not have is null */
-	const struct { const char *pre, *val; } f[] = {
-		{ "],\"experiment\":", e->kind ? e->kind : "" },
-		{ ",\"sweep\":", r->sweep },
-		{ ",\"matrix\":{\"placement\":", r->matrix_placement },
-		{ ",\"governor\":", r->matrix_governor },
-		{ "},\"cell\":", r->cell },
-		{ ",\"preset\":", r->preset },
-		{ ",\"dir\":", e->dir },
-		{ ",\"disk\":", e->disk[0] ? e->disk : NULL },
-		{ ",\"cache\":", e->cache_how },
-	};
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-		fputs(f[i].pre, fp);
-		jstr_or_null(fp, f[i].val);
-	}
-	fprintf(fp, "}\n");
+	jw_str(&w, "experiment", e->kind ? e->kind : "");
+	jw_nstr(&w, "sweep", r->sweep);
+	jw_obj(&w, "matrix");
+	jw_nstr(&w, "placement", r->matrix_placement);
+	jw_nstr(&w, "governor", r->matrix_governor);
+	jw_end(&w);
+	jw_nstr(&w, "cell", r->cell);
+	jw_nstr(&w, "preset", r->preset);
+	jw_nstr(&w, "dir", e->dir);
+	jw_nstr(&w, "disk", e->disk[0] ? e->disk : NULL);
+	jw_nstr(&w, "cache", e->cache_how);
+	jw_end(&w);
+	fputc('\n', fp);
 	fflush(fp);
 }
 
@@ -196,38 +189,44 @@ void exp_child_run(const struct exp *e, const struct wl_spec *w, struct run *c)
 	c->loop = false;
 }
 
-static void totals_json(FILE *fp, const struct step_res *s)
+static void totals_json(struct jw *w, const struct step_res *s)
 {
-	fprintf(fp, "\"user\":");
-	json_number(fp, s->user);
-	fprintf(fp, ",\"sys\":");
-	json_number(fp, s->sys);
-	fprintf(fp, ",\"elapsed\":");
-	json_number(fp, s->elapsed);
-	fprintf(fp, ",\"hog\":");
-	json_number(fp, exp_hog(s));
-	fprintf(fp, ",\"bytes\":%llu,\"bps\":", (unsigned long long)s->bytes);
-	json_number(fp, exp_rate(s, s->bytes));
+	jw_num(w, "user", s->user);
+	jw_num(w, "sys", s->sys);
+	jw_num(w, "elapsed", s->elapsed);
+	jw_num(w, "hog", exp_hog(s));
+	jw_uint(w, "bytes", s->bytes);
+	jw_num(w, "bps", exp_rate(s, s->bytes));
 }
 
-static void step_json(struct exp *e, FILE *fp, const struct step_res *s, const char *extra)
+static void step_json(struct exp *e, FILE *fp, const struct step_res *s, const struct step_cell *cell)
 {
-	fprintf(fp, "{\"type\":\"step\",\"t\":");
-	json_number(fp, clock_mono() - e->t0);
-	fprintf(fp, ",\"step\":%zu,\"test\":", e->nsteps);
-	json_string(fp, s->name);
-	fputc(',', fp);
-	totals_json(fp, s);
-	fprintf(fp, ",\"calls\":%llu,\"disk_read\":", (unsigned long long)s->calls);
+	struct jw w;
+	jw_begin(&w, fp);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "step");
+	jw_num(&w, "t", clock_mono() - e->t0);
+	jw_uint(&w, "step", e->nsteps);
+	jw_str(&w, "test", s->name);
+	totals_json(&w, s);
+	jw_uint(&w, "calls", s->calls);
 	if (s->disk_known)
-		fprintf(fp, "%llu", (unsigned long long)s->disk_read);
+		jw_uint(&w, "disk_read", s->disk_read);
 	else
-		fputs("null", fp);
-	fprintf(fp, ",\"status\":%d%s%s}\n", s->status, extra ? "," : "", extra ? extra : "");
+		jw_null(&w, "disk_read");
+	jw_int(&w, "status", s->status);
+	if (cell && cell->placement) {
+		jw_str(&w, "placement", cell->placement);
+		jw_str(&w, "governor", cell->governor ? cell->governor : "as-is");
+	}
+	if (cell && cell->bs)
+		jw_uint(&w, "bs", cell->bs);
+	jw_end(&w);
+	fputc('\n', fp);
 	fflush(fp);
 }
 
-struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const char *extra_json)
+struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const struct step_cell *cell)
 {
 	if (e->nsteps == e->cap) {
 		e->cap = e->cap ? e->cap * 2 : 16;
@@ -269,10 +268,10 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 			s->io_elapsed = s->res.wl[k].io_elapsed;
 	}
 	if (e->rec)
-		step_json(e, e->rec, s, extra_json);
+		step_json(e, e->rec, s, cell);
 	check_record(e);
 	if (e->json)
-		step_json(e, e->out, s, extra_json);
+		step_json(e, e->out, s, cell);
 	return s;
 }
 
@@ -338,65 +337,66 @@ bool exp_which(const char *prog, char *buf, size_t len)
 
 /* A step as a phase of the end record: its cell's stretch, its figures,
  * its residency per CPU and their mean frequency (as a run's phases). */
-static void phase_json(FILE *fp, const struct step_res *s, size_t i)
+static void phase_json(struct jw *w, const struct step_res *s, size_t i)
 {
 	const struct app_result *r = &s->res;
 	double ks = 0, secs = 0;
-	fprintf(fp, "%s{\"from\":", i ? "," : "");
-	json_number(fp, s->from);
-	fprintf(fp, ",\"to\":");
-	json_number(fp, s->to);
-	fprintf(fp, ",\"label\":");
-	json_string(fp, s->name);
-	fprintf(fp, ",\"cell\":%zu,", i + 1);
-	totals_json(fp, s);
-	fprintf(fp, ",\"residency\":{");
+	char key[24];
+	jw_obj(w, NULL);
+	jw_num(w, "from", s->from);
+	jw_num(w, "to", s->to);
+	jw_str(w, "label", s->name);
+	jw_uint(w, "cell", i + 1);
+	totals_json(w, s);
+	jw_obj(w, "residency");
 	for (int c = 0; c < r->ncpu_res; c++) {
-		fprintf(fp, "%s\"%d\":{", c ? "," : "", c);
+		snprintf(key, sizeof key, "%d", c);
+		jw_obj(w, key);
 		for (int k = 0; k < r->nfreq[c]; k++) {
-			fprintf(fp, "%s\"%ld\":", k ? "," : "", r->khz[c][k]);
-			json_number(fp, r->secs[c][k]);
+			snprintf(key, sizeof key, "%ld", r->khz[c][k]);
+			jw_num(w, key, r->secs[c][k]);
 			ks += (double)r->khz[c][k] * r->secs[c][k];
 			secs += r->secs[c][k];
 		}
-		fputc('}', fp);
+		jw_end(w);
 	}
-	fprintf(fp, "},\"mean_khz\":");
-	if (secs > 0)
-		fprintf(fp, "%.0f", ks / secs);
-	else
-		fputs("null", fp);
-	fputc('}', fp);
+	jw_end(w);
+	jw_fix(w, "mean_khz", secs > 0 ? ks / secs : NAN, 0);
+	jw_end(w);
 }
 
 static void end_record(struct exp *e, FILE *fp, const struct st_table *t)
 {
-	fprintf(fp, "{\"type\":\"end\",\"t\":");
-	json_number(fp, clock_mono() - e->t0);
-	fprintf(fp, ",\"summary\":[");
+	struct jw w;
+	jw_begin(&w, fp);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "end");
+	jw_num(&w, "t", clock_mono() - e->t0);
+	jw_arr(&w, "summary");
 	for (size_t i = 0; i < e->nsteps; i++) {
-		fprintf(fp, "%s{\"test\":", i ? "," : "");
-		json_string(fp, e->steps[i].name);
-		fputc(',', fp);
-		totals_json(fp, &e->steps[i]);
-		fputc('}', fp);
+		jw_obj(&w, NULL);
+		jw_str(&w, "test", e->steps[i].name);
+		totals_json(&w, &e->steps[i]);
+		jw_end(&w);
 	}
+	jw_end(&w);
 	/* the policies as the experiment leaves them (each step restores
 	 * what it changed), as a run's end record has them */
 	struct cpufreq *cf = cpufreq_open(e->r->sysfs, e->ncpu);
-	fprintf(fp, "],\"policies\":");
-	if (cf)
-		cpufreq_policies_json(cf, fp);
-	else
-		fputs("[]", fp);
-	if (cf)
+	if (cf) {
+		cpufreq_policies_json(cf, &w, "policies");
 		cpufreq_close(cf);
-	fprintf(fp, ",\"phases\":[");
+	} else {
+		jw_arr(&w, "policies");
+		jw_end(&w);
+	}
+	jw_arr(&w, "phases");
 	for (size_t i = 0; i < e->nsteps; i++)
-		phase_json(fp, &e->steps[i], i);
-	fprintf(fp, "],\"experiment\":");
-	st_json(t, fp);
-	fprintf(fp, "}\n");
+		phase_json(&w, &e->steps[i], i);
+	jw_end(&w);
+	st_json(t, &w, "experiment");
+	jw_end(&w);
+	fputc('\n', fp);
 	fflush(fp);
 }
 

@@ -301,35 +301,18 @@ static void residency_text(const struct app_result *r, char *buf, size_t len)
 	}
 }
 
-/* The residency as numbers for the row's JSON: "residency":{"CPU":{"kHz":
- * seconds,...},...} and "mean_khz":{"CPU":kHz|null,...}. */
-static char *residency_json(const struct app_result *r)
+/* The residency as numbers for the row's JSON (malloc'd). */
+static struct st_residency *residency_of(const struct app_result *r)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&text, &len);
-	if (!fp)
-		return NULL;
-	fputs("\"residency\":{", fp);
-	for (int c = 0; c < r->ncpu_res; c++) {
-		fprintf(fp, "%s\"%d\":{", c ? "," : "", c);
-		for (int f = 0; f < r->nfreq[c]; f++) {
-			fprintf(fp, "%s\"%ld\":", f ? "," : "", r->khz[c][f]);
-			json_number(fp, r->secs[c][f]);
-		}
-		fputc('}', fp);
-	}
-	fputs("},\"mean_khz\":{", fp);
-	for (int c = 0; c < r->ncpu_res; c++) {
-		fprintf(fp, "%s\"%d\":", c ? "," : "", c);
-		if (r->mean_khz[c] > 0)
-			fprintf(fp, "%ld", r->mean_khz[c]);
-		else
-			fputs("null", fp);
-	}
-	fputc('}', fp);
-	fclose(fp);
-	return text;
+	_Static_assert(ST_RES_CPUS == APP_RES_CPUS && ST_RES_FREQS == APP_RES_FREQS,
+	               "a row's residency holds a run's");
+	struct st_residency *x = xcalloc(1, sizeof *x);
+	x->ncpu = r->ncpu_res;
+	memcpy(x->mean_khz, r->mean_khz, sizeof x->mean_khz);
+	memcpy(x->nfreq, r->nfreq, sizeof x->nfreq);
+	memcpy(x->khz, r->khz, sizeof x->khz);
+	memcpy(x->secs, r->secs, sizeof x->secs);
+	return x;
 }
 
 static void demo_freq(const struct app_result *r, const char *gov, char *buf, size_t len)
@@ -351,7 +334,7 @@ static void demo_freq(const struct app_result *r, const char *gov, char *buf, si
 static int demo_cell(struct exp *e, struct st_table *t, const struct rcols *k, const struct wl_spec *w,
                      const char *src, uint64_t size, int p, const char *gov)
 {
-	char name[128], extra[128], dst[PATH_MAX + 16];
+	char name[128], dst[PATH_MAX + 16];
 	struct run c;
 	exp_evict(e, src);
 	exp_child_run(e, w, &c);
@@ -359,8 +342,8 @@ static int demo_cell(struct exp *e, struct st_table *t, const struct rcols *k, c
 	c.governor = (char *)gov;
 	c.no_sync = false;
 	snprintf(name, sizeof name, "rsync-demo placement=%s governor=%s", demo_places[p], gov ? gov : "as-is");
-	snprintf(extra, sizeof extra, "\"placement\":\"%s\",\"governor\":\"%s\"", demo_places[p], gov ? gov : "as-is");
-	struct step_res *s = exp_step(e, &c, name, extra);
+	struct step_cell cell = { .placement = demo_places[p], .governor = gov };
+	struct step_res *s = exp_step(e, &c, name, &cell);
 	struct st_row *row = st_row(t);
 	if (row) {
 		int nc = p == 0 ? 1 : p == 1 ? e->ncpu : e->ncpu < 3 ? e->ncpu : 3;
@@ -377,7 +360,7 @@ static int demo_cell(struct exp *e, struct st_table *t, const struct rcols *k, c
 			row->cell[k->freq].type = ST_WORD;
 			residency_text(&s->res, row->cell[k->res].text, sizeof row->cell[k->res].text);
 			row->cell[k->res].type = ST_WORD;
-			row->json = residency_json(&s->res);
+			row->res = residency_of(&s->res);
 		}
 		if (s->status)
 			snprintf(row->note, sizeof row->note, "failed (exit %d)", s->status);

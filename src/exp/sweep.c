@@ -455,21 +455,22 @@ static int run_generic(struct run *r)
 		generic_table(g, &t, &k);
 		for (size_t i = 0; i < g->ncells; i++) {
 			struct run c;
-			char name[200], extra[200];
+			char name[200];
+			struct step_cell cell = { 0 };
 			generic_run(g, i, &c);
 			evict_reads(g, &c);
 			if (r->matrix) {
 				snprintf(name, sizeof name, "%s placement=%s governor=%s", cli_kind_name(r->wl[0].kind),
 				         place_words[g->cells[i].place], g->cells[i].gov ? g->cells[i].gov : "as-is");
-				snprintf(extra, sizeof extra, "\"placement\":\"%s\",\"governor\":\"%s\"",
-				         place_words[g->cells[i].place], g->cells[i].gov ? g->cells[i].gov : "as-is");
+				cell.placement = place_words[g->cells[i].place];
+				cell.governor = g->cells[i].gov;
 			} else {
 				snprintf(name, sizeof name, "%s bs=%llu%s%s", cli_kind_name(r->wl[0].kind),
 				         (unsigned long long)g->cells[i].bs, g->nsrc ? " path=" : "",
 				         g->nsrc ? source_name(g, g->cells[i].src) : "");
-				snprintf(extra, sizeof extra, "\"bs\":%llu", (unsigned long long)g->cells[i].bs);
+				cell.bs = g->cells[i].bs;
 			}
-			struct step_res *s = exp_step(&g->e, &c, name, extra);
+			struct step_res *s = exp_step(&g->e, &c, name, &cell);
 			generic_row(g, &t, &k, i, s);
 			if (s->status > status)
 				status = s->status;

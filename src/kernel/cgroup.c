@@ -19,6 +19,7 @@
 
 struct cgroup {
 	int dfd;                 /* the group's directory */
+	int cpu_fd;              /* its cpu.stat, held open for every tick; -1 */
 	char path[PATH_MAX];
 };
 
@@ -98,6 +99,7 @@ static struct cgroup *open_dir(const char *path)
 		errno = e;
 		return NULL;
 	}
+	g->cpu_fd = -1;
 	return g;
 }
 
@@ -218,12 +220,16 @@ int cgroup_populated(const struct cgroup *g)
 	return p ? p[10] == '1' : -EINVAL;
 }
 
-int cgroup_cpu(const struct cgroup *g, double *user, double *sys)
+int cgroup_cpu(struct cgroup *g, double *user, double *sys)
 {
 	char buf[1024];
-	int rc = sysfile_read_at(g->dfd, "cpu.stat", buf, sizeof buf);
-	if (rc)
-		return rc;
+	/* read at every tick: opened once, then read again from offset 0 */
+	if (g->cpu_fd < 0)
+		g->cpu_fd = openat(g->dfd, "cpu.stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = g->cpu_fd >= 0 ? pread(g->cpu_fd, buf, sizeof buf - 1, 0) : -1;
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
 	unsigned long long u = 0, s = 0;
 	const char *pu = strstr(buf, "user_usec "), *ps = strstr(buf, "system_usec ");
 	if (!pu || !ps || sscanf(pu + 10, "%llu", &u) != 1 || sscanf(ps + 12, "%llu", &s) != 1)
@@ -295,6 +301,8 @@ int cgroup_remove(struct cgroup *g)
 	if (!g)
 		return 0;
 	close(g->dfd);
+	if (g->cpu_fd >= 0)
+		close(g->cpu_fd);
 	int rc = rmdir(g->path) < 0 ? -errno : 0;
 	free(g);
 	return rc;
@@ -305,6 +313,8 @@ void cgroup_free(struct cgroup *g)
 	if (!g)
 		return;
 	close(g->dfd);
+	if (g->cpu_fd >= 0)
+		close(g->cpu_fd);
 	free(g);
 }
 

@@ -183,51 +183,54 @@ size_t cpufreq_nphases(const struct cpufreq *cf)
 	return cf->nphases;
 }
 
-static void rows_json(const struct rows *r, FILE *fp)
+static void rows_json(struct jw *w, const char *key, const struct rows *r)
 {
-	fputc('{', fp);
-	for (size_t i = 0; i < r->n; i++)
-		fprintf(fp, "%s\"%ld\":%.2f", i ? "," : "", r->khz[i], r->secs[i]);
-	fputc('}', fp);
+	char khz[24];
+	jw_obj(w, key);
+	for (size_t i = 0; i < r->n; i++) {
+		snprintf(khz, sizeof khz, "%ld", r->khz[i]);
+		jw_fix(w, khz, r->secs[i], 2);
+	}
+	jw_end(w);
 }
 
-void cpufreq_phase_residency_json(const struct cpufreq *cf, size_t phase, FILE *fp)
+void cpufreq_phase_residency_json(const struct cpufreq *cf, size_t phase, struct jw *w, const char *key)
 {
 	const struct rows *rows = phase < cf->nphases ? cf->phases[phase]
 	                          : phase == cf->nphases ? cf->since_mark : NULL;
-
-	fputc('{', fp);
+	char cpu[16];
+	jw_obj(w, key);
 	for (int c = 0; rows && c < cf->ncpu; c++) {
-		fprintf(fp, "%s\"%d\":", c ? "," : "", c);
-		rows_json(&rows[c], fp);
+		snprintf(cpu, sizeof cpu, "%d", c);
+		rows_json(w, cpu, &rows[c]);
 	}
-	fputc('}', fp);
+	jw_end(w);
 }
 
-static void json_khz(FILE *fp, const char *key, long v)
+/* A limit in kHz, null when not known. */
+static void khz_json(struct jw *w, const char *key, long v)
 {
 	if (v > 0)
-		fprintf(fp, ",\"%s\":%ld", key, v);
+		jw_int(w, key, v);
 	else
-		fprintf(fp, ",\"%s\":null", key);
+		jw_null(w, key);
 }
 
-void cpufreq_policies_json(const struct cpufreq *cf, FILE *fp)
+void cpufreq_policies_json(const struct cpufreq *cf, struct jw *w, const char *key)
 {
-	fputc('[', fp);
+	jw_arr(w, key);
 	for (int i = 0; i < cf->npol; i++) {
 		const struct policy *p = &cf->pol[i];
-		fprintf(fp, "%s{\"policy\":%d,\"cpus\":", i ? "," : "", i);
-		json_string(fp, p->cpus);
-		fputs(",\"driver\":", fp);
-		json_string(fp, p->driver);
-		fputs(",\"governor\":", fp);
-		json_string(fp, p->governor);
-		json_khz(fp, "min", p->min);
-		json_khz(fp, "max", p->max);
-		json_khz(fp, "cpuinfo_min", p->cpuinfo_min);
-		json_khz(fp, "cpuinfo_max", p->cpuinfo_max);
-		fputc('}', fp);
+		jw_obj(w, NULL);
+		jw_int(w, "policy", i);
+		jw_str(w, "cpus", p->cpus);
+		jw_str(w, "driver", p->driver);
+		jw_str(w, "governor", p->governor);
+		khz_json(w, "min", p->min);
+		khz_json(w, "max", p->max);
+		khz_json(w, "cpuinfo_min", p->cpuinfo_min);
+		khz_json(w, "cpuinfo_max", p->cpuinfo_max);
+		jw_end(w);
 	}
-	fputc(']', fp);
+	jw_end(w);
 }

@@ -19,14 +19,6 @@
 
 #define MACHINE_MAX_DISKS 16
 
-static void str_or_null(FILE *fp, const char *key, const char *s)
-{
-	fprintf(fp, ",\"%s\":", key);
-	if (s && *s)
-		json_string(fp, s);
-	else
-		fputs("null", fp);
-}
 
 /* The first "KEY : value" line of file whose KEY is one of keys. */
 static bool file_field(const char *path, const char *const *keys, char sep, char *buf, size_t len)
@@ -73,11 +65,10 @@ unsigned long long machine_parse_cache_size(const char *s)
 	}
 }
 
-static void caches_json(FILE *fp, const char *sysfs)
+static void caches_json(struct jw *w, const char *sysfs)
 {
 	char dir[4096], buf[64], type[32];
-	bool first = true;
-	fputs(",\"caches\":[", fp);
+	jw_arr(w, "caches");
 	for (int i = 0; i < 16; i++) {
 		snprintf(dir, sizeof dir, "%s/devices/system/cpu/cpu0/cache/index%d", sysfs, i);
 		if (sysfile_read(dir, "level", buf, sizeof buf) < 0)
@@ -86,15 +77,16 @@ static void caches_json(FILE *fp, const char *sysfs)
 		if (sysfile_read(dir, "type", type, sizeof type) < 0)
 			snprintf(type, sizeof type, "Unknown");
 		unsigned long long size = sysfile_read(dir, "size", buf, sizeof buf) < 0 ? 0 : machine_parse_cache_size(buf);
-		fprintf(fp, "%s{\"level\":%d,\"type\":", first ? "" : ",", level);
-		json_string(fp, type);
+		jw_obj(w, NULL);
+		jw_int(w, "level", level);
+		jw_str(w, "type", type);
 		if (size)
-			fprintf(fp, ",\"size\":%llu}", size);
+			jw_uint(w, "size", size);
 		else
-			fputs(",\"size\":null}", fp);
-		first = false;
+			jw_null(w, "size");
+		jw_end(w);
 	}
-	fputc(']', fp);
+	jw_end(w);
 }
 
 /* ---- disks ---- */
@@ -159,7 +151,7 @@ static void scheduler_of(const char *queue, char *buf, size_t len)
 		snprintf(buf, len, "%s", s);
 }
 
-static void disk_json(FILE *fp, const char *path, dev_t dev, bool first)
+static void disk_json(struct jw *w, const char *path, dev_t dev)
 {
 	char blk[128], link[4096], disk[4096], name[128] = "", model[256] = "", rot[16] = "", sched[64] = "";
 	struct mount_of m = { "", "" };
@@ -183,15 +175,18 @@ static void disk_json(FILE *fp, const char *path, dev_t dev, bool first)
 		scheduler_of(dd, sched, sizeof sched);
 	}
 	mount_of(dev, &m);
-	fprintf(fp, "%s{\"path\":", first ? "" : ",");
-	json_string(fp, path);
-	str_or_null(fp, "device", name);
-	str_or_null(fp, "model", model);
-	fprintf(fp, ",\"rotational\":%s", rot[0] == '1' ? "true" : rot[0] == '0' ? "false" : "null");
-	str_or_null(fp, "scheduler", sched);
-	str_or_null(fp, "fstype", m.fstype);
-	str_or_null(fp, "mount_options", m.options);
-	fputc('}', fp);
+	jw_obj(w, NULL);
+	jw_str(w, "path", path);
+	jw_nstr(w, "device", name[0] ? name : NULL);
+	jw_nstr(w, "model", model[0] ? model : NULL);
+	if (rot[0] == '1' || rot[0] == '0')
+		jw_bool(w, "rotational", rot[0] == '1');
+	else
+		jw_null(w, "rotational");
+	jw_nstr(w, "scheduler", sched[0] ? sched : NULL);
+	jw_nstr(w, "fstype", m.fstype[0] ? m.fstype : NULL);
+	jw_nstr(w, "mount_options", m.options[0] ? m.options : NULL);
+	jw_end(w);
 }
 
 /* path, else the nearest directory above it that exists (a file to be
@@ -213,11 +208,11 @@ static int stat_near(const char *path, struct stat *st)
 	return 0;
 }
 
-static void disks_json(FILE *fp, const char *const *paths, size_t npaths)
+static void disks_json(struct jw *w, const char *const *paths, size_t npaths)
 {
 	dev_t seen[MACHINE_MAX_DISKS];
 	size_t nseen = 0;
-	fputs(",\"disks\":[", fp);
+	jw_arr(w, "disks");
 	for (size_t i = 0; i < npaths && nseen < MACHINE_MAX_DISKS; i++) {
 		struct stat st;
 		if (!paths[i] || stat_near(paths[i], &st) != 0)
@@ -227,13 +222,13 @@ static void disks_json(FILE *fp, const char *const *paths, size_t npaths)
 			dup = seen[k] == st.st_dev;
 		if (dup)
 			continue;
-		disk_json(fp, paths[i], st.st_dev, nseen == 0);
+		disk_json(w, paths[i], st.st_dev);
 		seen[nseen++] = st.st_dev;
 	}
-	fputc(']', fp);
+	jw_end(w);
 }
 
-void machine_json(FILE *fp, const char *sysfs, const char *const *paths, size_t npaths)
+void machine_json(struct jw *w, const char *sysfs, const char *const *paths, size_t npaths)
 {
 	static const char *const model_keys[] = { "model name", "Model", "cpu model", "Processor", "cpu", NULL };
 	static const char *const os_keys[] = { "PRETTY_NAME", NULL };
@@ -244,21 +239,18 @@ void machine_json(FILE *fp, const char *sysfs, const char *const *paths, size_t 
 		file_field("/usr/lib/os-release", os_keys, '=', os, sizeof os);
 	static const char *const mem_keys[] = { "MemTotal", NULL };
 	file_field("/proc/meminfo", mem_keys, ':', mem, sizeof mem);
-	fputs("\"machine\":{\"cpu_model\":", fp);
-	if (model[0])
-		json_string(fp, model);
-	else
-		fputs("null", fp);
+	jw_obj(w, "machine");
+	jw_nstr(w, "cpu_model", model[0] ? model : NULL);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	fprintf(fp, ",\"cpus\":%ld", cpus > 0 ? cpus : 1);
-	caches_json(fp, sysfs && *sysfs ? sysfs : "/sys");
+	jw_int(w, "cpus", cpus > 0 ? cpus : 1);
+	caches_json(w, sysfs && *sysfs ? sysfs : "/sys");
 	unsigned long long kb = strtoull(mem, NULL, 10);
 	if (kb)
-		fprintf(fp, ",\"memory\":%llu", kb * 1024);
+		jw_uint(w, "memory", kb * 1024);
 	else
-		fputs(",\"memory\":null", fp);
-	str_or_null(fp, "kernel", uname(&u) == 0 ? u.release : NULL);
-	str_or_null(fp, "os", os[0] ? os : uname(&u) == 0 ? u.sysname : NULL);
-	disks_json(fp, paths, npaths);
-	fputc('}', fp);
+		jw_null(w, "memory");
+	jw_nstr(w, "kernel", uname(&u) == 0 ? u.release : NULL);
+	jw_nstr(w, "os", os[0] ? os : uname(&u) == 0 ? u.sysname : NULL);
+	disks_json(w, paths, npaths);
+	jw_end(w);
 }

@@ -187,7 +187,7 @@ struct sampler {
 	size_t csize;
 	unsigned char *mask;
 	uint64_t ticks;
-	double last_now, cpu_prev;
+	double last_now;
 	double now;                    /* the current tick's CLOCK_MONOTONIC time */
 	double t_procs, dt_procs;      /* when the processes were last read, and since the read before */
 	double t_first;                /* after sampler_prime: when the first workload was

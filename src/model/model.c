@@ -416,21 +416,3 @@ void history_label_phase(struct history *h, const char *label)
 		snprintf(h->ph[h->nph - 1].label, sizeof h->ph[0].label, "%s", label);
 }
 
-static const char *const event_kind_names[EV_NKINDS] = {
-#define EVENT_KIND_NAME(id, name) [id] = name,
-	EVENT_KINDS(EVENT_KIND_NAME)
-#undef EVENT_KIND_NAME
-};
-
-const char *event_kind_name(enum event_kind k)
-{
-	return (unsigned)k < EV_NKINDS ? event_kind_names[k] : NULL;
-}
-
-int event_kind_of(const char *name)
-{
-	for (int k = 0; name && k < EV_NKINDS; k++)
-		if (!strcmp(event_kind_names[k], name))
-			return k;
-	return -1;
-}

@@ -10,10 +10,10 @@ bool stepmark_says(const struct event *step, const struct event *e)
 	char want[MODEL_LABEL_LEN + 16];
 	if (!step || !e)
 		return false;
-	if (!strcmp(e->action, "governor") && !strncmp(e->label, "gov ", 4))
-		snprintf(want, sizeof want, "governor=%s", e->label + 4);
-	else if (!strcmp(e->action, "placement"))
-		snprintf(want, sizeof want, "placement=%s", e->label);
+	if (e->kind == EV_GOVERNOR && e->d.gov.after[0])
+		snprintf(want, sizeof want, "governor=%s", e->d.gov.after);
+	else if (e->kind == EV_PLACEMENT && e->d.place.ok && e->d.place.target[0])
+		snprintf(want, sizeof want, "placement=%s", e->d.place.target);
 	else
 		return false;
 	/* a whole word of the step's label */

@@ -5,35 +5,28 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "benchtop/json.h"
 
 /* The text of the newest caption event (its detail holds the whole
  * text, the label only its start); "" when none. */
-static const char *caption_text(const struct ui_view *v, char *buf, size_t len)
+static const char *caption_text(const struct ui_view *v)
 {
-	buf[0] = 0;
 	size_t ne = v->hist ? history_nevents(v->hist) : 0;
 	for (size_t i = ne; i-- > 0;) {
 		const struct event *e = history_event(v->hist, i);
-		if (event_kind_of(e->action) != EV_CAPTION)
-			continue;
-		struct json *j = json_parse(e->detail, strlen(e->detail), NULL);
-		const char *t = j ? json_str(json_get(j, "text"), NULL) : NULL;
-		snprintf(buf, len, "%s", t ? t : e->label);
-		json_free(j);
-		break;
+		if (e->kind == EV_CAPTION)
+			return e->d.text.text[0] ? e->d.text.text : e->label;
 	}
-	return buf;
+	return "";
 }
 
 void ui_caption_draw(const struct ui_view *v, struct rect g)
 {
-	char text[MODEL_DETAIL_LEN];
-	if (g.h < 8 || !caption_text(v, text, sizeof(text))[0])
+	const char *text = caption_text(v);
+	if (g.h < 8 || !text[0])
 		return;
 	/* under the marker labels' two rows, inside the plot's frame */
 	int y = g.y + (g.h >= 12 ? 4 : 2), w = g.w - 8, x = g.x + 7;
-	char fit[MODEL_DETAIL_LEN];
+	char fit[EVENT_TEXT_LEN * 2];
 	ui_fit_words(text, w - 2, fit, sizeof(fit));
 	int tw = ui_strwidth(fit[0] ? fit : text);
 	if (tw > w - 2)

@@ -457,26 +457,33 @@ static void legend(const struct ui_view *v, const struct snapshot *s, const stru
 
 struct mark_kind { enum theme_role role; wchar_t line; char ascii_line; const char *head, *ascii_head; };
 
-/* Each kind of event has its own colour, line and head glyph. */
-static const struct mark_kind *kind_of(const char *action)
+/* Each mark of event (EVENT_MARKS) has its own colour, line and head glyph. */
+static const struct mark_kind marks[MARK_N] = {
+	[MARK_USER] = { ROLE_MARKER, 0x2502, '|', "\xe2\x97\x86", "*" },
+	[MARK_PLACE] = { ROLE_MARK_PLACE, 0x2506, ':', "\xe2\x96\xb6", ">" },
+	[MARK_FREQ] = { ROLE_MARK_FREQ, 0x254e, '!', "~", "~" },
+	[MARK_PAUSE] = { ROLE_MARK_PAUSE, 0x250a, '.', "\xe2\x80\x96", "=" },
+	[MARK_END] = { ROLE_MARK_END, 0x2503, '#', "\xe2\x96\xa0", "#" },
+};
+
+static const struct mark_kind *kind_of(const struct event *e)
 {
-	static const struct mark_kind user = { ROLE_MARKER, 0x2502, '|', "\xe2\x97\x86", "*" },
-		place = { ROLE_MARK_PLACE, 0x2506, ':', "\xe2\x96\xb6", ">" },
-		freq = { ROLE_MARK_FREQ, 0x254e, '!', "~", "~" },
-		pause = { ROLE_MARK_PAUSE, 0x250a, '.', "\xe2\x80\x96", "=" },
-		end = { ROLE_MARK_END, 0x2503, '#', "\xe2\x96\xa0", "#" };
-	switch (event_kind_of(action)) {
-	case EV_PIN: case EV_PLACEMENT: return &place;
-	case EV_GOVERNOR: case EV_MAXFREQ: return &freq;
-	case EV_PAUSE: case EV_RESUME: return &pause;
-	case EV_WORKLOAD_END: return &end;
-	default: return &user;
-	}
+	return &marks[event_kind_mark(e->kind)];
 }
 
-static const char *event_label(const struct event *e)
+void ui_graph_legend(char *buf, size_t len)
 {
-	return e->label[0] ? e->label : e->action;
+	size_t k = 0;
+	buf[0] = 0;
+	for (int m = 0; m < MARK_N && k < len; m++) {
+		const struct mark_kind *g = &marks[m];
+		bool same = !strcmp(g->head, g->ascii_head);
+		int n = snprintf(buf + k, len - k, "%s%s%s %s", m ? "  " : "", g->head, same ? "" : g->ascii_head,
+		                 event_mark_words((enum event_mark)m));
+		if (n < 0)
+			break;
+		k += (size_t)n;
+	}
 }
 
 /* The column an event falls in, -1 when it is outside the window. */
@@ -531,7 +538,7 @@ static int draw_markers(const struct ui_view *v, const struct plot *p, int y0, i
 		int c = event_col(p, e->t);
 		if (c < 0)
 			continue;
-		const struct mark_kind *k = kind_of(e->action);
+		const struct mark_kind *k = kind_of(e);
 		attr_t a = ui_attr(k->role);
 		for (int r = 0; r < p->h; r++)
 			if (!p->bits[(size_t)r * (size_t)p->w + (size_t)c])
@@ -545,9 +552,9 @@ static int draw_markers(const struct ui_view *v, const struct plot *p, int y0, i
 	int w = p->w < 1024 ? p->w : 1024;
 	for (int i = 0; i < n; i++) {
 		const struct event *e = evs[i];
-		const struct mark_kind *k = kind_of(e->action);
+		const struct mark_kind *k = kind_of(e);
 		char lab[MODEL_LABEL_LEN + 8];
-		snprintf(lab, sizeof(lab), "%s%s", ui_utf8 ? k->head : k->ascii_head, event_label(e));
+		snprintf(lab, sizeof(lab), "%s%s", ui_utf8 ? k->head : k->ascii_head, event_shown(e));
 		int len = ui_strwidth(lab), c = cols[i];
 		bool placed = false;
 		for (int r = 0; r < rows && !placed; r++) {
@@ -577,10 +584,10 @@ static void draw_strip(const struct event **cut, int ncut, int y, int x, int w)
 {
 	int end = x + w;
 	for (int i = ncut; i-- > 0;) {
-		const struct mark_kind *k = kind_of(cut[i]->action);
+		const struct mark_kind *k = kind_of(cut[i]);
 		char buf[MODEL_LABEL_LEN + 32];
 		snprintf(buf, sizeof(buf), "%.1fs %s%s", cut[i]->t, ui_utf8 ? k->head : k->ascii_head,
-		         event_label(cut[i]));
+		         event_shown(cut[i]));
 		int len = ui_strwidth(buf), more = i > 0 ? 4 : 0;
 		if (x + len + more > end) {
 			ui_textf(y, x, end - x, ROLE_DIM, "+%d", i + 1);

@@ -22,7 +22,7 @@ static const char *const glossary[][2] = {
 	{ "dw dr", "disk w / disk r: the block device's writes and reads; over the" },
 	{ "  \xe2\x86\x91 ^", "workloads' scale they are clipped at the top, marked with an up-arrow" },
 	{ "dirty/wb", "dirty and writeback memory (page cache not yet on disk)" },
-	{ "markers", "\xe2\x97\x86* marker  \xe2\x96\xb6> placement  ~ governor/cap  \xe2\x80\x96= pause/resume  \xe2\x96\xa0# end" },
+	{ "markers", NULL },   /* the graph's legend (ui_graph_legend) */
 	{ "strip", "under the axis: markers whose label did not fit, newest first" },
 	{ "", "CPUs and Residency" },
 	{ "u/s/w/i", "load bar: user, system, iowait and irq time (letters without colour)" },
@@ -83,8 +83,11 @@ static void line_at(const struct ui_view *v, size_t i, int y, int x, int w)
 			ui_text(y, x + namew + 1, w - namew - 1, ROLE_NORMAL, g[1]);
 		return;
 	}
+	char legend[160];
+	if (!g[1])
+		ui_graph_legend(legend, sizeof legend);
 	ui_text(y, x, namew, ROLE_KEY, g[0]);
-	ui_text(y, x + namew + 1, w - namew - 1, ROLE_NORMAL, g[1]);
+	ui_text(y, x + namew + 1, w - namew - 1, ROLE_NORMAL, g[1] ? g[1] : legend);
 }
 
 void ui_help_draw(const struct ui_view *v, struct rect r)

@@ -212,7 +212,7 @@ static int ramp_legend(struct rect r, bool draw, bool compact)
 /* The second block's heading in form 0 (whole) to 3 (shortest). */
 static void since_text(const struct ui_view *v, const struct event *e, int form, char *h, size_t len)
 {
-	const char *name = e ? (e->label[0] ? e->label : e->action) : "";
+	const char *name = e ? event_shown(e) : "";
 	if (!e)
 		snprintf(h, len, form == 0 ? " since last event (none yet) " : form == 1 ? " since an event (none yet) " :
 		         " no event yet ");

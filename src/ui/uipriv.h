@@ -65,6 +65,9 @@ void ui_graph_draw(const struct ui_view *v, struct rect r);
 /* d: one scale for every line, or the workloads' scale; returns the new
  * setting (true: one scale). */
 bool ui_graph_toggle_scale(void);
+/* The markers' legend for the help: each mark's glyphs (UTF-8, then
+ * ASCII when it differs) and words, from the graph's own table. */
+void ui_graph_legend(char *buf, size_t len);
 void ui_cpus_draw(const struct ui_view *v, struct rect r);
 void ui_placement_draw(const struct ui_view *v, struct rect r);
 void ui_residency_draw(const struct ui_view *v, struct rect r);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Recordings read back: a short recorded run replayed in the dashboard
 # through tmux (panels, the recorded pid, pause, speed, end of recording,
-# q prints the summary with the recorded test name), rendered to SVG and
+# q prints the summary with the recorded test name, a caption's whole
+# text), rendered to SVG and
 # HTML (XML parses, marker label and workload name inside, an existing
 # output is left alone without --force), and files that are not
 # recordings refused with the right exit status.
@@ -196,6 +197,23 @@ check "report: plain text exits 2 (got $rc)" test $rc = 2
 "$BENCHTOP" --replay "$E2E_TMP/missing.jsonl" 2>"$E2E_TMP/err" </dev/null; rc=$?
 check "replay: missing file exits 3 (got $rc)" test $rc = 3
 check "replay: ... naming it" grep -q "missing.jsonl" "$E2E_TMP/err"
+
+# A caption longer than an event's label: a replay's banner shows all of
+# it, read back from the event's details (the label holds only its start).
+if command -v tmux >/dev/null && command -v jq >/dev/null; then
+	CREC=$E2E_TMP/cap.jsonl
+	CAP="Replayed captions keep their whole text, well past the length of a label: the very end"
+	"$BENCHTOP" -b -t 1.5 -i 0.2 -o "$CREC" --at "0.2:caption=$CAP" -- sleep 5 >/dev/null 2>&1
+	check "caption recording: the label is cut, the detail holds the whole text" jq -se --arg cap "$CAP" \
+		'map(select(.type == "event")) | length == 1 and (.[0].label | contains("very end") | not) and
+		 .[0].detail.text == $cap' "$CREC"
+	S=rc
+	tm_start $S 120x40 "$BENCHTOP --replay $CREC; sleep 60"
+	check "replay: the caption banner shows the whole caption" \
+		wait_for 30 sh -c "tmux capture-pane -p -t bt$$-$S | grep -qF 'length of a label: the very end'"
+	tm_keys $S q
+	tm_kill $S
+fi
 
 # Newer recordings: unknown keys and record types are passed over; a run
 # cut short (no end record) still renders.

@@ -27,6 +27,8 @@
 #include "benchtop/cpulist.h"
 #include "benchtop/json.h"
 #include "benchtop/placement.h"
+#include "benchtop/event_json.h"
+#include "benchtop/record.h"
 
 #define NKIDS 2
 #define MAXCPU 1024
@@ -129,14 +131,24 @@ static const char *cpu_name(int k)
 	return b[i];
 }
 
-/* The newest event, its detail parsed (freed by the caller). */
+/* The newest event, its detail as a record writes it, parsed (freed by
+ * the caller). */
 static const struct event *last_event(struct json **detail)
 {
 	size_t n = history_nevents(fk->hist);
 	assert_true(n > 0);
 	const struct event *e = history_event(fk->hist, n - 1);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_non_null(m);
+	struct jw w;
+	jw_begin(&w, m);
+	event_json_write(&w, NULL, e);
+	fclose(m);
 	struct json_error err;
-	*detail = json_parse(e->detail, strlen(e->detail), &err);
+	*detail = json_parse(text, len, &err);
+	free(text);
 	assert_non_null(*detail);
 	return e;
 }
@@ -216,13 +228,17 @@ static void test_pin_selected(void **state)
 	/* the event: what the kernel says the process has now */
 	struct json *d;
 	const struct event *e = last_event(&d);
-	assert_string_equal(e->action, "pin");
+	assert_string_equal(event_name(e), "pin");
 	assert_true(json_bool(json_get(d, "ok"), false));
 	char pid[16];
 	snprintf(pid, sizeof pid, "%d", (int)f->kids[1]);
 	assert_string_equal(json_str(json_get(json_get(d, "after"), pid), ""), cpu_name(k));
 	assert_string_equal(json_str(json_get(d, "role"), ""), "reader");
 	json_free(d);
+	/* the same, typed, as the dashboard reads it */
+	assert_true(e->d.place.ok && e->d.place.has_proc);
+	assert_int_equal(e->d.place.pid, f->kids[1]);
+	assert_string_equal(e->d.place.cpus, cpu_name(k));
 	assert_int_equal(history_nphases(f->hist), 2);
 	/* the rule is on the role: the next reader gets it before it runs */
 	const unsigned char *m = action_placer(&f->c, 1, "reader");
@@ -283,7 +299,7 @@ static void test_spread_pack_free(void **state)
 	assert_string_not_equal(a, b);
 	struct json *d;
 	const struct event *e = last_event(&d);
-	assert_string_equal(e->action, "placement");
+	assert_string_equal(event_name(e), "placement");
 	assert_string_equal(e->label, "spread");
 	json_free(d);
 
@@ -328,7 +344,7 @@ static void test_at_pin(void **state)
 	assert_allowed(f->kids[1], cpu_name(0));
 	struct json *d;
 	const struct event *e = last_event(&d);
-	assert_string_equal(e->action, "pin");
+	assert_string_equal(event_name(e), "pin");
 	assert_string_equal(json_str(json_get(d, "target"), ""), "all");
 	json_free(d);
 }
@@ -369,7 +385,7 @@ static void test_governor_and_cap(void **state)
 	assert_string_equal(got, "performance");
 	struct json *d;
 	const struct event *e = last_event(&d);
-	assert_string_equal(e->action, "governor");
+	assert_string_equal(event_name(e), "governor");
 	assert_string_equal(json_str(json_get(d, "before"), ""), "powersave");
 	assert_string_equal(json_str(json_get(d, "after"), ""), "performance");
 	json_free(d);
@@ -383,7 +399,7 @@ static void test_governor_and_cap(void **state)
 	slurp(root, POL(0, "scaling_max_freq"), got, sizeof got);
 	assert_string_equal(got, "2600000");
 	e = last_event(&d);
-	assert_string_equal(e->action, "maxfreq");
+	assert_string_equal(event_name(e), "maxfreq");
 	assert_int_equal((long)json_num(json_get(d, "after"), 0), 1600000);
 	json_free(d);
 
@@ -431,7 +447,7 @@ static void test_marker(void **state)
 	assert_true(r & REACT_EVENT);
 	struct json *d;
 	const struct event *e = last_event(&d);
-	assert_string_equal(e->action, "marker");
+	assert_string_equal(event_name(e), "marker");
 	assert_true(e->t == 2.5);
 	assert_string_equal(json_str(json_get(d, "text"), ""), "cache \"cold\"\tnow");
 	json_free(d);
@@ -452,13 +468,13 @@ static void test_pause_resume(void **state)
 	assert_int_equal(state_becomes(f->kids[0], 'T'), 'T');
 	assert_int_equal(state_becomes(f->kids[1], 'T'), 'T');
 	struct json *d;
-	assert_string_equal(last_event(&d)->action, "pause");
+	assert_string_equal(event_name(last_event(&d)), "pause");
 	json_free(d);
 	/* space again resumes */
 	action_apply(&f->c, &act);
 	assert_false(f->c.paused);
 	assert_int_equal(state_becomes(f->kids[0], 'S'), 'S');
-	assert_string_equal(last_event(&d)->action, "resume");
+	assert_string_equal(event_name(last_event(&d)), "resume");
 	json_free(d);
 	/* --at resume when running: said, nothing recorded */
 	act.id = ACT_RESUME;

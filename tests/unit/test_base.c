@@ -65,32 +65,6 @@ static void test_json_number(void **state)
 	free(out);
 }
 
-static void test_json_quote(void **state)
-{
-	(void)state;
-	char buf[64];
-	assert_int_equal(json_quote(buf, sizeof buf, "x\"y"), 6);
-	assert_string_equal(buf, "\"x\\\"y\"");
-	reads_back(buf, "x\"y");
-	/* every cut is a complete string: never inside an escape or a UTF-8
-	 * sequence */
-	const char *s = "ab\"éé\x02z";
-	for (size_t size = 3; size < 24; size++) {
-		char small[24];
-		size_t n = json_quote(small, size, s);
-		assert_int_equal(n, strlen(small));
-		assert_true(n < size);
-		struct json_error e;
-		struct json *v = json_parse(small, n, &e);
-		if (!v)
-			fail_msg("size %zu: %s refused: %s", size, small, e.msg);
-		assert_int_equal(strncmp(json_str(v, ""), s, strlen(json_str(v, ""))), 0);
-		json_free(v);
-	}
-	assert_int_equal(json_quote(buf, 2, "x"), 0);
-	assert_string_equal(buf, "");
-}
-
 static void touch(const char *dir, const char *name)
 {
 	char path[64];
@@ -204,7 +178,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_string),
 		cmocka_unit_test(test_json_number),
-		cmocka_unit_test(test_json_quote),
 		cmocka_unit_test(test_sysfile),
 		cmocka_unit_test(test_clock_and_div),
 		cmocka_unit_test(test_xalloc),

@@ -17,6 +17,7 @@
 
 #include "benchtop/cpufreq.h"
 #include "../../src/kernel/cpufreq_impl.h"
+#include "benchtop/json.h"
 #include "benchtop/journal.h"
 #include "fakesys.h"
 #include "benchtop/restore.h"
@@ -209,8 +210,10 @@ static void test_junk_everywhere(void **state)
 		assert_true(strlen(msg) > 0);
 		cpufreq_next_governor(cf);
 		cpufreq_set_maxfreq(cf, -1, 1600000, msg, sizeof(msg));
-		cpufreq_policies_json(cf, fp);
-		cpufreq_phase_residency_json(cf, 0, fp);
+		struct jw w;
+		jw_begin(&w, fp);
+		cpufreq_policies_json(cf, &w, NULL);
+		cpufreq_phase_residency_json(cf, 0, &w, NULL);
 		cpufreq_restore(cf);
 		fclose(fp);
 		snapshot_free(s);
@@ -400,9 +403,11 @@ static void test_residency_kernel(void **state)
 	assert_true(labs(cpufreq_mean_khz(cf, 0, false) - (800000 + 3 * 2600000) / 4) <= 1);
 	assert_int_equal(cpufreq_nphases(cf), 1);
 	fp = open_memstream(&json, &jlen);
-	cpufreq_phase_residency_json(cf, 0, fp);
+	struct jw w;
+	jw_begin(&w, fp);
+	cpufreq_phase_residency_json(cf, 0, &w, NULL);
 	fputc('|', fp);
-	cpufreq_phase_residency_json(cf, 1, fp);
+	cpufreq_phase_residency_json(cf, 1, &w, NULL);
 	fclose(fp);
 	assert_string_equal(json, "{\"0\":{\"2600000\":3.00},\"1\":{}}|{\"0\":{\"800000\":1.00},\"1\":{}}");
 	free(json);
@@ -722,7 +727,9 @@ static void test_avg_freq_and_json(void **state)
 	assert_int_equal(s->cpus[0].khz, 2345678);
 	assert_int_equal(s->cpus[1].khz, 1234567);
 	fp = open_memstream(&json, &jlen);
-	cpufreq_policies_json(cf, fp);
+	struct jw w;
+	jw_begin(&w, fp);
+	cpufreq_policies_json(cf, &w, NULL);
 	fclose(fp);
 	assert_non_null(strstr(json, "{\"policy\":0,\"cpus\":\"0\",\"driver\":\"intel_cpufreq\","
 	                             "\"governor\":\"ondemand\",\"min\":800000,\"max\":2600000"));

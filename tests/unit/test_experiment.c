@@ -298,7 +298,9 @@ static void test_table(void **state)
 	assert_string_equal(buf, "MiB,block read K/sec,block read from disk,note\n16,too short,0.250,mostly from the page cache\n");
 	free(buf);
 	fp = open_memstream(&buf, &len);
-	st_json(&t, fp);
+	struct jw w;
+	jw_begin(&w, fp);
+	st_json(&t, &w, NULL);
 	fclose(fp);
 	struct json_error err;
 	struct json *j = json_parse(buf, len, &err);

@@ -182,23 +182,51 @@ static void test_null_tolerant(void **state)
 	assert_null(json_parse("x", 1, NULL));
 }
 
-/* The object writer of event details: members in order, every string
- * escaped, nested JSON kept, parsed back by the reader; too long: "{}". */
-static void test_object_writer(void **state)
+/* The streaming writer: commas, colons and quotes where they belong at
+ * every depth, keys and strings escaped, NaN as null, fixed and exact
+ * numbers as asked; read back by the reader. */
+static void test_writer(void **state)
 {
 	(void)state;
-	struct json_obj o;
-	json_obj_begin(&o);
-	json_obj_str(&o, "text", "a \"quoted\"\tline\n");
-	json_obj_num(&o, "pid", 4242);
-	json_obj_num(&o, "nan", NAN);
-	json_obj_bool(&o, "ok", false);
-	json_obj_raw(&o, "after", "{\"12\":\"0-1\"}");
-	json_obj_str(&o, "we\"ird", "k");
-	char *t = json_obj_end(&o, 0);
-	assert_non_null(t);
+	char *t = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&t, &len);
+	assert_non_null(fp);
+	struct jw w;
+	jw_begin(&w, fp);
+	jw_obj(&w, NULL);
+	jw_str(&w, "text", "a \"quoted\"\tline\n");
+	jw_int(&w, "pid", 4242);
+	jw_num(&w, "nan", NAN);
+	jw_fix(&w, "secs", 1.23456, 2);
+	jw_fix(&w, "inf", INFINITY, 1);
+	jw_uint(&w, "bytes", 18446744073709551615ull);
+	jw_bool(&w, "ok", false);
+	jw_nstr(&w, "none", NULL);
+	jw_str(&w, "empty", NULL);
+	jw_obj(&w, "after");
+	jw_str(&w, "12", "0-1");
+	jw_obj(&w, "inner");
+	jw_end(&w);
+	jw_end(&w);
+	jw_arr(&w, "list");
+	jw_int(&w, NULL, 1);
+	jw_obj(&w, NULL);
+	jw_end(&w);
+	jw_arr(&w, NULL);
+	jw_end(&w);
+	jw_str(&w, NULL, "x");
+	jw_end(&w);
+	jw_str(&w, "we\"ird", "k");
+	jw_end(&w);
+	jw_end(&w);                  /* one too many: ignored */
+	fclose(fp);
+	assert_string_equal(t, "{\"text\":\"a \\\"quoted\\\"\\tline\\n\",\"pid\":4242,\"nan\":null,"
+	                       "\"secs\":1.23,\"inf\":null,\"bytes\":18446744073709551615,\"ok\":false,"
+	                       "\"none\":null,\"empty\":\"\",\"after\":{\"12\":\"0-1\",\"inner\":{}},"
+	                       "\"list\":[1,{},[],\"x\"],\"we\\\"ird\":\"k\"}");
 	struct json_error err;
-	struct json *j = json_parse(t, strlen(t), &err);
+	struct json *j = json_parse(t, len, &err);
 	assert_non_null(j);
 	assert_string_equal(json_key(j, 0), "text");
 	assert_string_equal(json_str(json_get(j, "text"), ""), "a \"quoted\"\tline\n");
@@ -206,19 +234,64 @@ static void test_object_writer(void **state)
 	assert_true(json_is_null(json_get(j, "nan")));
 	assert_false(json_bool(json_get(j, "ok"), true));
 	assert_string_equal(json_str(json_get(json_get(j, "after"), "12"), ""), "0-1");
+	assert_int_equal(json_len(json_get(j, "list")), 4);
 	assert_string_equal(json_str(json_get(j, "we\"ird"), ""), "k");
+	free(t);
+	/* a parsed value written back, inside a writer's object */
+	t = NULL;
+	fp = open_memstream(&t, &len);
+	jw_begin(&w, fp);
+	jw_obj(&w, NULL);
+	jw_value(&w, "copy", json_get(j, "after"));
+	jw_value(&w, "missing", NULL);
+	jw_end(&w);
+	fclose(fp);
+	assert_string_equal(t, "{\"copy\":{\"12\":\"0-1\",\"inner\":{}},\"missing\":null}");
+	free(t);
 	json_free(j);
-	/* the limit: a text that does not fit is the empty object */
-	size_t len = strlen(t);
+	/* members into C types, as a recording is read: out of range is def */
+	const char *doc = "{\"i\":42,\"big\":1e300,\"s\":\"abcdef\",\"n\":\"7\"}";
+	j = json_parse(doc, strlen(doc), &err);
+	assert_non_null(j);
+	assert_int_equal(json_get_int(j, "i", -1), 42);
+	assert_int_equal(json_get_int(j, "big", -1), -1);
+	assert_int_equal(json_get_int(j, "n", -1), -1);
+	assert_int_equal(json_get_int(j, "none", 5), 5);
+	assert_int_equal(json_get_long(j, "big", -2), -2);
+	assert_int_equal(json_get_long(j, "i", -2), 42);
+	char small[4];
+	json_get_str(j, "s", small, sizeof small);
+	assert_string_equal(small, "abc");
+	json_get_str(j, "i", small, sizeof small);
+	assert_string_equal(small, "");
+	json_free(j);
+	/* long arrays (a sample of thousands of processes): a comma between
+	 * every two values, however many */
+	t = NULL;
+	fp = open_memstream(&t, &len);
+	jw_begin(&w, fp);
+	jw_arr(&w, NULL);
+	for (int i = 0; i < 1000; i++) {
+		jw_obj(&w, NULL);
+		jw_int(&w, "pid", i);
+		jw_end(&w);
+	}
+	jw_end(&w);
+	fclose(fp);
+	j = json_parse(t, len, &err);
+	assert_non_null(j);
+	assert_int_equal(json_len(j), 1000);
+	assert_true(json_num(json_get(json_at(j, 999), "pid"), -1) == 999);
+	json_free(j);
 	free(t);
-	json_obj_begin(&o);
-	json_obj_str(&o, "text", "a \"quoted\"\tline\n");
-	t = json_obj_end(&o, 10);
-	assert_string_equal(t, "{}");
-	free(t);
-	json_obj_begin(&o);
-	t = json_obj_end(&o, len);
-	assert_string_equal(t, "{}");
+	/* top-level values follow one another (records, one a line) */
+	t = NULL;
+	fp = open_memstream(&t, &len);
+	jw_begin(&w, fp);
+	jw_int(&w, NULL, 1);
+	jw_int(&w, NULL, 2);
+	fclose(fp);
+	assert_string_equal(t, "12");
 	free(t);
 }
 
@@ -232,7 +305,7 @@ int main(void)
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_locale),
 		cmocka_unit_test(test_null_tolerant),
-		cmocka_unit_test(test_object_writer),
+		cmocka_unit_test(test_writer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

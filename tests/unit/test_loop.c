@@ -164,6 +164,43 @@ static void test_wait_signal(void **state)
 	loop_free(l);
 }
 
+/* A burst of one queued real-time signal, then another signal: each is
+ * reported (once), whether loop_wait reads them or loop_wait_signal sets
+ * them aside; and every quit signal raised at once is reported. */
+static void test_signal_burst(void **state)
+{
+	(void)state;
+	int q[LOOP_SIG_LIST];
+	int nq = loop_quit_signals(q, LOOP_SIG_LIST);
+	struct loop *l = loop_new(q, nq);
+	assert_non_null(l);
+	pid_t me = getpid();
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < 100; i++)
+			assert_int_equal(sigqueue(me, SIGRTMIN, (union sigval){ .sival_int = i }), 0);
+		assert_int_equal(sigqueue(me, SIGRTMAX, (union sigval){ 0 }), 0);
+		if (pass == 1)  /* read and set aside while waiting for SIGCHLD */
+			assert_false(loop_wait_signal(l, SIGCHLD, clock_mono() + 0.01));
+		struct loop_wake w;
+		assert_int_equal(loop_wait(l, 1000, &w), 0);
+		assert_int_equal(w.nsig, 2);
+		assert_int_equal(w.sig[0], SIGRTMIN);
+		assert_int_equal(w.sig[1], SIGRTMAX);
+	}
+	for (int i = 0; i < nq; i++)
+		assert_int_equal(raise(q[i]), 0);
+	struct loop_wake w;
+	assert_int_equal(loop_wait(l, 1000, &w), 0);
+	assert_int_equal(w.nsig, nq);
+	for (int i = 0; i < nq; i++) {
+		int seen = 0;
+		for (int k = 0; k < w.nsig; k++)
+			seen += w.sig[k] == q[i];
+		assert_int_equal(seen, 1);
+	}
+	loop_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_fds_and_term),
 		cmocka_unit_test(test_wait_signal),
+		cmocka_unit_test(test_signal_burst),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,8 +55,8 @@ static void fixture_init(struct fixture *f, bool freq)
 	                                   .utime = 2, .stime = 1 };
 	snprintf(f->s->disk.device, sizeof f->s->disk.device, "vda");
 	f->h = history_new(8);
-	struct event e = { .t = 1 };
-	snprintf(e.action, sizeof e.action, "pin");
+	struct event e;
+	event_init(&e, EV_PIN, 1, "");
 	history_add_event(f->h, &e);
 	history_add_event(f->h, &e);
 	f->wl[0] = (struct metrics_wl){ "copy", "pipe", "copy \"a\\b\"\nnext" };

@@ -71,7 +71,7 @@ static void test_events_split_phases(void **state)
 	snapshot_free(s);
 
 	struct event e = { .t = 1.0 };
-	strcpy(e.action, "placement");
+	e.kind = EV_PLACEMENT;
 	strcpy(e.label, "spread");
 	assert_int_equal(history_add_event(h, &e), 0);
 	s = snap_at(1.5, 7000, 0.5, 3, 2600000);
@@ -110,7 +110,7 @@ static void test_phase_follows_side(void **state)
 	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
 		if (i == 2 || i == 4) {  /* a phase opens before the flip and after it */
 			struct event e = { .t = (double)i + 0.5 };
-			strcpy(e.action, "marker");
+			e.kind = EV_MARKER;
 			strcpy(e.label, i == 2 ? "flip" : "after");
 			history_close_phase_bytes(h, 0, steps[i - 1].side == 'r' ? steps[i - 1].r : steps[i - 1].w);
 			assert_int_equal(history_add_event(h, &e), 0);
@@ -156,10 +156,10 @@ static void test_noted_event_keeps_phase(void **state)
 	(void)state;
 	struct history *h = history_new(16);
 	struct event e = { .t = 1.0 };
-	strcpy(e.action, "workload_end");
+	e.kind = EV_WORKLOAD_END;
 	strcpy(e.label, "w1 done");
 	assert_int_equal(history_note_event(h, &e), 0);
-	strcpy(e.action, "marker");
+	e.kind = EV_MARKER;
 	strcpy(e.label, "one");
 	e.t = 2.0;
 	assert_int_equal(history_add_event(h, &e), 0);
@@ -174,23 +174,41 @@ static void test_noted_event_keeps_phase(void **state)
 static void test_event_kinds(void **state)
 {
 	(void)state;
-	for (int k = 0; k < EV_NKINDS; k++) {
+	for (int k = EV_OTHER + 1; k < EV_NKINDS; k++) {
 		const char *n = event_kind_name(k);
 		assert_non_null(n);
-		assert_true(strlen(n) < sizeof(((struct event *)0)->action));
+		assert_true(strlen(n) < sizeof(((struct event *)0)->other));
 		assert_int_equal(event_kind_of(n), k);
 	}
 	assert_string_equal(event_kind_name(EV_WORKLOAD_END), "workload_end");
+	assert_int_equal(event_kind_mark(EV_GOVERNOR), MARK_FREQ);
+	assert_int_equal(event_kind_mark(EV_PIN), MARK_PLACE);
 	assert_null(event_kind_name(EV_NKINDS));
-	assert_int_equal(event_kind_of("hint"), -1);
-	assert_int_equal(event_kind_of(NULL), -1);
+	assert_null(event_kind_name(EV_OTHER));
+	assert_int_equal(event_kind_of("hint"), EV_OTHER);
+	assert_int_equal(event_kind_of(NULL), EV_OTHER);
+	/* a zeroed event is of no known kind; its name is the one it was given */
+	struct event e = { .t = 1 };
+	snprintf(e.other, sizeof e.other, "hint");
+	assert_string_equal(event_name(&e), "hint");
+	assert_string_equal(event_shown(&e), "hint");
+	event_init(&e, EV_CAPTION, 2, "Step 1");
+	assert_string_equal(event_name(&e), "caption");
+	assert_string_equal(event_shown(&e), "Step 1");
 }
 
-static struct event ev(const char *action, const char *label)
+/* An event of kind k labelled as the run labels it, its details filled
+ * from the label ("gov NAME": the governor set; a placement's name). */
+static struct event ev(enum event_kind k, const char *label)
 {
-	struct event e = { .t = 1 };
-	snprintf(e.action, sizeof e.action, "%s", action);
-	snprintf(e.label, sizeof e.label, "%s", label);
+	struct event e;
+	event_init(&e, k, 1, label);
+	if (k == EV_GOVERNOR)
+		snprintf(e.d.gov.after, sizeof e.d.gov.after, "%s", label + 4);
+	if (k == EV_PLACEMENT) {
+		snprintf(e.d.place.target, sizeof e.d.place.target, "%s", label);
+		e.d.place.ok = true;
+	}
 	return e;
 }
 
@@ -198,16 +216,19 @@ static struct event ev(const char *action, const char *label)
 static void test_stepmark(void **state)
 {
 	(void)state;
-	struct event step = ev("step", "rsync-demo placement=free governor=powersave");
-	struct event gov = ev("governor", "gov powersave"), gov2 = ev("governor", "gov power");
-	struct event pl = ev("placement", "free"), pl2 = ev("placement", "spread");
-	struct event mark = ev("marker", "governor=powersave");
+	struct event step = ev(EV_STEP, "rsync-demo placement=free governor=powersave");
+	struct event gov = ev(EV_GOVERNOR, "gov powersave"), gov2 = ev(EV_GOVERNOR, "gov power");
+	struct event pl = ev(EV_PLACEMENT, "free"), pl2 = ev(EV_PLACEMENT, "spread");
+	struct event mark = ev(EV_MARKER, "governor=powersave");
+	struct event failed = ev(EV_PLACEMENT, "free");
+	failed.d.place.ok = false;
 	assert_true(stepmark_says(&step, &gov));
 	assert_true(stepmark_says(&step, &pl));
 	assert_false(stepmark_says(&step, &gov2));   /* "governor=power" is not a word of it */
 	assert_false(stepmark_says(&step, &pl2));
 	assert_false(stepmark_says(&step, &mark));   /* a user's marker is always labelled */
 	assert_false(stepmark_says(NULL, &gov));     /* outside experiments */
+	assert_false(stepmark_says(&step, &failed)); /* one that failed says so */
 }
 
 int main(void)

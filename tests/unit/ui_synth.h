@@ -78,9 +78,8 @@ static struct history *synth_history(int ncpu, int nproc, int nsamples, struct s
 	for (int k = 0; k < nsamples; k++) {
 		synth_push(h, s, ncpu, nproc, k);
 		if (k == nsamples / 3 || k == nsamples * 2 / 3) {
-			struct event e = { .t = s->t };
-			snprintf(e.action, sizeof(e.action), "marker");
-			snprintf(e.label, sizeof(e.label), k == nsamples / 3 ? "spread" : "ondemand");
+			struct event e;
+			event_init(&e, EV_MARKER, s->t, k == nsamples / 3 ? "spread" : "ondemand");
 			history_add_event(h, &e);
 		}
 	}
