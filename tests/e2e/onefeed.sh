@@ -127,7 +127,9 @@ if command -v tmux >/dev/null; then
 			sh -c "tmux capture-pane -p -t bt$$-$S | sed -n '3,22p' | grep -qF '$l2'"
 		check "experiment replay: residency since the start and since the last step" \
 			sh -c "tmux capture-pane -p -t bt$$-$S | grep -E 'cpu0 .*avg .*avg' >/dev/null"
-		# paused first: the first step may be shorter than a look at the screen
+		# paused at the start: the first step may be shorter than a look
+		# at the screen (Space does nothing at the end; Home plays on)
+		tm_keys $S Home
 		tm_keys $S Space
 		tm_keys $S Home
 		first=$(jq -r '.phases[0].label' <<<"$end")
