@@ -179,8 +179,9 @@ fi
 # ---- batch: --at pin, spread, free ---------------------------------------
 
 json="$E2E_TMP/at.json"
-# Phases of 2 s, so the poll below sees each one even on a busy machine.
-"$BENCHTOP" -b --format json -i 0.2 -t 8 --at 2:pin=0 --at 4:spread --at 6:free \
+# Phases of 3 s, so the poll below (it forks on every look, and starts
+# once both loops exist) sees each one even on a busy machine.
+"$BENCHTOP" -b --format json -i 0.2 -t 11 --at 3:pin=0 --at 6:spread --at 9:free \
 	-- sh -c "$B 1 spin >/dev/null & exec $B 1 spin >/dev/null" >"$json" 2>"$E2E_TMP/at.err" &
 bt=$!
 HELPERS+=("$bt")
