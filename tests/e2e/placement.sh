@@ -224,8 +224,8 @@ else
 		| length == 2 and (.[0] | test("spread")) and (.[1] | test("free"))' "$json"
 	check "event times are in order, each at or after its --at time" jqs '
 		[.[] | select(.type == "event" and (.action == "pin" or .action == "placement")) | .t]
-		| length == 3 and .[0] >= 1.99 and .[0] < 4 and .[1] >= 3.99 and .[1] < 6
-		  and .[2] >= 5.99 and .[2] < 8.5' "$json"
+		| length == 3 and .[0] >= 2.99 and .[0] < 6 and .[1] >= 5.99 and .[1] < 9
+		  and .[2] >= 8.99 and .[2] < 11.5' "$json"
 	nev=$(jq -s '[.[] | select(.type == "event")] | length' "$json")
 	check "end record has events + 1 = $((nev + 1)) phases" jqs --argjson n "$nev" '
 		[.[] | select(.type == "end")] | length == 1 and (.[0].phases | length) == $n + 1' "$json"
