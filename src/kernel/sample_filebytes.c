@@ -512,9 +512,8 @@ static int scan_one(struct sfiles *f, struct sproc *p, struct fdscan *sc, const 
 		}
 		return 0;
 	}
-	for (int i = 0; i < 3; i++)
-		if (f->own_ino[i] && st.st_ino == f->own_ino[i] && st.st_dev == f->own_dev[i])
-			return 0;
+	if (sfiles_own(f, st.st_dev, st.st_ino))
+		return 0;
 	if (st.st_dev == f->proc_dev || st.st_dev == f->sys_dev) {
 		/* /proc and /sys files are not data */
 		if (!p->piped_w && fdinfo_read(sc, name, buf, &pos, &flags) == 0 &&
@@ -526,6 +525,7 @@ static int scan_one(struct sfiles *f, struct sproc *p, struct fdscan *sc, const 
 		return 0;
 	int acc = (int)(flags & O_ACCMODE);
 	bool write = acc == O_WRONLY || acc == O_RDWR;
+	p->wrote_files |= write;
 	struct sofile *o = sofile_find(p, (int)fd, &st);
 	if (o && o->write != write)
 		o = NULL;  /* cannot happen for one description; be safe */
@@ -666,12 +666,14 @@ static void settle_one(struct sfiles *f, struct sfile *s, struct sproc *procs, i
 	uint64_t grown = pgrowth > sgrow ? pgrowth : sgrow;
 	if (grown > s->counted && s->wl >= 0 && s->wl <= nwl) {
 		uint64_t inc = grown - s->counted;
-		if (s->write && !s->counted)
-			wls[s->wl].nwfiles++;
 		if (s->write)
 			wls[s->wl].wbytes += inc;
 		else
 			wls[s->wl].rbytes += inc;
+		/* what no holder was seen writing: growth while nobody held
+		 * it, and at its first count what it held already */
+		if (s->write && (s->refs <= 0 || !s->counted))
+			wls[s->wl].unheld += inc;
 		struct sproc *p = proc_by_pid(procs, nprocs, s->credit);
 		if (p && s->write)
 			p->bytes += inc;
@@ -701,6 +703,31 @@ void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl
 		f->n = k;
 		hash_rebuild(f);
 	}
+}
+
+bool sfiles_own(const struct sfiles *f, dev_t dev, ino_t ino)
+{
+	for (int i = 0; i < 3; i++)
+		if (f->own_ino[i] && ino == f->own_ino[i] && dev == f->own_dev[i])
+			return true;
+	return false;
+}
+
+bool sfiles_old_changed(const struct sfiles *f, int wl, const struct timespec *since,
+                        const struct timespec *after)
+{
+	struct statx sx;
+
+	for (int i = 0; i < f->n; i++) {
+		const struct sfile *s = &f->v[i];
+		if (s->wl != wl || !s->write || s->path_fd < 0 ||
+		    statx(s->path_fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_MTIME, &sx) != 0)
+			continue;
+		if ((sx.stx_mask & STATX_BTIME) && !sample_time_after(&sx.stx_btime, since) &&
+		    sample_time_after(&sx.stx_mtime, after))
+			return true;
+	}
+	return false;
 }
 
 bool sfiles_holds_write(const struct sproc *p)

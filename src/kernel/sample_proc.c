@@ -403,6 +403,16 @@ void sprocs_read(struct sampler *sp, double dt)
 			q->ran = true;
 	}
 	select_ran(sp, dt);
+	/* one read alive above may have been reaped since by a tracked
+	 * process read before it: gone now, in the tick whose reaper count
+	 * may hold it (else what was seen of it would count twice; a reaper
+	 * that shows it only at its next read owes it, sample_reap.c) */
+	for (int i = 0; i < sp->n; i++) {
+		struct sproc *p = &sp->procs[i];
+		if (!p->gone && p->measure_io && sprocs_find(sp, p->ppid) && kill(p->pid, 0) != 0 &&
+		    errno == ESRCH)
+			p->gone = true;
+	}
 	/* what ended processes read (sample_reap.c): the last look at
 	 * those that ended, the reapers' counts */
 	for (int i = 0; i < sp->n; i++) {
