@@ -61,17 +61,6 @@ static long cap_of(const struct ui_view *v, int cpu)
 	return v->caps && cpu >= 0 && cpu < v->ncaps ? v->caps[cpu] : 0;
 }
 
-/* A frequency in at most 5 columns: "800M", "1.4G". */
-static void short_khz(long khz, char *buf, size_t len)
-{
-	if (khz < 0)
-		snprintf(buf, len, "%s", ui_utf8 ? "\xe2\x80\x94" : "n/a");
-	else if (khz >= 1000000)
-		snprintf(buf, len, "%.2fG", khz / 1e6);
-	else
-		snprintf(buf, len, "%ldM", khz / 1000);
-}
-
 /* cpuN [bar] freq [cap] governor pids.  The governor and the cap are
  * never cut: on a narrow panel the frequencies get short ("1.60G",
  * "cap 1.40G") and the bar gives up room first, down to a few cells. */
@@ -84,16 +73,11 @@ static void cpu_row(const struct ui_view *v, const struct cpu_sample *c, int y, 
 	if (narrow)
 		govw = ui_strwidth(gov);
 	long cp = cap_of(v, c->id);
-	if (narrow)
-		short_khz(c->khz, khz, sizeof(khz));
-	else
-		ui_fmt_khz(c->khz, khz, sizeof(khz));
+	enum ui_khz_form form = narrow ? UI_KHZ_SHORT : UI_KHZ_FULL;
+	ui_fmt_khz(c->khz, khz, sizeof(khz), form);
 	if (cp > 0) {
 		char f[24];
-		if (narrow)
-			short_khz(cp, f, sizeof(f));
-		else
-			ui_fmt_khz(cp, f, sizeof(f));
+		ui_fmt_khz(cp, f, sizeof(f), form);
 		snprintf(cap, sizeof(cap), "cap %s ", f);
 	}
 	int capw = ui_strwidth(cap), fw = narrow ? 7 : 10;

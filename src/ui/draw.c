@@ -210,14 +210,19 @@ void ui_title(struct rect r, const char *title, const char *extra)
 	}
 }
 
-void ui_fmt_khz(long khz, char *buf, size_t len)
+/* A frequency as "2.60 GHz" / "800 MHz", or in at most 5 columns as
+ * "2.60G" / "800M" (UI_KHZ_SHORT) or "2.6G" (UI_KHZ_TINY); unknown
+ * (negative) as a dash. */
+void ui_fmt_khz(long khz, char *buf, size_t len, enum ui_khz_form form)
 {
+	static const char *const ghz[] = { "%.2f GHz", "%.2fG", "%.1fG" };
+	static const char *const mhz[] = { "%ld MHz", "%ldM", "%ldM" };
 	if (khz < 0)
-		snprintf(buf, len, "%s", ui_utf8 ? "—" : "n/a");
+		snprintf(buf, len, "%s", ui_utf8 ? "\xe2\x80\x94" : "n/a");
 	else if (khz >= 1000000)
-		snprintf(buf, len, "%.2f GHz", khz / 1e6);
+		snprintf(buf, len, ghz[form], khz / 1e6);
 	else
-		snprintf(buf, len, "%ld MHz", khz / 1000);
+		snprintf(buf, len, mhz[form], khz / 1000);
 }
 
 /* ---- panels drawn again only when their input changed ---- */

@@ -86,7 +86,7 @@ void ui_freqline_draw(const struct ui_view *v, struct rect r)
 	}
 	double now = mean_khz(last);
 	char extra[96], a[24], b[24], c[24];
-	ui_fmt_khz(now > 0 ? (long)now : -1, a, sizeof(a));
+	ui_fmt_khz(now > 0 ? (long)now : -1, a, sizeof(a), UI_KHZ_FULL);
 	snprintf(b, sizeof(b), "%.2fG", hi / 1e6);
 	snprintf(c, sizeof(c), "%.2fG", isfinite(lo) ? lo / 1e6 : 0);
 	snprintf(extra, sizeof(extra), "the workload's CPUs, %s: %s (v: off)", v->freq_source, a);

@@ -265,7 +265,7 @@ static void menu_row(const struct ui_view *v, int i, char *buf, size_t len)
 		break;
 	case M_FREQ:
 		if (i < n - 1) {
-			ui_fmt_khz(v->freqs[i], buf, len);
+			ui_fmt_khz(v->freqs[i], buf, len, UI_KHZ_FULL);
 			cur = v->cap_khz > 0 && v->freqs[i] == v->cap_khz;
 		} else {
 			snprintf(buf, len, "no cap");

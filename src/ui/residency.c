@@ -127,7 +127,7 @@ static void shares(const struct period *p, int y, int x, int w)
 			return;
 		used[best] = true;
 		char f[24], s[40];
-		ui_fmt_khz(p->khz[best], f, sizeof(f));
+		ui_fmt_khz(p->khz[best], f, sizeof(f), UI_KHZ_FULL);
 		int len = snprintf(s, sizeof(s), " %s %.0f%%", f, 100 * p->secs[best] / p->total);
 		if (len > w)
 			return;
@@ -151,7 +151,7 @@ static void block(const struct period *p, int y, int x, int w, const char *empty
 	barw = barw < MIN_BAR ? MIN_BAR : barw > 40 ? 40 : barw;
 	bar(p, y, x, barw);
 	char m[24];
-	ui_fmt_khz(p->mean, m, sizeof(m));
+	ui_fmt_khz(p->mean, m, sizeof(m), UI_KHZ_FULL);
 	int tx = x + barw;
 	ui_textf(y, tx, x + w - tx, ROLE_NORMAL, " avg %s", m);
 	tx += 5 + ui_strwidth(m);
@@ -176,17 +176,6 @@ static void cpu_row(const struct ui_view *v, int cpu, int y, int x, int w)
 	block(&p, y, x + LEFT + bw + 1, bw, "no time since the event yet");
 }
 
-/* The title: the source, and what each block covers ("since start",
- * "since spread 12s ago") over the blocks where there is room. */
-/* A frequency in at most 5 columns: "800M", "1.4G". */
-static void short_khz(long khz, char *buf, size_t len)
-{
-	if (khz >= 1000000)
-		snprintf(buf, len, "%.1fG", khz / 1e6);
-	else
-		snprintf(buf, len, "%ldM", khz / 1000);
-}
-
 /* The ramp's legend at the right end of the title: each colour (a digit
  * without colour) with the highest frequency it stands for ("<=" left
  * out when compact).  Returns its width (0 when there is no ramp). */
@@ -200,7 +189,7 @@ static int ramp_legend(struct rect r, bool draw, bool compact)
 	int w = 1;
 	for (int i = 0; i < 3; i++) {
 		char f[12];
-		short_khz(top[i], f, sizeof(f));
+		ui_fmt_khz(top[i], f, sizeof(f), UI_KHZ_TINY);
 		snprintf(txt[i], sizeof(txt[i]), "%s%s ", compact ? "" : ui_utf8 ? "\xe2\x89\xa4" : "<=", f);
 		w += 1 + ui_strwidth(txt[i]);
 	}
@@ -270,6 +259,8 @@ static struct title_fit fit_title(const struct ui_view *v, struct rect r, const 
 	return (struct title_fit){ label, false, true, ramp_legend(r, false, false), -1, 0 };
 }
 
+/* The title: the source, and what each block covers ("since start",
+ * "since spread 12s ago") over the blocks where there is room. */
 static void title(const struct ui_view *v, struct rect r, const char *label)
 {
 	int nb = nblocks(r.w - 1), bw = (r.w - 1 - LEFT - (nb - 1)) / nb;

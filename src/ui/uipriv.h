@@ -45,7 +45,8 @@ void ui_wch(int y, int x, wchar_t wc, char ascii, attr_t a);
 /* Display columns of a UTF-8 string. */
 int ui_strwidth(const char *s);
 /* Frequency as text: "2.60 GHz", "—" when unknown. */
-void ui_fmt_khz(long khz, char *buf, size_t len);
+enum ui_khz_form { UI_KHZ_FULL, UI_KHZ_SHORT, UI_KHZ_TINY };
+void ui_fmt_khz(long khz, char *buf, size_t len, enum ui_khz_form form);
 
 /* A panel whose input did not change is copied from its last drawing:
  * hash the input with ui_hash (FNV-1a; start from UI_HASH0), try
