@@ -27,7 +27,8 @@
 # truth too (WEXACT=1: within 8 bytes, less than any line a command
 # prints), SPLIT=1 user and sys each against wait4's, SPREAD=1 (one long
 # system call, copy_file_range) that a run of 6 sample intervals or more
-# shows no half of its bytes in one sample; BTARGS are more benchtop
+# shows no half of its bytes in one sample; IV is the sample interval
+# (default 0.1 s), BTARGS are more benchtop
 # options.
 # Trees that are not one serial process (parallel, background, orphaned,
 # short-lived children; overwrites; appends; a copy_file_range; a command
@@ -73,7 +74,7 @@ run_case() {
 	mkdir -p "$dir"
 	[ -n "${PRE:-}" ] && (cd "$dir" && eval "$PRE")
 	# shellcheck disable=SC2086 # BTARGS: benchtop options, word-split
-	(cd "$dir" && "$BENCHTOP" -b --format json -i 0.1 --no-sync ${BTARGS:-} -- "$T/truthrun" sh -c "$cmd" > "$out" 2> "$err")
+	(cd "$dir" && "$BENCHTOP" -b --format json -i "${IV:-0.1}" --no-sync ${BTARGS:-} -- "$T/truthrun" sh -c "$cmd" > "$out" 2> "$err")
 	local rc=$?
 	if [ $rc != 0 ]; then
 		fail "$name: benchtop exited $rc ($(tail -2 "$err" | tr '\n' ' '))"
@@ -236,12 +237,13 @@ trees() {
 	# ends in, not all when the tree ends
 	RATE=1 run_case "append-loop$sfx" "stat -c %s ap" \
 		"i=0; while [ \$i -lt 12 ]; do dd if='$F8' of=ap bs=64k oflag=append conv=notrunc 2>/dev/null; sleep 0.15; i=\$((i + 1)); done"
-	# short writers to /dev/null, most never seen: nothing is written
-	RTRUTH=$((20 * 4000000)) WTRUTH=0 WEXACT=1 run_case "devnull$sfx" "echo $((20 * 4000000))" \
-		"i=0; while [ \$i -lt 20 ]; do head -c 4000000 '$F8' > /dev/null; i=\$((i + 1)); done"
-	# a pipe between two short processes, likely never seen: what
-	# reached the file counts once, not once per stage
-	WTRUTH=$F8SIZE run_case "pipe-short$sfx" "stat -c %s out" "cat '$F8' | cat > out"
+	# short writers to /dev/null (dd opens it after its exec), likely
+	# never seen at a 1 s interval: nothing is written
+	IV=1 RTRUTH=$((20 * 4 << 20)) WTRUTH=0 WEXACT=1 run_case "devnull$sfx" "echo $((20 * 4 << 20))" \
+		"i=0; while [ \$i -lt 20 ]; do dd if='$F8' of=/dev/null bs=1M count=4 status=none; i=\$((i + 1)); done"
+	# a pipe between two short processes, likely never seen at a 1 s
+	# interval: what reached the file counts once, not once per stage
+	IV=1 WTRUTH=$F8SIZE run_case "pipe-short$sfx" "stat -c %s out" "yes | head -c $F8SIZE > out"
 	# one copy_file_range call (coreutils cp) of 512 MiB on tmpfs: its
 	# bytes show while the call runs, sample by sample
 	if [ -n "$CFR_SRC" ]; then
