@@ -470,10 +470,13 @@ static double boot_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Does the workload count its reads (it read more than twice what it wrote)? */
+/* Does the workload count its reads (it read more than twice what it
+ * wrote)?  Reads that may have been from pipes between processes never
+ * seen (as much as those wrote to other than files) do not tip it. */
 static bool wl_counts_reads(const struct swl *w)
 {
-	return w->rbytes > 2 * w->wtotal;
+	uint64_t sure = w->rbytes > w->rd_amb ? w->rbytes - w->rd_amb : 0;
+	return w->rbytes > 2 * w->wtotal && (w->wtotal == 0 || sure > 2 * w->wtotal);
 }
 
 /* Process slot i of s from p: its allowed mask is the snapshot's (s->ncpu

@@ -143,6 +143,9 @@ struct swl {
 	                                    * wrote beyond their last look, by the smaller
 	                                    * of wchar and write_bytes, all the run */
 	uint64_t unheld;                   /* growth of written files no process held, all the run */
+	uint64_t rd_amb;                   /* reads of ended processes that may have been from
+	                                    * pipes: no more than they wrote to other than
+	                                    * files in the same tick, all the run */
 	uint64_t wchar_files;              /* every process's own writes, all its life */
 	bool wpiped;                       /* some process wrote other than files: unusable */
 	uint64_t out_start;                /* the same at its first start */

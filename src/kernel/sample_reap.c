@@ -387,6 +387,10 @@ void sreap_settle(struct sampler *sp, int wl)
 	w->rbytes += d;
 	w->reap_cap = 0;
 	w->reap_ambig = false;
+	/* what of their writes dirtied no page may have gone to a pipe that
+	 * others of them read (or to /dev/null: it cannot be told) */
+	uint64_t nonpaged = dw > dwb ? dw - dwb : 0;
+	w->rd_amb += d < nonpaged ? d : nonpaged;
 	written_unseen(sp, wl, dw, dwb);
 	w->reap_filer = false;
 }

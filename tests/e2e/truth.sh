@@ -244,6 +244,9 @@ trees() {
 	# a pipe between two short processes, likely never seen at a 1 s
 	# interval: what reached the file counts once, not once per stage
 	IV=1 WTRUTH=$F8SIZE run_case "pipe-short$sfx" "stat -c %s out" "yes | head -c $F8SIZE > out"
+	# a short rsync, likely never seen: its reads through its own pipes
+	# do not make it a reader; what it wrote is the file
+	IV=1 WTRUTH=$F8SIZE run_case "rsync-short$sfx" "stat -c %s out" "rsync '$F8' out"
 	# one copy_file_range call (coreutils cp) of 512 MiB on tmpfs: its
 	# bytes show while the call runs, sample by sample
 	if [ -n "$CFR_SRC" ]; then
