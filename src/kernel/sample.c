@@ -183,6 +183,7 @@ static int src_procs(struct sampler *sp, double dt)
 		sp->wl[w].wtotal_prev = sp->wl[w].wtotal;
 		sp->wl[w].rbytes_prev = sp->wl[w].rbytes;
 	}
+	sp->rt_prev2 = sp->rt_prev;
 	sp->rt_prev = sp->rt_now;
 	clock_gettime(CLOCK_REALTIME, &sp->rt_now);
 	sprocs_read(sp, dt);
@@ -476,7 +477,7 @@ static double boot_seconds(void)
 static bool wl_counts_reads(const struct swl *w)
 {
 	uint64_t sure = w->rbytes > w->rd_amb ? w->rbytes - w->rd_amb : 0;
-	return w->rbytes > 2 * w->wtotal && (w->wtotal == 0 || sure > 2 * w->wtotal);
+	return w->rbytes > 2 * w->wtotal && (sure > 2 * w->wtotal || w->rbytes > 64 * w->wtotal);
 }
 
 /* Process slot i of s from p: its allowed mask is the snapshot's (s->ncpu

@@ -321,6 +321,11 @@ bool sample_time_after(const struct statx_timestamp *t, const struct timespec *s
 	return ns >= s;
 }
 
+bool sample_time_before(const struct statx_timestamp *t, const struct timespec *since)
+{
+	return t->tv_sec < since->tv_sec || (t->tv_sec == since->tv_sec && t->tv_nsec < since->tv_nsec);
+}
+
 bool sample_born_after(int dirfd, const char *name, const struct timespec *since)
 {
 	struct statx sx;
@@ -620,8 +625,10 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 	if (sc.infodir >= 0)
 		close(sc.infodir);
 	/* a failed scan (the process is exiting) keeps what it knew */
-	if (read && sc.infodir != -2)
+	if (read && sc.infodir != -2) {
 		sofile_sweep(f, p);
+		p->fds_seen |= !p->zombie;  /* a zombie holds no descriptors */
+	}
 	/* all its reads from regular files (within what ld.so reads at exec):
 	 * what it reads after its last scan can be recovered from its rchar */
 	uint64_t rc = p->rchar > p->rchar0 ? p->rchar - p->rchar0 : 0;
@@ -671,10 +678,12 @@ static void settle_one(struct sfiles *f, struct sfile *s, struct sproc *procs, i
 		else
 			wls[s->wl].rbytes += inc;
 		/* what no holder was seen writing: growth while nobody held
-		 * it, and at its first count what it held already */
-		if (s->write && (s->refs <= 0 || !s->counted))
-			wls[s->wl].unheld += inc;
+		 * it or while its holder wrote nothing itself (children
+		 * writing through a descriptor they inherited), and at its
+		 * first count what it held already */
 		struct sproc *p = proc_by_pid(procs, nprocs, s->credit);
+		if (s->write && (s->refs <= 0 || !s->counted || !p || !p->wrote_now))
+			wls[s->wl].unheld += inc;
 		if (p && s->write)
 			p->bytes += inc;
 		else if (p)
@@ -723,7 +732,7 @@ bool sfiles_old_changed(const struct sfiles *f, int wl, const struct timespec *s
 		if (s->wl != wl || !s->write || s->path_fd < 0 ||
 		    statx(s->path_fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_MTIME, &sx) != 0)
 			continue;
-		if ((sx.stx_mask & STATX_BTIME) && !sample_time_after(&sx.stx_btime, since) &&
+		if ((sx.stx_mask & STATX_BTIME) && sample_time_before(&sx.stx_btime, since) &&
 		    sample_time_after(&sx.stx_mtime, after))
 			return true;
 	}

@@ -98,6 +98,10 @@ struct sproc {
 	uint64_t kw, own_w, own_w_base;    /* the same for wchar */
 	uint64_t kwb, own_wb;              /* and for write_bytes (pages dirtied) */
 	bool wrote_files;                  /* a scan found it holding a regular file to write */
+	bool wrote_now;                    /* its own wchar moved at this tick's read */
+	bool fds_seen;                     /* a scan of its descriptors succeeded */
+	uint64_t pre_w, pre_wb;            /* wchar and write_bytes it moved before that,
+	                                    * settled after this tick's scan */
 	bool piped_w;                      /* a scan found it holding a pipe, socket or
 	                                    * device (not /dev/null) to write to */
 	uint64_t frd_cum;                  /* read positions it moved, all its life */
@@ -201,6 +205,7 @@ struct sampler {
 	struct timespec rt_prev;       /* realtime of the last read of the processes
 	                                * before this one (file times are realtime) */
 	struct timespec rt_now;        /* and of this one */
+	struct timespec rt_prev2;      /* and of the one before rt_prev */
 	int held;                      /* /proc files held open */
 	uint64_t own_out;              /* bytes benchtop wrote to its own standard error */
 	struct source src[4];
@@ -258,6 +263,8 @@ void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t si
 /* File times against a tree's start (20 ms slack for coarse file clocks). */
 bool sample_time_after(const struct statx_timestamp *t, const struct timespec *since);
 bool sample_born_after(int dirfd, const char *name, const struct timespec *since);
+/* A file time before since, strictly (a file that was there before). */
+bool sample_time_before(const struct statx_timestamp *t, const struct timespec *since);
 
 /* reads through processes that ended (sample_reap.c). */
 /* p's whole rchar was just read: read its threads' own, credit kr's growth. */

@@ -417,6 +417,7 @@ void sprocs_read(struct sampler *sp, double dt)
 	 * those that ended, the reapers' counts */
 	for (int i = 0; i < sp->n; i++) {
 		struct sproc *p = &sp->procs[i];
+		p->wrote_now = false;
 		if (p->gone)
 			sreap_gone(sp, p);
 		else if (p->ran && p->io_moved)

@@ -90,6 +90,22 @@ void sreap_base(struct sampler *sp, struct sproc *p)
 	p->based = true;
 }
 
+/* What p wrote before its descriptors were seen: by wchar when a scan
+ * has now seen it holding a file it writes, else as what ended processes
+ * wrote (the smaller of wchar and write_bytes: not where it went; a
+ * process found exiting holds nothing any more). */
+static void pre_settle(struct sampler *sp, struct sproc *p)
+{
+	struct swl *w = &sp->wl[p->wl];
+	if (p->fds_seen && p->wrote_files) {
+		w->wchar_files += p->pre_w;
+	} else {
+		w->reap_wchar += p->pre_w;
+		w->reap_wb += p->pre_wb;
+	}
+	p->pre_w = p->pre_wb = 0;
+}
+
 void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t)
 {
 	/* its own count moves into the whole's rest: seen already; its last
@@ -126,18 +142,27 @@ void sreap_read(struct sampler *sp, struct sproc *p)
 		p->own_base = p->past ? own : 0;
 		p->own_w_base = p->past ? own_w : 0;
 		p->own_w = p->own_w_base;
+		p->own_wb = p->past ? own_wb : 0;
 	}
 	p->own = own;
-	if (own_w > p->own_w) {
+	p->wrote_now = own_w > p->own_w;
+	/* what it wrote counts by wchar once its descriptors were seen;
+	 * before, it waits for this tick's scan (sreap_own) */
+	if (own_w > p->own_w && p->fds_seen) {
 		w->wchar_files += own_w - p->own_w;
-		p->own_w = own_w;
+	} else if (own_w > p->own_w) {
+		p->pre_w += own_w - p->own_w;
+		p->pre_wb += own_wb > p->own_wb ? own_wb - p->own_wb : 0;
 	}
+	if (own_w > p->own_w)
+		p->own_w = own_w;
 	/* threads read after the whole: kr may come out short, never long,
 	 * and what is short shows at the next look */
 	uint64_t kr = p->rchar > own ? p->rchar - own : 0;
 	uint64_t kw = p->wchar > own_w ? p->wchar - own_w : 0;
 	uint64_t kwb = p->wbytes > own_wb ? p->wbytes - own_wb : 0;
-	p->own_wb = own_wb;
+	if (own_wb > p->own_wb)
+		p->own_wb = own_wb;
 	/* an attached process's past is not this run's; a process first
 	 * seen after it reaped children never seen counts them */
 	if (!p->kr_known && p->past) {
@@ -162,6 +187,7 @@ void sreap_read(struct sampler *sp, struct sproc *p)
 
 void sreap_own(struct sampler *sp, struct sproc *p)
 {
+	pre_settle(sp, p);
 	p->frd_cum += p->frd;
 	/* a pipe read means a writer into it, maybe one never seen */
 	if ((p->piped_w || p->piped) && p->measure_io)
@@ -194,6 +220,7 @@ void sreap_gone(struct sampler *sp, struct sproc *p)
 
 	if (!p->measure_io || p->exit_noted || !p->io_known)
 		return;
+	pre_settle(sp, p);
 	/* what was counted of it (its own reads, by count or position, and
 	 * what it reaped), not its whole count: that may have been read
 	 * after its threads' last look */
@@ -223,6 +250,7 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 	}
 	if (!p->measure_io || p->exit_noted)
 		return;
+	pre_settle(sp, p);
 	w->wpiped |= p->piped_w || p->piped;
 	w->reap_filer |= p->wrote_files;
 	uint64_t own, own_w, own_wb;
@@ -296,7 +324,7 @@ static bool dir_old_changed(struct sampler *sp, int dirfd, const struct timespec
 			continue;
 		if (sfiles_own(sp->files, makedev(sx.stx_dev_major, sx.stx_dev_minor), sx.stx_ino))
 			continue;
-		changed = !sample_time_after(&sx.stx_btime, since) && sample_time_after(&sx.stx_mtime, after);
+		changed = sample_time_before(&sx.stx_btime, since) && sample_time_after(&sx.stx_mtime, after);
 	}
 	closedir(d);
 	return changed;
@@ -311,9 +339,12 @@ bool sreap_old_file_changed(struct sampler *sp, int wl)
 	for (int i = 0; i < sp->n; i++)
 		if (sp->procs[i].wl == wl && (!since.tv_sec || sp->procs[i].root))
 			since = sp->procs[i].since;
-	if (!since.tv_sec || !sp->rt_prev.tv_sec)
+	/* since the read before the last: a reaper may show what a child
+	 * wrote a tick after the child was last seen */
+	const struct timespec *after = &sp->rt_prev2;
+	if (!since.tv_sec || !after->tv_sec)
 		return false;
-	if (sfiles_old_changed(sp->files, wl, &since, &sp->rt_prev))
+	if (sfiles_old_changed(sp->files, wl, &since, after))
 		return true;
 	/* the working directories of its processes, each once */
 	for (int i = 0; i < sp->n && nseen < CWDS; i++) {
@@ -334,7 +365,7 @@ bool sreap_old_file_changed(struct sampler *sp, int wl)
 			continue;
 		}
 		seen[nseen++] = st;
-		if (dir_old_changed(sp, fd, &since, &sp->rt_prev))
+		if (dir_old_changed(sp, fd, &since, after))
 			return true;
 	}
 	return false;

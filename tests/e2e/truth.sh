@@ -244,6 +244,10 @@ trees() {
 	# a pipe between two short processes, likely never seen at a 1 s
 	# interval: what reached the file counts once, not once per stage
 	IV=1 WTRUTH=$F8SIZE run_case "pipe-short$sfx" "stat -c %s out" "yes | head -c $F8SIZE > out"
+	# short children writing through the descriptor their shell holds:
+	# the file's growth and what the children wrote are the same bytes
+	RATE=1 WTRUTH=20000000 run_case "inherited$sfx" "stat -c %s out" \
+		"for i in \$(seq 20); do head -c 1000000 '$F8'; sleep 0.05; done > out"
 	# a short rsync, likely never seen: its reads through its own pipes
 	# do not make it a reader; what it wrote is the file
 	IV=1 WTRUTH=$F8SIZE run_case "rsync-short$sfx" "stat -c %s out" "rsync '$F8' out"
