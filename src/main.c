@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "benchtop/app.h"
+#include "benchtop/restore.h"
+#include "benchtop/run.h"
 #include "benchtop/cli.h"
 #include "benchtop/compare.h"
 #include "benchtop/config.h"

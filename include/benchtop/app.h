@@ -1,7 +1,8 @@
 /* app.h - one run of benchtop: the state the poll loop and the actions
  * share.  Internal to src/app/ (run.c, run_setup.c, live_view.c,
- * live_metrics.c, action.c, attach.c); exp/ uses app_run, main.c
- * app_main.  The run's writers see it through struct run_out (record.h). */
+ * live_metrics.c, action.c, attach.c); exp/ and main.c see only run.h
+ * (app_run, app_main) and restore.h.  The run's writers see it through
+ * struct run_out (record.h). */
 #ifndef BENCHTOP_APP_H
 #define BENCHTOP_APP_H
 
@@ -14,6 +15,8 @@
 #include "benchtop/json.h"
 #include "benchtop/model.h"
 #include "benchtop/record.h"
+#include "benchtop/restore.h"
+#include "benchtop/run.h"
 #include "benchtop/outfile.h"
 #include "benchtop/view.h"
 #include "benchtop/workload.h"
@@ -87,45 +90,6 @@ struct app {
 	struct app_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
 };
 
-/* Run everything the command line asked for; returns the exit status. */
-int app_main(struct run *run);
-
-/* One quiet run (an experiment's step or cell): no batch lines, no
- * summary; each workload's totals come back in *res.  Records (-o) and
- * errors are written as usual.  Returns the exit status. */
-#define APP_RESULT_MAX 16
-#define APP_RES_CPUS 16
-#define APP_RES_FREQS 16
-struct app_result {
-	/* in: a record stream to append this run's samples and events to
-	 * (an experiment's -o FILE), their time offset and cell number */
-	FILE *rec;
-	double t_offset;
-	int cell;
-	/* out */
-	int nwl;
-	struct workload_totals wl[APP_RESULT_MAX];
-	bool failed[APP_RESULT_MAX];
-	/* a two-phase workload (write pattern=rewrite): its write and
-	 * rewrite rows (workload_phase_rows); nphase 0 for the others */
-	int nphase[APP_RESULT_MAX];
-	struct workload_totals phase[APP_RESULT_MAX][2];
-	/* residency over the run, per CPU (the first APP_RES_CPUS): seconds
-	 * at each frequency and the mean kHz (-1 unknown); ncpu_res 0 when
-	 * the machine shows no frequencies */
-	int ncpu_res;
-	long mean_khz[APP_RES_CPUS];
-	int nfreq[APP_RES_CPUS];
-	long khz[APP_RES_CPUS][APP_RES_FREQS];
-	double secs[APP_RES_CPUS][APP_RES_FREQS];
-	/* where each role ran at the end of the run, busy roles first:
-	 * "reader 0, writer 1, idle 0" (the CPUs each was allowed) */
-	char placed[200];
-};
-/* One whole run of run (dashboard or batch) from setup to summary; res
- * (may be NULL) gets its totals.  Returns the exit status (SPEC §5). */
-int app_run(struct run *run, struct app_result *res);
-
 /* Actions (live_actions.c): apply act to the run through the one table
  * (actions.h), do what its reaction bits ask of the run (quit, a new
  * interval, work going on again) and leave the screen's in a->vs.react
@@ -154,13 +118,5 @@ bool attach_found_stopped(const struct app *a, pid_t pid);
  * unless --leave-placement, put back each re-pinned process's affinity. */
 void attach_restore(struct app *a);
 void attach_free(struct app *a);
-
-/* `benchtop --restore`: undo what benchtops that are gone left, as the
- * journals in this user's journal directory name it (with sysfs_root, only
- * journals with policies under that tree).  One line per thing done or
- * refused on rep.  Returns the exit status: 0 when everything was undone
- * (or nothing was left), 3 when a journal was refused or something could
- * not be undone. */
-int app_restore(const char *sysfs_root, FILE *rep);
 
 #endif

@@ -46,6 +46,8 @@ struct ui_view {
 	long cap_khz;                    /* the max-frequency cap in force (F opens on it), 0 none */
 	const long *caps;                /* per CPU id: its cap in kHz, 0 none (CPUs panel) */
 	int ncaps;
+	const char *study;               /* NULL, or an experiment's table as text, shown
+	                                  * instead of the Processes panel (a replay at its end) */
 };
 
 /* Start curses.  theme: NULL, a name or a file (theme.h); no_color forces
@@ -122,6 +124,8 @@ struct ui_key_binding {
 	int last;            /* key..last is a range ('0'..'9'), 0 none */
 	bool replay_only;    /* only in --replay */
 	bool live_only;      /* only in a live run (a replay key takes it there) */
+	bool steers;         /* acts on a live run's machine or workloads: off the key
+	                      * bar (and dimmed in the help) in a replay, where it says so */
 	const char *bar_key; /* the key bar: the key as shown ("F10"), NULL not on it */
 	const char *bar;     /* ... and what it does, one word ("Quit") */
 	int bar_prio;        /* 0 always on the bar; higher numbers leave first */

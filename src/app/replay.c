@@ -21,6 +21,7 @@
 #include "benchtop/loop.h"
 #include "benchtop/metrics.h"
 #include "benchtop/num.h"
+#include "benchtop/studytable.h"
 #include "benchtop/tables.h"
 #include "benchtop/theme.h"
 #include "benchtop/ui.h"
@@ -49,6 +50,7 @@ struct player {
 	char step[320];              /* an experiment: the step in progress, for the header */
 	struct replay_metrics *metrics; /* --metrics / --metrics-listen, or NULL */
 	bool headless;               /* -b with metrics: play without a screen */
+	char *study;                 /* an experiment's table as text, or NULL */
 	long res_khz[2][REPLAY_FREQS];   /* residency rows handed to the panel: */
 	double res_secs[2][REPLAY_FREQS]; /* [0] since start, [1] since the last event */
 };
@@ -154,8 +156,31 @@ static void view_of(struct player *p, struct ui_view *v)
 		v->residency = residency_rows;
 		v->residency_ctx = p;
 	}
+	if (p->ended)   /* an experiment ends with its table, as it did when it ran */
+		v->study = p->study;
 	size_t ns = recording_nsamples(p->rec);
 	v->span_samples = ns < history_cap(p->hist) ? ns : history_cap(p->hist);
+}
+
+/* An experiment's table from the end record, as the experiment printed
+ * it; NULL for other recordings. */
+static char *study_text(const struct recording *rec)
+{
+	const struct json *x = json_get(recording_end(rec), "experiment");
+	char *buf = NULL;
+	size_t len = 0;
+	struct st_table t;
+	if (json_type(x) != JSON_OBJECT)
+		return NULL;
+	if (st_from_json(x, &t) == 0) {
+		FILE *m = open_memstream(&buf, &len);
+		if (m) {
+			st_print_text(&t, m);
+			fclose(m);
+		}
+	}
+	st_free(&t);
+	return buf;
 }
 
 /* Show the recording from its start up to t (Left/Right, Home/End): the
@@ -318,6 +343,7 @@ void replay_draw_frames(const struct run *r, struct recording *rec, int n)
 	struct player p = { .run = r, .rec = rec, .speed = 1, .paused = true, .vs = { .units = r->units } };
 	struct ui_view v;
 	p.duration = recording_duration(rec);
+	p.study = study_text(rec);
 	p.hist = history_new(REPLAY_HISTORY);
 	for (int k = 0; p.hist && k <= n; k++) {
 		seek(&p, n ? p.duration * k / n : p.duration);
@@ -326,6 +352,7 @@ void replay_draw_frames(const struct run *r, struct recording *rec, int n)
 		view_of(&p, &v);
 		ui_draw(&v);
 	}
+	free(p.study);
 	history_free(p.hist);
 }
 
@@ -343,6 +370,7 @@ int replay_main(const struct run *r)
 	int nsig = 1 + loop_quit_signals(sigs + 1, LOOP_SIG_LIST - 1);
 	p.duration = recording_duration(rec);
 	p.hist = history_new(REPLAY_HISTORY);
+	p.study = study_text(rec);
 	int status = 0;
 	if (!p.hist || !(p.loop = loop_new(sigs, nsig))) {
 		fprintf(stderr, "benchtop: cannot set up the replay: %s\n", strerror(p.hist ? errno : ENOMEM));
@@ -380,6 +408,7 @@ int replay_main(const struct run *r)
 	replay_metrics_close(p.metrics, r->keep);
 	loop_free(p.loop);
 	history_free(p.hist);
+	free(p.study);
 	recording_free(rec);
 	return status;
 }

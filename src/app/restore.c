@@ -2,7 +2,7 @@
  * left behind, as their journals in this user's journal directory name
  * it: processes ended, paused processes resumed, cpufreq policies put
  * back, scratch files removed.  Each thing done or refused is one line. */
-#include "benchtop/app.h"
+#include "benchtop/restore.h"
 #include "benchtop/cpufreq.h"
 #include "benchtop/journal.h"
 #include "benchtop/leftovers.h"

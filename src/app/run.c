@@ -769,10 +769,24 @@ static void placed_text(const struct app *a, char *buf, size_t len)
 		}
 }
 
+/* A signal that asks to quit and came while the run was ending (its
+ * workloads stopped, the last sample taken) is read before the loop goes,
+ * so the experiment this run is a step of ends after it. */
+static int quit_signal_at_end(struct app *a)
+{
+	struct loop_wake w;
+	if (!a->quit_signal && loop_wait(a->loop, 0, &w) == 0)
+		for (int i = 0; i < w.nsig && !a->quit_signal; i++)
+			if (w.sig[i] != SIGCHLD && w.sig[i] != SIGWINCH)
+				a->quit_signal = w.sig[i];
+	return a->quit_signal;
+}
+
 static void fill_result(struct app *a, struct app_result *res)
 {
 	memset(res, 0, sizeof *res);
 	a->rec = NULL; /* borrowed: the experiment closes it */
+	res->quit_signal = quit_signal_at_end(a);
 	res->nwl = a->nwl < APP_RESULT_MAX ? a->nwl : APP_RESULT_MAX;
 	for (int i = 0; i < res->nwl; i++) {
 		const char *names[2];
@@ -842,27 +856,21 @@ static int prepare(struct app *a, unsigned char **mp, char *msg, size_t msglen)
 	return -1;
 }
 
-/* Start the run: governor, start masks, the first records, the workloads
- * and the start placement (m is freed here).  Returns -1 to go on, else
- * the exit status (everything is torn down then). */
-static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
+/* Give up before the run starts, saying why (what: the option, or ""). */
+static int refuse(struct app *a, const char *what, const char *msg)
 {
-	struct run *run = a->run;
-	int rc;
-	/* The screen follows the user's locale; numbers in records and batch
-	 * lines stay in the C locale ("1.5", never "1,5"). */
-	setlocale(LC_NUMERIC, "C");
-	app_catch_crashes(a);
-	priority_raise();  /* samples keep time on a busy machine; refused: as started */
-	a->membw = ceiling_cached();  /* measured after the run when not cached */
-	rc = app_prepare(a, msg, msglen);
-	if (rc) {
-		if (a->dashboard)
-			ui_close();
-		fprintf(stderr, "benchtop: %s\n", msg);
-		free(m);
-		return app_abandon(a, 3);
-	}
+	if (a->dashboard)
+		ui_close();
+	fprintf(stderr, "benchtop: %s%s\n", what, msg);
+	return app_abandon(a, 3);
+}
+
+/* The steps before t = 0 (--drop-caches), then the run's clock and its
+ * residency's start.  Returns -1 to go on, else the exit status. */
+static int begin_clock(struct app *a, char *msg, size_t msglen)
+{
+	if (app_prepare(a, msg, msglen))
+		return refuse(a, "", msg);
 	if (a->prep_sync >= 0) {
 		snprintf(a->vs.status, sizeof a->vs.status,
 		         "preparation before the run: sync %.3f s, drop caches %.3f s", a->prep_sync, a->prep_drop);
@@ -873,16 +881,17 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 	a->self_cpu_last = cpu_self();
 	if (a->cf)
 		cpufreq_start_clock(a->cf);  /* residency counts from t = 0, as phases do */
-	if (m) {
-		placement_set_workload(a->ac.pl, -1, m);  /* --cpus, --placement pack */
-		free(m);
-	}
-	if (app_publish_record(a, msg, msglen)) {
-		if (a->dashboard)
-			ui_close();
-		fprintf(stderr, "benchtop: %s\n", msg);
-		return app_abandon(a, 3);
-	}
+	return -1;
+}
+
+/* The record put in place, the start records and the batch header, then
+ * --governor (its event follows the start record).  Returns -1 to go on,
+ * else the exit status. */
+static int begin_records(struct app *a, char *msg, size_t msglen)
+{
+	struct run *run = a->run;
+	if (app_publish_record(a, msg, msglen))
+		return refuse(a, "", msg);
 	struct run_out o = run_out_of(a);
 	if (a->rec && !a->rec_borrowed)
 		record_start(&o, a->rec);
@@ -890,23 +899,46 @@ static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
 		record_start(&o, a->out);
 	else if (a->out && run->batch)
 		batch_header(&o, a->out);
-	/* The start record comes first; the governor's event follows it. */
-	if (run->governor) {
-		struct action act = { .id = ACT_GOV_SET, .policy = -1 };
-		snprintf(act.text, sizeof act.text, "%s", run->governor);
-		if (app_action(a, &act) < 0) {
-			if (a->dashboard)
-				ui_close();
-			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->vs.status);
-			return app_abandon(a, 3);
-		}
-		if (cpufreq_left_alone(a->cf) && run->batch)
-			fprintf(stderr, "benchtop: --governor %s: %s\n", run->governor, a->vs.status);
-		/* the run's residency is its governor's: the kernel's time
-		 * before the switch (the previous governor's) is left out */
-		if (a->cf)
-			cpufreq_start_clock(a->cf);
+	if (!run->governor)
+		return -1;
+	struct action act = { .id = ACT_GOV_SET, .policy = -1 };
+	char what[160];
+	snprintf(act.text, sizeof act.text, "%s", run->governor);
+	snprintf(what, sizeof what, "--governor %s: ", run->governor);
+	if (app_action(a, &act) < 0)
+		return refuse(a, what, a->vs.status);
+	if (cpufreq_left_alone(a->cf) && run->batch)
+		fprintf(stderr, "benchtop: %s%s\n", what, a->vs.status);
+	/* the run's residency is its governor's: the kernel's time before
+	 * the switch (the previous governor's) is left out */
+	if (a->cf)
+		cpufreq_start_clock(a->cf);
+	return -1;
+}
+
+/* Start the run: the clock, start masks, the first records, governor,
+ * the workloads and the start placement (m is freed here).  Returns -1
+ * to go on, else the exit status (everything is torn down then). */
+static int begin(struct app *a, unsigned char *m, char *msg, size_t msglen)
+{
+	struct run *run = a->run;
+	int rc;
+	/* The screen follows the user's locale; numbers in records and batch
+	 * lines stay in the C locale ("1.5", never "1,5"). */
+	setlocale(LC_NUMERIC, "C");
+	app_catch_crashes(a);
+	priority_raise();  /* samples keep time on a busy machine; refused: as started */
+	a->membw = ceiling_cached();  /* measured after the run when not cached */
+	if ((rc = begin_clock(a, msg, msglen)) >= 0) {
+		free(m);
+		return rc;
 	}
+	if (m) {
+		placement_set_workload(a->ac.pl, -1, m);  /* --cpus, --placement pack */
+		free(m);
+	}
+	if ((rc = begin_records(a, msg, msglen)) >= 0)
+		return rc;
 	/* --placement spread: each process starts on a CPU of its own */
 	if (run->placement == PLACE_SPREAD)
 		placement_spread(a->ac.pl);

@@ -69,14 +69,26 @@ static void crash_handler(int sig)
 	raise(sig);
 }
 
+static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP };
+
 void app_catch_crashes(struct app *a)
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP };
 	struct sigaction sa = { .sa_handler = crash_handler };
 	sigemptyset(&sa.sa_mask);
 	crash_app = a;
-	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-		sigaction(sigs[i], &sa, &crash_old[sigs[i]]);
+	for (size_t i = 0; i < sizeof crash_sigs / sizeof *crash_sigs; i++)
+		sigaction(crash_sigs[i], &sa, &crash_old[crash_sigs[i]]);
+}
+
+/* The handlers as they were before the run: the next run (an
+ * experiment's next step) saves the real previous ones, not this run's. */
+static void release_crashes(void)
+{
+	if (!crash_app)
+		return;
+	crash_app = NULL;
+	for (size_t i = 0; i < sizeof crash_sigs / sizeof *crash_sigs; i++)
+		sigaction(crash_sigs[i], &crash_old[crash_sigs[i]], NULL);
 }
 
 /* ---- scratch directory ------------------------------------------------ */
@@ -453,7 +465,7 @@ int app_setup(struct app *a, char *msg, size_t len)
 
 void app_teardown(struct app *a)
 {
-	crash_app = NULL;
+	release_crashes();
 	app_metrics_close(a);
 	if (a->cf) {
 		cpufreq_restore(a->cf);

@@ -618,6 +618,11 @@ static int text_tables(FILE *fp, const struct recording *rec, int top, enum unit
 	return y + 16;
 }
 
+/* What of a title fits the plot's width at the title's size (about 8.8
+ * px a character of 16 px bold), after "benchtop: "; the whole title
+ * heads the HTML page. */
+#define TITLE_CHARS ((PR - PL) * 10 / 88 - 10)
+
 static void header_text(FILE *fp, const struct recording *rec)
 {
 	const struct json *st = recording_start(rec);
@@ -626,7 +631,7 @@ static void header_text(FILE *fp, const struct recording *rec)
 	/* an experiment by its title ("matrix ...: 4 cells"), a run by its workloads */
 	const char *title = json_str(json_get(json_get(recording_end(rec), "experiment"), "title"), NULL);
 	if (title)
-		esc(fp, title, 120);
+		esc(fp, title, TITLE_CHARS);
 	for (int i = 0; !title && i < recording_nwl(rec); i++) {
 		fputs(i ? ", " : "", fp);
 		esc(fp, names[i], 60);

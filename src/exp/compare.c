@@ -219,6 +219,23 @@ static bool rate_name(const char *name)
 	return strstr(name, "/s") != NULL;
 }
 
+/* A recorded row's cells into row, columns first..last-1 by their keys,
+ * and its note. */
+static void copy_cells(const struct st_table *t, struct st_row *row, const struct json *src, int first, int last)
+{
+	for (int col = first; col < last; col++) {
+		char key[80];
+		st_key(t, col, key, sizeof key);
+		const struct json *v = json_get(src, key);
+		if (json_type(v) == JSON_NUMBER)
+			st_num(row, col, json_num(v, NAN));
+		else if (json_type(v) == JSON_STRING)
+			st_word(row, col, "%s", json_str(v, ""));
+	}
+	if (json_str(json_get(src, "note"), NULL))
+		snprintf(row->note, sizeof row->note, "%s", json_str(json_get(src, "note"), ""));
+}
+
 /* The study kind: the first recording's columns, a row per recording and
  * study row; the ratio of the first rate column to the same row of the
  * first recording. */
@@ -257,17 +274,7 @@ static void study_table(struct cmp *c, struct st_table *t, const char *kind)
 			struct st_row *row = st_row(t);
 			st_word(row, kfile, "%s", x->name);
 			st_word(row, khost, "%s", x->host);
-			for (int col = first; col < kratio; col++) {
-				char key[80];
-				st_key(t, col, key, sizeof key);
-				const struct json *v = json_get(src, key);
-				if (json_type(v) == JSON_NUMBER)
-					st_num(row, col, json_num(v, NAN));
-				else if (json_type(v) == JSON_STRING)
-					st_word(row, col, "%s", json_str(v, ""));
-			}
-			if (json_str(json_get(src, "note"), NULL))
-				snprintf(row->note, sizeof row->note, "%s", json_str(json_get(src, "note"), ""));
+			copy_cells(t, row, src, first, kratio);
 			if (krate >= 0 && k < nbase && x != base)
 				ratio_cell(row, kratio, row->cell[krate].v, t->rows[k].cell[krate].v);
 			else if (krate >= 0 && x == base)

@@ -1,6 +1,6 @@
 /* exp_priv.h - private to the experiment modules in src/exp/ (sweep.c,
  * step.c, study_*.c): one experiment's state, its steps (each one quiet
- * batch run, app_run, in a process of its own), the cache honesty around
+ * batch run, app_run, through the one driver in this process), the cache honesty around
  * them, and the one table it ends with. */
 #ifndef BENCHTOP_EXP_PRIV_H
 #define BENCHTOP_EXP_PRIV_H
@@ -10,7 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "benchtop/app.h"
+#include "benchtop/json.h"
+#include "benchtop/outfile.h"
+#include "benchtop/record.h"
+#include "benchtop/run.h"
 #include "benchtop/cli.h"
 #include "benchtop/studytable.h"
 
@@ -65,8 +68,8 @@ void exp_evict(struct exp *e, const char *path);
 /* A quiet batch run of r with the one workload w (copied), its placement
  * and governor as given; experiment fields cleared. */
 void exp_child_run(const struct exp *e, const struct wl_spec *w, struct run *c);
-/* Run c as step `name` in a process of its own, measuring the device's
- * reads around it; appends to e->steps and writes a "step" record (with
+/* Run c as step `name` (app_run, in this process; a signal that ends it
+ * sets e->stop), measuring the device's reads around it; appends to e->steps and writes a "step" record (with
  * extra_json members, may be NULL) to the record and JSON output.
  * Returns the step (valid until the next exp_step) or NULL. */
 struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const char *extra_json);

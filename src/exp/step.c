@@ -1,23 +1,20 @@
-/* step.c - running an experiment's steps: each a quiet batch run in a
- * process of its own (a stop signal ends the whole experiment), with the
+/* step.c - running an experiment's steps: each a quiet batch run through
+ * the one driver, app_run, one after another in this process (a stop
+ * signal ends the step, then the whole experiment), with the
  * device's reads measured around it, files evicted from the page cache
  * before reads, and the one table written at the end. */
 #include "exp_priv.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "benchtop/loop.h"
 #include "benchtop/affinity.h"
 #include "benchtop/clock.h"
 #include "benchtop/cpufreq.h"
@@ -199,125 +196,6 @@ void exp_child_run(const struct exp *e, const struct wl_spec *w, struct run *c)
 	c->loop = false;
 }
 
-/* What a step's process hands back through its pipe. */
-struct step_msg {
-	int status;
-	struct app_result res;
-};
-
-/* The wait for a step's process: its pipe drained as it fills (so a
- * result larger than the pipe's buffer never blocks the child). */
-struct step_wait {
-	struct loop *loop;
-	int fd;
-	struct step_msg *msg;
-	size_t got;
-};
-
-static void drain(struct step_wait *sw)
-{
-	ssize_t n;
-	while (sw->got < sizeof *sw->msg &&
-	       (n = read(sw->fd, (char *)sw->msg + sw->got, sizeof *sw->msg - sw->got)) > 0)
-		sw->got += (size_t)n;
-}
-
-static void pipe_ready(void *ctx, int fd, short revents)
-{
-	struct step_wait *sw = ctx;
-	drain(sw);
-	/* the child has closed its end: nothing more will come */
-	if (revents & (POLLHUP | POLLERR))
-		loop_remove_fd(sw->loop, fd);
-}
-
-/* Waits for the step's process in the one loop (its signalfd: SIGCHLD
- * and the signals that end a run; the pipe): a signal that ends a run is
- * passed on to the step (it stops its workloads and restores governors)
- * and ends the experiment after it. */
-static int wait_step(struct exp *e, pid_t pid, struct step_wait *sw)
-{
-	int ws = 0;
-	pid_t got = 0;
-	fcntl(sw->fd, F_SETFL, O_NONBLOCK);
-	loop_add_fd(sw->loop, sw->fd, POLLIN, pipe_ready, sw);
-	for (;;) {
-		drain(sw);
-		if ((got = waitpid(pid, &ws, WNOHANG)) != 0)
-			break;
-		struct loop_wake w;
-		if (loop_wait(sw->loop, -1, &w) < 0)
-			break;
-		for (int i = 0; i < w.nsig; i++)
-			if (w.sig[i] != SIGCHLD) {
-				e->stop = w.sig[i];
-				kill(pid, w.sig[i]);
-			}
-	}
-	if (got == 0)   /* the loop failed: wait for the step as it ends */
-		waitpid(pid, &ws, 0);
-	drain(sw);
-	loop_remove_fd(sw->loop, sw->fd);
-	return ws;
-}
-
-static int step_process(struct exp *e, struct run *c, struct app_result *res)
-{
-	struct step_msg *msg = xcalloc(1, sizeof *msg);
-	sigset_t old;
-	int fd[2];
-	int sig[LOOP_SIG_LIST] = { SIGCHLD };
-	int nsig = 1 + loop_quit_signals(sig + 1, LOOP_SIG_LIST - 1);
-	if (pipe2(fd, O_CLOEXEC)) {
-		free(msg);
-		return app_run(c, res);
-	}
-	fflush(NULL);
-	/* the loop blocks its signals from here; the step inherits the mask
-	 * and makes a loop of its own */
-	sigprocmask(SIG_SETMASK, NULL, &old);
-	struct step_wait sw = { loop_new(sig, nsig), fd[0], msg, 0 };
-	pid_t pid = sw.loop ? fork() : -1;
-	if (pid == 0) {
-		close(fd[0]);
-		loop_free(sw.loop);
-		msg->res = *res; /* the record stream and offsets go in */
-		msg->status = app_run(c, &msg->res);
-		fflush(NULL);
-		const char *p = (const char *)msg;
-		size_t left = sizeof *msg;
-		while (left > 0) {
-			ssize_t n = write(fd[1], p, left);
-			if (n <= 0)
-				_exit(1);
-			p += n, left -= (size_t)n;
-		}
-		_exit(msg->status);
-	}
-	close(fd[1]);
-	if (pid < 0) {
-		close(fd[0]);
-		loop_free(sw.loop);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		free(msg);
-		return app_run(c, res);
-	}
-	int ws = wait_step(e, pid, &sw);
-	if (sw.got != sizeof *msg) {
-		memset(msg, 0, sizeof *msg);
-		msg->status = 1;
-		fprintf(stderr, "benchtop: a step ended without its totals (%s %d)\n",
-		        WIFSIGNALED(ws) ? "signal" : "exit status", WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
-	}
-	close(fd[0]);
-	loop_free(sw.loop);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	*res = msg->res;
-	int status = msg->status;
-	free(msg);
-	return status;
-}
-
 static void totals_json(FILE *fp, const struct step_res *s)
 {
 	fprintf(fp, "\"user\":");
@@ -361,15 +239,21 @@ struct step_res *exp_step(struct exp *e, struct run *c, const char *name, const 
 	snprintf(s->name, sizeof s->name, "%s", name);
 	if (isatty(2) && !e->json)
 		fprintf(stderr, "benchtop: %s: step %zu: %s\n", e->kind, e->nsteps, name);
-	/* the step's own reads: its process and all it reaped are folded into
-	 * ours when we reap it, so other processes' reads never count */
+	/* the step's own reads: benchtop's, with those of every process it
+	 * reaped (the step reaps all of its workloads' before it returns), so
+	 * other processes' reads never count */
 	bool known = e->disk[0] && proc_read_bytes(getpid(), &d0) == 0;
 	/* the step's samples and events go into the experiment's record */
 	s->res.rec = e->rec;
 	s->res.t_offset = clock_mono() - e->t0;
 	s->res.cell = (int)e->nsteps;
 	s->from = s->res.t_offset;
-	s->status = step_process(e, c, &s->res);
+	/* one run through the one driver, in this process: a signal that ends
+	 * a run ends the step (workloads stopped, governors restored) and,
+	 * after it, the experiment */
+	s->status = app_run(c, &s->res);
+	if (s->res.quit_signal)
+		e->stop = s->res.quit_signal;
 	s->to = clock_mono() - e->t0;
 	check_record(e);
 	s->disk_known = known && proc_read_bytes(getpid(), &d1) == 0 && d1 >= d0;
@@ -516,11 +400,20 @@ static void end_record(struct exp *e, FILE *fp, const struct st_table *t)
 	fflush(fp);
 }
 
+/* Has the study said what its "from disk" column means already? */
+static bool says_from_disk(const struct st_table *t)
+{
+	for (int i = 0; i < t->nnotes; i++)
+		if (!strncmp(t->notes[i], "from disk:", 10))
+			return true;
+	return false;
+}
+
 void exp_end(struct exp *e, struct st_table *t)
 {
 	if (!e->disk[0])
 		st_note(t, "from disk unknown: no block device under %s (%s)", e->dir, e->nodisk);
-	else
+	else if (!says_from_disk(t))
 		st_note(t, "from disk: what the test's own processes read from %s (read_bytes of /proc/PID/io, theirs "
 		        "only) over the bytes the test read", e->disk);
 	if (e->stop)

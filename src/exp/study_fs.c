@@ -315,7 +315,8 @@ int study_aligntest(struct exp *e, struct st_table *t)
 	st_note(t, "factor = rewrite s / write s; both include the flush (fdatasync, then fsync at the end); before "
 	        "the rewrite each file is flushed and evicted from the cache (fdatasync + posix_fadvise DONTNEED), "
 	        "so with a bs that is not a multiple of the page size every rewrite reads its page first");
-	st_note(t, "from disk: bytes the test read from the disk per byte rewritten");
+	st_note(t, "from disk: what the test's own processes read from the disk (read_bytes of /proc/PID/io, "
+	        "theirs only) per byte rewritten");
 	return status;
 }
 
@@ -348,10 +349,53 @@ static const char *named_file(const struct exp *e, bool *device, uint64_t *fsize
 	return NULL;
 }
 
+struct bscols {
+	int bs, calls, mib, rate, us, disk;
+};
+
+/* The table: its title names what is read (a file of size sz, or a
+ * device), its columns, the us/call chart on a log axis. */
+static void blocksize_table(const struct exp *e, struct st_table *t, struct bscols *k, const char *src,
+                            const char *sz, bool device)
+{
+	char title[400], step[40] = "";
+	if (e->r->cell_sec > 0)
+		snprintf(step, sizeof step, ", each step for at most %g s", e->r->cell_sec);
+	snprintf(title, sizeof title, "blocksize: read(2) of %s%s %s (%s) at each bs from 16 B to 64 KiB, "
+	         "doubling%s", device ? "" : "a ", sz, device ? "a step from the device" : "file", src, step);
+	st_init(t, "blocksize", title);
+	k->bs = st_col(t, NULL, "bs", 0), k->calls = st_col(t, NULL, "calls", 0);
+	k->mib = st_col(t, NULL, "MiB read", 1);
+	k->rate = st_col(t, NULL, units_rate_label(e->r->units), 1), k->us = st_col(t, NULL, "us/call", 3);
+	k->disk = st_col(t, NULL, "from disk", 0);
+	t->col[k->disk].share = true;
+	snprintf(t->chart.kind, sizeof t->chart.kind, "logx");
+	t->chart.x = k->bs, t->chart.y[0] = k->us, t->chart.ny = 1;
+}
+
+/* One step's row: its calls, bytes, the rate of its calls, us/call. */
+static void blocksize_row(const struct exp *e, struct st_table *t, const struct bscols *k, uint64_t bs,
+                          const struct step_res *s, bool device)
+{
+	struct st_row *row = st_row(t);
+	if (!row)
+		return;
+	st_num(row, k->bs, (double)bs);
+	st_num(row, k->calls, (double)s->calls);
+	st_num(row, k->mib, (double)s->bytes / MIB);
+	st_num(row, k->rate, units_rate_value(e->r->units, exp_io_rate(s, s->bytes)));
+	st_num(row, k->us, exp_us_per_call(s));
+	exp_disk_cell(row, k->disk, device ? NAN : exp_from_disk(e, s, s->bytes));
+	if (s->status)
+		snprintf(row->note, sizeof row->note, "failed (exit %d)", s->status);
+	else if (st_row_cached(row))
+		snprintf(row->note, sizeof row->note, "from cache, on purpose");
+}
+
 int study_blocksize(struct exp *e, struct st_table *t)
 {
 	uint64_t size = e->r->cell_bytes ? e->r->cell_bytes : 32 * MIB, bs[EXP_MAX_STEPS], fsize = 0;
-	char *src = NULL, sz[32], title[400], step[40];
+	char *src = NULL, sz[32];
 	bool device = false;
 	const char *named = named_file(e, &device, &fsize);
 	int status = 0;
@@ -363,20 +407,10 @@ int study_blocksize(struct exp *e, struct st_table *t)
 		return status;
 	size_t n = experiment_steps(16, 64 * 1024, bs, EXP_MAX_STEPS);
 	study_size_text(size, sz, sizeof sz);
-	if (e->r->cell_sec > 0)
-		snprintf(step, sizeof step, ", each step for at most %g s", e->r->cell_sec);
-	else
-		step[0] = 0;
-	snprintf(title, sizeof title, "blocksize: read(2) of %s%s %s (%s) at each bs from 16 B to 64 KiB, "
-	         "doubling%s", device ? "" : "a ", sz, device ? "a step from the device" : "file", src, step);
-	st_init(t, "blocksize", title);
-	int cb = st_col(t, NULL, "bs", 0), cc = st_col(t, NULL, "calls", 0), cm = st_col(t, NULL, "MiB read", 1);
-	int cr = st_col(t, NULL, units_rate_label(e->r->units), 1), cu = st_col(t, NULL, "us/call", 3);
-	int cd = st_col(t, NULL, "from disk", 0);
-	t->col[cd].share = true;
-	snprintf(t->chart.kind, sizeof t->chart.kind, "logx");
-	t->chart.x = cb, t->chart.y[0] = cu, t->chart.ny = 1;
+	struct bscols k;
+	blocksize_table(e, t, &k, src, sz, device);
 	double x[EXP_MAX_STEPS], y[EXP_MAX_STEPS], a, b;
+	size_t nxy = 0;
 	for (size_t i = 0; i < n && !status && !e->stop; i++) {
 		struct wl_spec w;
 		struct run c;
@@ -391,25 +425,12 @@ int study_blocksize(struct exp *e, struct st_table *t)
 			c.duration = e->r->cell_sec;
 		snprintf(name, sizeof name, "read bs=%llu", (unsigned long long)bs[i]);
 		struct step_res *s = exp_step(e, &c, name, NULL);
-		struct st_row *row = st_row(t);
 		cli_free_workload(&w);
-		double us = exp_us_per_call(s);
-		x[i] = (double)bs[i] / 1024, y[i] = us;
-		if (!row)
-			continue;
-		st_num(row, cb, (double)bs[i]);
-		st_num(row, cc, (double)s->calls);
-		st_num(row, cm, (double)s->bytes / MIB);
-		st_num(row, cr, units_rate_value(e->r->units, exp_io_rate(s, s->bytes)));
-		st_num(row, cu, us);
-		exp_disk_cell(row, cd, device ? NAN : exp_from_disk(e, s, s->bytes));
-		if (s->status)
-			snprintf(row->note, sizeof row->note, "failed (exit %d)", s->status);
-		else if (st_row_cached(row))
-			snprintf(row->note, sizeof row->note, "from cache, on purpose");
+		x[nxy] = (double)bs[i] / 1024, y[nxy++] = exp_us_per_call(s);
+		blocksize_row(e, t, &k, bs[i], s, device);
 		status = s->status > 1 ? s->status : 0;
 	}
-	if (experiment_fit(x, y, (size_t)t->nrows, &a, &b) == 0)
+	if (experiment_fit(x, y, nxy < (size_t)t->nrows ? nxy : (size_t)t->nrows, &a, &b) == 0)
 		st_note(t, "fit (least squares over %d steps, each over its calls only): us/call = %.3f + %.4f x KiB: a "
 		        "fixed cost of %.3f us per "
 		        "call and %.4f us per KiB", t->nrows, a, b, a, b);

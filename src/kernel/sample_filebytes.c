@@ -490,6 +490,21 @@ static int other_acc(struct sproc *p, long fd, const struct stat *st, struct fds
 	return acc;
 }
 
+/* A pipe, socket or device fd of the process may read from or write to:
+ * its reads or writes are not all files'. */
+static void scan_other(struct sfiles *f, struct sproc *p, struct fdscan *sc, const char *name, char *buf,
+                       long fd, const struct stat *st)
+{
+	int acc = moves_other(st) ? other_acc(p, fd, st, sc, name, buf) : -1;
+	if (acc < 0)
+		return;
+	bool rd = acc != O_WRONLY && !reads_nothing(f, fd, st);
+	p->piped |= rd;
+	p->pipe_live |= rd && !pipe_drained(p->pid, (int)fd, st);
+	/* its standard input, benchtop's, is not written to */
+	p->piped_w |= acc != O_RDONLY && !own_stdin(f, fd, st);
+}
+
 /* One fd entry of /proc/PID/fd; returns 1 for a regular file written,
  * 2 for one read. */
 static int scan_one(struct sfiles *f, struct sproc *p, struct fdscan *sc, const char *name,
@@ -505,16 +520,7 @@ static int scan_one(struct sfiles *f, struct sproc *p, struct fdscan *sc, const 
 	if (*end || fstatat(fddir, name, &st, 0) != 0)
 		return 0;
 	if (!S_ISREG(st.st_mode)) {
-		/* a pipe, socket or device it may read from or write to: its
-		 * reads or writes are not all files' */
-		int acc = moves_other(&st) ? other_acc(p, fd, &st, sc, name, buf) : -1;
-		if (acc >= 0) {
-			bool rd = acc != O_WRONLY && !reads_nothing(f, fd, &st);
-			p->piped |= rd;
-			p->pipe_live |= rd && !pipe_drained(p->pid, (int)fd, &st);
-			/* its standard input, benchtop's, is not written to */
-			p->piped_w |= acc != O_RDONLY && !own_stdin(f, fd, &st);
-		}
+		scan_other(f, p, sc, name, buf, fd, &st);
 		return 0;
 	}
 	if (sfiles_own(f, st.st_dev, st.st_ino))

@@ -66,7 +66,7 @@ static void line_at(const struct ui_view *v, size_t i, int y, int x, int w)
 		const struct ui_key_binding *b = &ui_keys[i - 1];
 		ui_text(y, x, namew, ROLE_KEY, b->name);
 		ui_textf(y, x + namew + 1, w - namew - 1,
-		         (b->replay_only && !v->replay) || (b->live_only && v->replay) ? ROLE_DIM : ROLE_NORMAL, "%s", b->help);
+		         (b->replay_only && !v->replay) || ((b->live_only || b->steers) && v->replay) ? ROLE_DIM : ROLE_NORMAL, "%s", b->help);
 		return;
 	}
 	i -= ui_nkeys + 1;

@@ -1,7 +1,8 @@
 /* keybar.c - the key bar on the bottom line, as htop's: each key with
  * one word for what it does, taken from the key table (F1 Help first,
- * the steering keys, the F keys in order, F10 Quit last), the least
- * needed entries left out when the line is short.  While a prompt or a
+ * the steering keys, the F keys in order, F10 Quit last; a replay's
+ * own keys instead of the steering ones), the least needed entries left
+ * out when the line is short.  While a prompt or a
  * menu is open it names that one's keys instead. */
 #include "uipriv.h"
 
@@ -57,7 +58,7 @@ void ui_keybar_draw(const struct ui_view *v, struct rect r)
 	int place[64];
 	for (size_t i = 0; i < ui_nkeys && n < 64; i++) {
 		const struct ui_key_binding *b = &ui_keys[i];
-		if (!b->bar_key || (b->replay_only && !v->replay) || (b->live_only && v->replay))
+		if (!b->bar_key || (b->replay_only && !v->replay) || ((b->live_only || b->steers) && v->replay))
 			continue;
 		size_t k = n++;
 		int p = place_of(b, i);

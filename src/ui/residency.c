@@ -173,7 +173,9 @@ static void cpu_row(const struct ui_view *v, int cpu, int y, int x, int w)
 	if (nb < 2)
 		return;
 	period_of(v, cpu, true, &p);
-	block(&p, y, x + LEFT + bw + 1, bw, "no time since the event yet");
+	/* a replay shows the phase in progress from the end record once the
+	 * recording has ended (time did pass since the event) */
+	block(&p, y, x + LEFT + bw + 1, bw, v->replay ? "at the end of the recording" : "no time since the event yet");
 }
 
 /* The ramp's legend at the right end of the title: each colour (a digit

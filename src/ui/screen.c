@@ -384,8 +384,12 @@ void ui_draw(const struct ui_view *v)
 		if (!zoomed) {
 			ui_cpus_draw(v, l.cpus);
 			ui_residency_draw(v, l.res);
-			ui_placement_draw(v, l.place);
-			ui_procs_draw(v, l.procs);
+			/* a replayed experiment at its end: its table instead */
+			int study = ui_study_draw(v, l.place, l.procs);
+			if (study == 0)
+				ui_procs_draw(v, l.procs);
+			if (study < 2)
+				ui_placement_draw(v, l.place);
 		}
 		ui_status_draw(v, l.status);
 		ui_keybar_draw(v, l.keybar);

@@ -69,6 +69,10 @@ void ui_cpus_draw(const struct ui_view *v, struct rect r);
 void ui_placement_draw(const struct ui_view *v, struct rect r);
 void ui_residency_draw(const struct ui_view *v, struct rect r);
 void ui_procs_draw(const struct ui_view *v, struct rect r);
+/* An experiment's table (v->study) in procs, and in place too when it
+ * needs the rows: 0 when there is none (nothing drawn), 1 drawn in
+ * procs, 2 in both. */
+int ui_study_draw(const struct ui_view *v, struct rect place, struct rect procs);
 void ui_help_draw(const struct ui_view *v, struct rect r);
 /* The colour of a frequency on the machine's fixed ramp (residency and
  * CPUs panels alike); ROLE_NORMAL when unknown. */

@@ -123,6 +123,31 @@ void workload_forget_groups(struct workload *w)
 		journal_forget_pgid(w->ch[i].pid);
 }
 
+/* In the command's child: its cgroup, mask and output, then the exec.
+ * What failed goes up efd (an errno; negative: joining its cgroup, so it
+ * never runs outside it); t_exec gets the clock just before the exec. */
+static _Noreturn void exec_cmd(struct workload *w, int efd, double *t_exec)
+{
+	int e = -child_setup(w->cg_fd, 0, mask_for(w, "cmd"), w->ncpu);
+	if (e) {
+		e = -e;
+		if (write(efd, &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	quiet_output(w->run);
+	/* benchtop's own descriptors (libproc2's /proc files, records) are
+	 * not the command's: none is inherited */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (t_exec)
+		*t_exec = clock_mono();
+	execvp(w->spec->argv[0], w->spec->argv);
+	e = errno;
+	if (write(efd, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
 static int spawn_cmd(struct workload *w, char *msg, size_t len)
 {
 	int ep[2];
@@ -149,24 +174,7 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 	}
 	if (pid == 0) {
 		close(ep[0]);
-		int e = -child_setup(w->cg_fd, 0, mask_for(w, "cmd"), w->ncpu);
-		if (e) {
-			e = -e; /* joining its cgroup failed: it must not run outside */
-			if (write(ep[1], &e, sizeof e) < 0)
-				_exit(127);
-			_exit(127);
-		}
-		quiet_output(w->run);
-		/* benchtop's own descriptors (libproc2's /proc files, records)
-		 * are not the command's: none is inherited */
-		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-		if (t_exec)
-			*t_exec = clock_mono();
-		execvp(w->spec->argv[0], w->spec->argv);
-		e = errno;
-		if (write(ep[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
+		exec_cmd(w, ep[1], t_exec);
 	}
 	close(ep[1]);
 	setpgid(pid, pid);

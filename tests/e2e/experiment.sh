@@ -127,4 +127,26 @@ check "SIGINT: one cell, then it says it stopped" \
 	bash -c '[ "$(grep -Ec "^(pack|free|spread) +as-is" "$1")" = 1 ] && grep -q "stopped by" "$1"' _ "$E2E_TMP/int.out"
 check "SIGINT: no workload left" bash -c '! pgrep -f "^sleep 3[1]" >/dev/null'
 
+# 7. SIGTERM in a governor matrix on the fake tree: the cell ends (its
+# governor restored, its command gone), then the experiment, with its
+# records; the cell ran in benchtop's own process, no process per step.
+"$BENCHTOP" --sysfs "$T" --matrix governor=performance,powersave --cell 25 -o "$E2E_TMP/term.jsonl" \
+	-- sleep 33 >"$E2E_TMP/term.out" 2>&1 &
+pid=$!
+wait_for 30 pgrep -f "^sleep 3[3]" >/dev/null
+sp=$(pgrep -f "^sleep 3[3]" | head -1)
+check "SIGTERM: the step's command is benchtop's own child (no process per step)" \
+	[ "$(ps -o ppid= -p "$sp" | tr -d ' ')" = "$pid" ]
+check "SIGTERM: the cell runs under its governor" grep -qx performance "$G0"
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM: exit 0 (rc $rc)" [ $rc = 0 ]
+check "SIGTERM: governors back to ondemand" \
+	bash -c 'for f in "$1"/devices/system/cpu/cpufreq/policy*/scaling_governor; do [ "$(cat "$f")" = ondemand ] || exit 1; done' _ "$T"
+check "SIGTERM: no command left" bash -c '! pgrep -f "^sleep 3[3]" >/dev/null'
+check "SIGTERM: the record has the start, one step and the end saying so" \
+	jqs '[.[] | select(.type == "start" or .type == "step" or .type == "end") | .type] == ["start","step","end"] and
+	     (.[-1].experiment.notes | any(test("stopped by")))' "$E2E_TMP/term.jsonl"
+
 finish

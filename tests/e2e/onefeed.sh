@@ -94,6 +94,12 @@ XREC=$E2E_TMP/exp.jsonl
 end=$(tail -1 "$XREC")
 check "experiment: recorded with four steps" test "$(jq '.phases | length' <<<"$end")" = 4
 check "experiment: its end record has the policies" jqe '.[-1].policies | length == 2' "$XREC"
+# (a step shorter than the fake kernel's tick may see no time pass)
+check "experiment: a phase per step, each with its CPUs' residency from time_in_state" \
+	jqe '[.[] | select(.type == "step")] as $s | .[-1].phases as $p | ($p | length) == ($s | length) and
+	     ($p | all(.residency | length == 2)) and ([$p[].residency[][]] | add > 0)' "$XREC"
+check "experiment: one note says what from disk means" \
+	jqe '[.[-1].experiment.notes[] | select(startswith("from disk:"))] | length == 1' "$XREC"
 "$BENCHTOP" --replay "$XREC" -b >"$E2E_TMP/exp.rep" 2>&1
 check "experiment replay: the policy table, not 'no cpufreq policies recorded'" \
 	sh -c "grep -q '^policy ' '$E2E_TMP/exp.rep' && ! grep -q 'no cpufreq policies' '$E2E_TMP/exp.rep'"
@@ -107,6 +113,13 @@ if command -v tmux >/dev/null; then
 		first=$(jq -r '.phases[-1].label' <<<"$end")
 		check "experiment replay: the header names the last step at the end ($first (4/4))" \
 			wait_for 10 sh -c "tmux capture-pane -p -t bt$$-$S | head -1 | grep -qF '$first (4/4)'"
+		check "experiment replay: its table at the end, in place of the processes" \
+			wait_for 10 sh -c "tmux capture-pane -p -t bt$$-$S | grep -q '^─ Experiment  aligntest' &&
+			                   tmux capture-pane -p -t bt$$-$S | grep -qE '^ *bs +copies' &&
+			                   ! tmux capture-pane -p -t bt$$-$S | grep -q '^─ Processes'"
+		check "experiment replay: the key bar names the replay's keys, not a live run's" \
+			sh -c "tmux capture-pane -p -t bt$$-$S | tail -1 | grep -q '<Slower' &&
+			       ! tmux capture-pane -p -t bt$$-$S | tail -1 | grep -qE 'Pin|Spread|Gov'"
 		# each step opens a phase with its marker on the graph (the
 		# recording has no event at the steps: aligntest changes nothing)
 		l2=$(jq -r '.phases[1].label' <<<"$end")
@@ -114,10 +127,14 @@ if command -v tmux >/dev/null; then
 			sh -c "tmux capture-pane -p -t bt$$-$S | sed -n '3,22p' | grep -qF '$l2'"
 		check "experiment replay: residency since the start and since the last step" \
 			sh -c "tmux capture-pane -p -t bt$$-$S | grep -E 'cpu0 .*avg .*avg' >/dev/null"
+		# paused first: the first step may be shorter than a look at the screen
+		tm_keys $S Space
 		tm_keys $S Home
 		first=$(jq -r '.phases[0].label' <<<"$end")
 		check "experiment replay: ... and the first at the start ($first (1/4))" \
 			wait_for 10 sh -c "tmux capture-pane -p -t bt$$-$S | head -1 | grep -qF '$first (1/4)'"
+		check "experiment replay: the processes again away from the end" \
+			sh -c "tmux capture-pane -p -t bt$$-$S | grep -q '^─ Processes'"
 		check "experiment replay: not '(no workload)' nor 'workload 1'" \
 			sh -c "! tmux capture-pane -p -t bt$$-$S | head -1 | grep -qE 'no workload|workload 1'"
 		check "experiment replay: the frequency source in the header" \
@@ -142,6 +159,14 @@ for t in d.getElementsByTagName('text'):
     print(''.join(n.data for n in t.childNodes if n.nodeType == n.TEXT_NODE))
 EOF
 check "experiment report: the workload series named after the experiment" grep -qx 'aligntest write' "$E2E_TMP/svgtext"
+check "experiment report: a title that is not empty" grep -qE '<title>benchtop report: [^<]+</title>' "$XH"
+# (the title's 16 px bold characters are about 8.8 px: 105 fill the 900 px plot)
+check "experiment report: the chart's title fits its width" \
+	sh -c "t=\$(sed -n 1p '$E2E_TMP/svgtext'); [ \${#t} -le 105 ] && [ \${#t} -gt 20 ]"
+check "experiment report: a phase row per step" test "$(html_rows "$XH" Phases | wc -l)" = 4
+check "experiment report: the summary row of every step" test "$(html_rows "$XH" Summary | wc -l)" = 4
+check "experiment report: no 'no cpufreq' over a residency it has" \
+	sh -c "grep -q 'MHz' '$E2E_TMP/svgtext' && ! grep -q 'no cpufreq' '$XH'"
 check "experiment report: no 'workload 1' series" sh -c "! grep -q '^workload 1' '$E2E_TMP/svgtext'"
 check "experiment report: each step marked on the chart" \
 	sh -c "[ \$(grep -c '^aligntest bs=' '$E2E_TMP/svgtext') -ge 8 ]"

@@ -18,7 +18,7 @@
 #include "benchtop/cpufreq.h"
 #include "benchtop/journal.h"
 #include "fakesys.h"
-#include "benchtop/app.h"
+#include "benchtop/restore.h"
 #include "benchtop/model.h"
 
 static char base[128];
