@@ -16,6 +16,7 @@
 
 #include "benchtop/outfile.h"
 #include "benchtop/record.h"
+#include "benchtop/stepmark.h"
 #include "benchtop/tables.h"
 #include "benchtop/units.h"
 #include "benchtop/xalloc.h"
@@ -216,20 +217,34 @@ static void label_text(FILE *fp, double x, int y, bool end, const struct event *
 
 /* A dashed line per event; its label beside it (right, else left) on the
  * first of the top rows where it keeps clear of every label already
- * there.  Returns how many fit nowhere: those are listed under the chart
- * (cut, oldest first). */
+ * there; an experiment's step says what its set-up did (its governor,
+ * its placement), so those events have their line without a label of
+ * their own.  Returns how many fit nowhere: those are listed under the
+ * chart (cut, oldest first). */
 static size_t markers(FILE *fp, const struct recording *rec, const struct frame *f, size_t *cut)
 {
 	size_t ne = recording_nevents(rec), ncut = 0;
 	double (*row)[2] = ne ? xcalloc(ne * LABEL_ROWS, sizeof *row) : NULL;
 	size_t nrow[LABEL_ROWS] = { 0 };
+	const struct event *step = NULL;
 	fprintf(fp, "<g class=\"events\">\n");
 	for (size_t i = 0; i < ne; i++) {
 		const struct event *e = recording_event(rec, i);
 		double x = fx(f, e->t), w = label_w(e->label[0] ? e->label : e->action);
 		fprintf(fp, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
-		        "stroke-dasharray=\"4 3\"/>\n", x, f->top, x, f->top + CHART_H);
-		bool placed = false;
+		        "stroke-dasharray=\"4 3\">", x, f->top, x, f->top + CHART_H);
+		if (!strcmp(e->action, "step"))
+			step = e;
+		bool placed = stepmark_says(step, e);
+		/* unlabelled: the line still names it on hover */
+		if (placed) {
+			fprintf(fp, "<title>");
+			esc(fp, e->action, 0);
+			fprintf(fp, " at %.2f s: ", e->t);
+			esc(fp, e->label, 0);
+			fprintf(fp, "</title>");
+		}
+		fprintf(fp, "</line>\n");
 		for (int r = 0; r < LABEL_ROWS && !placed; r++) {
 			for (int side = 0; side < 2 && !placed; side++) {
 				double x0 = side == 0 ? x + 3 : x - 3 - w, x1 = x0 + w;

@@ -13,7 +13,7 @@ static int started_nice;
 int priority_raise(void)
 {
 	if (raised)
-		return 0;  /* a forked benchtop (an experiment's step) raised already */
+		return 0;  /* an earlier run in this process (an experiment's step) raised it */
 	errno = 0;
 	int nice = getpriority(PRIO_PROCESS, 0);
 	if (nice == -1 && errno)

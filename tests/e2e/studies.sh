@@ -161,6 +161,13 @@ check "rsync-demo: governors back to ondemand" \
 "$BENCHTOP" --report "$E2E_TMP/rd.jsonl" -o "$E2E_TMP/rd.html" 2>/dev/null
 check "rsync-demo report: a heat map of placement x governor" \
 	bash -c '[ "$(grep -c "<rect x=\"[0-9]*\" y=\"[0-9]*\" width=\"130\" height=\"34\"" "$1")" = 9 ]' _ "$E2E_TMP/rd.html"
+# each cell's marker names its placement and governor: its set-up events
+# keep their lines (named on hover), not a second label saying the same
+check "rsync-demo report: the cells' governor events not labelled twice" \
+	bash -c '! grep -q ">gov \(powersave\|ondemand\|performance\)</text>" "$1" &&
+	         [ "$(grep -c "<title>governor at [0-9.]* s: gov " "$1")" -ge 9 ] &&
+	         [ "$(grep -c "<title>step at [0-9.]* s</title>\([0-9.]* s \)*rsync-demo placement=[a-z]* governor=[a-z]*<" "$1")" = 9 ]' \
+	_ "$E2E_TMP/rd.html"
 # without rsync: the built-in pipe engine, and the table says so
 PATH=$E2E_TMP/bin "$BENCHTOP" --preset rsync-demo --cell 2M --sysfs "$E2E_TMP/nosys" >"$E2E_TMP/rd2.txt" 2>&1
 check "rsync-demo without rsync: the built-in pipe engine, said in the title" \

@@ -3,10 +3,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "benchtop/model.h"
+#include "benchtop/stepmark.h"
 
 static struct snapshot *snap_at(double t, uint64_t bytes, double cpu, uint64_t migr, long khz)
 {
@@ -184,10 +186,35 @@ static void test_event_kinds(void **state)
 	assert_int_equal(event_kind_of(NULL), -1);
 }
 
+static struct event ev(const char *action, const char *label)
+{
+	struct event e = { .t = 1 };
+	snprintf(e.action, sizeof e.action, "%s", action);
+	snprintf(e.label, sizeof e.label, "%s", label);
+	return e;
+}
+
+/* A step's label says what its set-up did: whole words only. */
+static void test_stepmark(void **state)
+{
+	(void)state;
+	struct event step = ev("step", "rsync-demo placement=free governor=powersave");
+	struct event gov = ev("governor", "gov powersave"), gov2 = ev("governor", "gov power");
+	struct event pl = ev("placement", "free"), pl2 = ev("placement", "spread");
+	struct event mark = ev("marker", "governor=powersave");
+	assert_true(stepmark_says(&step, &gov));
+	assert_true(stepmark_says(&step, &pl));
+	assert_false(stepmark_says(&step, &gov2));   /* "governor=power" is not a word of it */
+	assert_false(stepmark_says(&step, &pl2));
+	assert_false(stepmark_says(&step, &mark));   /* a user's marker is always labelled */
+	assert_false(stepmark_says(NULL, &gov));     /* outside experiments */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_keeps_newest),
+		cmocka_unit_test(test_stepmark),
 		cmocka_unit_test(test_snapshot_copy_grows),
 		cmocka_unit_test(test_events_split_phases),
 		cmocka_unit_test(test_noted_event_keeps_phase),

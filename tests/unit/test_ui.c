@@ -106,6 +106,45 @@ static void test_panels_and_units(void **state)
 	assert_true(on_screen("Throughput Mbit/s"));
 }
 
+/* A replayed experiment at its end: its table in place of the
+ * processes, taking the placement's rows when it needs them; the key bar
+ * of a replay names its own keys, not a live run's. */
+static void test_study_at_the_end(void **state)
+{
+	struct fixture *f = *state;
+	static char study[4096];
+	int n = snprintf(study, sizeof study, "\nsweep bs=4k:64k of read: 5 steps\n\n"
+	                 "   bs  calls  MiB/s\n");
+	for (int i = 0; i < 5; i++)
+		n += snprintf(study + n, sizeof study - (size_t)n, " %4d  %5d   %4d\n", 4096 << i, 100 >> i, 70 + i);
+	n += snprintf(study + n, sizeof study - (size_t)n, "\nfrom disk: a note under the table\n");
+	f->v.replay = true;
+	f->v.study = study;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	ui_draw(&f->v);
+	assert_true(on_screen("Experiment  sweep bs=4k:64k of read: 5 steps"));
+	assert_true(on_screen("   bs  calls  MiB/s"));
+	assert_true(on_screen("65536"));
+	char *t = screen_text();
+	assert_null(strstr(t, "Processes"));
+	assert_null(strstr(t, "0-9Pin"));
+	assert_non_null(strstr(t, "<Slower"));
+	free(t);
+	/* a table taller than the Processes panel takes the Placement's rows */
+	for (int i = 0; i < 12; i++)
+		n += snprintf(study + n, sizeof study - (size_t)n, " row %d\n", i);
+	ui_draw(&f->v);
+	assert_true(on_screen("from disk: a note under the table"));
+	t = screen_text();
+	assert_null(strstr(t, "Placement"));
+	free(t);
+	/* away from the end: every panel again */
+	f->v.study = NULL;
+	ui_draw(&f->v);
+	assert_true(on_screen("Processes"));
+	assert_true(on_screen("Placement"));
+}
+
 static void test_minimum_size_draws(void **state)
 {
 	struct fixture *f = *state;
@@ -505,6 +544,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_panels_and_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_minimum_size_draws, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_study_at_the_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_small, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_residency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_residency_both_periods, setup, teardown),
