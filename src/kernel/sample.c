@@ -16,7 +16,8 @@
  *
  * This file runs the sources each tick (the processes, read in
  * sample_proc.c; CPU, disk and memory in sample_sys.c), keeps the
- * per-workload totals (settling roles and slots), and fills the snapshot. */
+ * per-workload totals (settling roles and slots, reconciling with a root's
+ * exit), and fills the snapshot. */
 #include "benchtop/sample.h"
 #include "benchtop/ptree.h"
 #include "sample_priv.h"
@@ -58,6 +59,7 @@ static enum pids_item thr_items[] = { THR_ITEMS(AS_ITEM) };
 _Static_assert(sizeof thr_items / sizeof *thr_items == TI_COUNT, "thread items");
 
 static int src_procs(struct sampler *sp, double dt);
+static void root_reconcile(struct sampler *sp, int wl);
 static int src_cpu(struct sampler *sp, double dt);
 static int src_disk(struct sampler *sp, double dt);
 static int src_mem(struct sampler *sp, double dt);
@@ -183,9 +185,6 @@ static int src_procs(struct sampler *sp, double dt)
 		sp->wl[w].wtotal_prev = sp->wl[w].wtotal;
 		sp->wl[w].rbytes_prev = sp->wl[w].rbytes;
 	}
-	sp->rt_prev2 = sp->rt_prev;
-	sp->rt_prev = sp->rt_now;
-	clock_gettime(CLOCK_REALTIME, &sp->rt_now);
 	sprocs_read(sp, dt);
 	procs_roles(sp);
 	for (int i = 0; i < sp->n; i++)
@@ -196,6 +195,7 @@ static int src_procs(struct sampler *sp, double dt)
 	for (int w = 0; w <= sp->nwl; w++) {
 		struct swl *l = &sp->wl[w];
 		sreap_settle(sp, w);
+		root_reconcile(sp, w);
 		sreap_written(sp, w, out > l->out_start ? out - l->out_start : 0);
 	}
 	wl_sums(sp);
@@ -359,6 +359,13 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 		sp->wl[workload].out_start = o;
 		sp->wl[workload].out_started = true;
 	}
+	/* a --loop command may run again before the last run's exit is
+	 * reconciled at the next tick: its base stays the first run's */
+	if (!sp->wl[workload].rec_pending) {
+		sp->wl[workload].root_wbytes = sp->wl[workload].wbytes;
+		sp->wl[workload].root_nwfiles = sp->wl[workload].nwfiles;
+		sp->wl[workload].root_out0 = o;
+	}
 	/* Its bytes count from here: from the last read of the processes when
 	 * there was one (before it, the workload had moved nothing), so its
 	 * first rate is over the same interval as every other figure of the
@@ -366,6 +373,47 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	if (sp->wl[workload].t_prev <= 0)
 		sp->wl[workload].t_prev = sp->t_procs > 0 ? sp->t_procs : (clock_mono() * 1e3) / 1e3;
 	return 0;
+}
+
+/* A workload's root has exited: its zombie's io holds the whole tree's
+ * (every descendant reaped inside the tree).  What reached files through
+ * processes that started and ended between two ticks, never seen, shows
+ * there: at most its wchar, at most its write_bytes (page-rounded: a page
+ * per file counted may be rounding), less what the tree wrote to
+ * benchtop's own standard error when that is a file (its output).
+ * Whatever of that the files counted do not explain is added, after the
+ * next look at the files (files closed since the last tick are counted
+ * there first). */
+static void root_reconcile(struct sampler *sp, int wl)
+{
+	struct swl *w = &sp->wl[wl];
+	if (!w->rec_pending)
+		return;
+	w->rec_pending = false;
+	/* the tree's output to benchtop's standard error, in bytes (wchar)
+	 * and in the pages it dirtied there (write_bytes) */
+	uint64_t out = w->rec_out > w->root_out0 ? w->rec_out - w->root_out0 : 0;
+	uint64_t out_pages = out ? 4096 * ((w->root_out0 + out + 4095) / 4096 - w->root_out0 / 4096) : 0;
+	uint64_t wchar = w->rec_wchar > out ? w->rec_wchar - out : 0;
+	uint64_t wb = w->rec_wb > out_pages ? w->rec_wb - out_pages : 0;
+	uint64_t bound = wchar < wb ? wchar : wb;
+	uint64_t counted = w->wbytes - w->root_wbytes;
+	/* wchar within write_bytes, from a tree that wrote nothing but
+	 * regular files (no pipe, socket or device seen): exact, with no
+	 * page of rounding to allow for */
+	uint64_t slack = !w->wpiped && wchar <= wb ? 0 : 4096 * (w->nwfiles - w->root_nwfiles);
+	if (bound > counted + slack)
+		w->wbytes += bound - counted - slack;
+	/* A --loop command's next runs count from here, except what a run
+	 * still going has already been credited with through its files: its
+	 * exit's io will hold that too. */
+	uint64_t going = 0;
+	for (int i = 0; i < sp->n; i++)
+		if (sp->procs[i].wl == wl && !sp->procs[i].exit_noted)
+			going += sp->procs[i].bytes;
+	w->root_wbytes = w->wbytes > going ? w->wbytes - going : 0;
+	w->root_nwfiles = w->nwfiles;
+	w->root_out0 = w->rec_out;
 }
 
 void sampler_will_add(struct sampler *sp, int workload)
@@ -410,9 +458,18 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl)
 	if (wl < 0 || wl > sp->nwl || (p && p->exit_noted))
 		return wb;
 	/* what it read: the part its tree's processes were not seen reading */
-	sreap_zombie(sp, p, wl, pid, rchar, wchar, wb);
-	if (p && p->measure_io)
-		p->exit_noted = true;
+	sreap_zombie(sp, p, wl, pid, rchar, wchar);
+	if (!p || !p->measure_io)
+		return wb;
+	p->exit_noted = true;
+	if (p->root) {
+		/* every run that ended since the last tick adds up */
+		struct swl *w = &sp->wl[p->wl];
+		w->rec_wchar = (w->rec_pending ? w->rec_wchar : 0) + wchar;
+		w->rec_wb = (w->rec_pending ? w->rec_wb : 0) + wb;
+		w->rec_pending = true;
+		w->rec_out = tree_output_size(sp);
+	}
 	return wb;
 }
 
@@ -471,13 +528,10 @@ static double boot_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Does the workload count its reads (it read more than twice what it
- * wrote)?  Reads that may have been from pipes between processes never
- * seen (as much as those wrote to other than files) do not tip it. */
+/* Does the workload count its reads (it read more than twice what it wrote)? */
 static bool wl_counts_reads(const struct swl *w)
 {
-	uint64_t sure = w->rbytes > w->rd_amb ? w->rbytes - w->rd_amb : 0;
-	return w->rbytes > 2 * w->wtotal && (sure > 2 * w->wtotal || w->rbytes > 64 * w->wtotal);
+	return w->rbytes > 2 * w->wtotal;
 }
 
 /* Process slot i of s from p: its allowed mask is the snapshot's (s->ncpu

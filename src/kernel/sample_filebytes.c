@@ -321,11 +321,6 @@ bool sample_time_after(const struct statx_timestamp *t, const struct timespec *s
 	return ns >= s;
 }
 
-bool sample_time_before(const struct statx_timestamp *t, const struct timespec *since)
-{
-	return t->tv_sec < since->tv_sec || (t->tv_sec == since->tv_sec && t->tv_nsec < since->tv_nsec);
-}
-
 bool sample_born_after(int dirfd, const char *name, const struct timespec *since)
 {
 	struct statx sx;
@@ -368,17 +363,8 @@ static struct sofile *sofile_new(struct sfiles *f, struct sproc *p, int dirfd, c
 	if (!s && !(s = sfile_add(f, p->wl, st->st_dev, st->st_ino, (uint64_t)st->st_size, blk, write)))
 		return NULL;
 	uint64_t start = pos;
-	if (write && s->path_fd < 0 && (s->path_fd = openat(dirfd, name, O_PATH | O_CLOEXEC)) >= 0) {
-		/* the descriptor may have been closed and reused since the
-		 * stat: an O_PATH to another file would lend it its size */
-		struct stat ps;
-		if (fstat(s->path_fd, &ps) != 0 || ps.st_ino != st->st_ino || ps.st_dev != st->st_dev) {
-			close(s->path_fd);
-			s->path_fd = -1;
-		} else {
-			f->npath++;
-		}
-	}
+	if (write && s->path_fd < 0 && (s->path_fd = openat(dirfd, name, O_PATH | O_CLOEXEC)) >= 0)
+		f->npath++;
 	if (write && !known) {
 		uint64_t size = (uint64_t)st->st_size;
 		uint64_t done = already_written(p, dirfd, name, size, pos, flags);
@@ -532,8 +518,9 @@ static int scan_one(struct sfiles *f, struct sproc *p, struct fdscan *sc, const 
 		scan_other(f, p, sc, name, buf, fd, &st);
 		return 0;
 	}
-	if (sfiles_own(f, st.st_dev, st.st_ino))
-		return 0;
+	for (int i = 0; i < 3; i++)
+		if (f->own_ino[i] && st.st_ino == f->own_ino[i] && st.st_dev == f->own_dev[i])
+			return 0;
 	if (st.st_dev == f->proc_dev || st.st_dev == f->sys_dev) {
 		/* /proc and /sys files are not data */
 		if (!p->piped_w && fdinfo_read(sc, name, buf, &pos, &flags) == 0 &&
@@ -543,14 +530,8 @@ static int scan_one(struct sfiles *f, struct sproc *p, struct fdscan *sc, const 
 	}
 	if (fdinfo_read(sc, name, buf, &pos, &flags))
 		return 0;
-	/* closed and reused since the stat (a copy of many small files):
-	 * that position is another file's; next time */
-	const char *ino = strstr(buf, "\nino:");
-	if (ino && strtoull(ino + 5, NULL, 10) != (unsigned long long)st.st_ino)
-		return 0;
 	int acc = (int)(flags & O_ACCMODE);
 	bool write = acc == O_WRONLY || acc == O_RDWR;
-	p->wrote_files |= write;
 	struct sofile *o = sofile_find(p, (int)fd, &st);
 	if (o && o->write != write)
 		o = NULL;  /* cannot happen for one description; be safe */
@@ -645,10 +626,8 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 	if (sc.infodir >= 0)
 		close(sc.infodir);
 	/* a failed scan (the process is exiting) keeps what it knew */
-	if (read && sc.infodir != -2) {
+	if (read && sc.infodir != -2)
 		sofile_sweep(f, p);
-		p->fds_seen |= !p->zombie;  /* a zombie holds no descriptors */
-	}
 	/* all its reads from regular files (within what ld.so reads at exec):
 	 * what it reads after its last scan can be recovered from its rchar */
 	uint64_t rc = p->rchar > p->rchar0 ? p->rchar - p->rchar0 : 0;
@@ -693,17 +672,13 @@ static void settle_one(struct sfiles *f, struct sfile *s, struct sproc *procs, i
 	uint64_t grown = pgrowth > sgrow ? pgrowth : sgrow;
 	if (grown > s->counted && s->wl >= 0 && s->wl <= nwl) {
 		uint64_t inc = grown - s->counted;
+		if (s->write && !s->counted)
+			wls[s->wl].nwfiles++;
 		if (s->write)
 			wls[s->wl].wbytes += inc;
 		else
 			wls[s->wl].rbytes += inc;
-		/* what no holder was seen writing: growth while nobody held
-		 * it or while its holder wrote nothing itself (children
-		 * writing through a descriptor they inherited), and at its
-		 * first count what it held already */
 		struct sproc *p = proc_by_pid(procs, nprocs, s->credit);
-		if (s->write && (s->refs <= 0 || !s->counted || !p || !p->wrote_now))
-			wls[s->wl].unheld += inc;
 		if (p && s->write)
 			p->bytes += inc;
 		else if (p)
@@ -732,31 +707,6 @@ void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl
 		f->n = k;
 		hash_rebuild(f);
 	}
-}
-
-bool sfiles_own(const struct sfiles *f, dev_t dev, ino_t ino)
-{
-	for (int i = 0; i < 3; i++)
-		if (f->own_ino[i] && ino == f->own_ino[i] && dev == f->own_dev[i])
-			return true;
-	return false;
-}
-
-bool sfiles_old_changed(const struct sfiles *f, int wl, const struct timespec *since,
-                        const struct timespec *after)
-{
-	struct statx sx;
-
-	for (int i = 0; i < f->n; i++) {
-		const struct sfile *s = &f->v[i];
-		if (s->wl != wl || !s->write || s->path_fd < 0 ||
-		    statx(s->path_fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_MTIME, &sx) != 0)
-			continue;
-		if ((sx.stx_mask & STATX_BTIME) && sample_time_before(&sx.stx_btime, since) &&
-		    sample_time_after(&sx.stx_mtime, after))
-			return true;
-	}
-	return false;
 }
 
 bool sfiles_holds_write(const struct sproc *p)

@@ -29,7 +29,6 @@ struct sthr {
 	uint64_t drun;     /* run time in the last interval, ns */
 	uint64_t rchar_own;/* its own rchar at the last look (task io; sample_reap.c) */
 	uint64_t wchar_own;/* and wchar */
-	uint64_t wb_own;   /* and write_bytes */
 	int cpu;
 	bool seen;
 };
@@ -96,12 +95,6 @@ struct sproc {
 	uint64_t own, own_base;            /* its threads' own rchar summed; at its first read
 	                                    * (0 but for attached processes) */
 	uint64_t kw, own_w, own_w_base;    /* the same for wchar */
-	uint64_t kwb, own_wb;              /* and for write_bytes (pages dirtied) */
-	bool wrote_files;                  /* a scan found it holding a regular file to write */
-	bool wrote_now;                    /* its own wchar moved at this tick's read */
-	bool fds_seen;                     /* a scan of its descriptors succeeded */
-	uint64_t pre_w, pre_wb;            /* wchar and write_bytes it moved before that,
-	                                    * settled after this tick's scan */
 	bool piped_w;                      /* a scan found it holding a pipe, socket or
 	                                    * device (not /dev/null) to write to */
 	uint64_t frd_cum;                  /* read positions it moved, all its life */
@@ -131,6 +124,14 @@ struct swl {
 	double t_first;
 	double wbps, rbps;
 	double ut, st;
+	uint64_t nwfiles;                  /* written files counted */
+	uint64_t root_wbytes, root_nwfiles;/* wbytes and nwfiles when its root was added */
+	bool rec_pending;                  /* its root exited: reconcile at the next settle */
+	uint64_t rec_wchar, rec_wb;        /* the root zombie's wchar and write_bytes */
+	uint64_t root_out0, rec_out;       /* size of benchtop's standard error (where a
+	                                    * command's output goes), less benchtop's own
+	                                    * words there, before its root's fork and at
+	                                    * its exit */
 	uint64_t pend_rbytes;              /* reads recovered between ticks, counted at the next */
 	/* reads through processes that ended (sample_reap.c), this tick */
 	uint64_t reap_rchar;               /* growth of the reapers' kr, and reaped zombies' */
@@ -140,16 +141,6 @@ struct swl {
 	/* writes by wchar: exact for a tree that writes only regular files
 	 * (overwrites of dirty pages, appends by processes never seen) */
 	uint64_t reap_wchar, reap_wseen;   /* as reap_rchar, reap_seen */
-	uint64_t reap_wb, reap_wbseen;     /* the same in write_bytes */
-	bool reap_filer;                   /* a process that ended this tick had been seen
-	                                    * writing a regular file (its tail is its files') */
-	uint64_t unseen;                   /* what ended processes never seen writing a file
-	                                    * wrote beyond their last look, by the smaller
-	                                    * of wchar and write_bytes, all the run */
-	uint64_t unheld;                   /* growth of written files no process held, all the run */
-	uint64_t rd_amb;                   /* reads of ended processes that may have been from
-	                                    * pipes: no more than they wrote to other than
-	                                    * files in the same tick, all the run */
 	uint64_t wchar_files;              /* every process's own writes, all its life */
 	bool wpiped;                       /* some process wrote other than files: unusable */
 	uint64_t out_start;                /* the same at its first start */
@@ -202,10 +193,6 @@ struct sampler {
 	double t_first;                /* after sampler_prime: when the first workload was
 	                                * first tracked, where the next sample's interval
 	                                * starts; 0 otherwise */
-	struct timespec rt_prev;       /* realtime of the last read of the processes
-	                                * before this one (file times are realtime) */
-	struct timespec rt_now;        /* and of this one */
-	struct timespec rt_prev2;      /* and of the one before rt_prev */
 	int held;                      /* /proc files held open */
 	uint64_t own_out;              /* bytes benchtop wrote to its own standard error */
 	struct source src[4];
@@ -245,12 +232,6 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 /* After all processes were scanned: count size growth of files, credit it,
  * and forget files no process holds any more (after a last look). */
 void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl *wls, int nwl);
-/* Did a known written file of wl that was there before `since` change
- * after `after` (its last modification)? */
-bool sfiles_old_changed(const struct sfiles *f, int wl, const struct timespec *since,
-                        const struct timespec *after);
-/* Is dev:ino one of benchtop's own standard files? */
-bool sfiles_own(const struct sfiles *f, dev_t dev, ino_t ino);
 /* Does p hold a regular file open for writing (as of its last scan)? */
 bool sfiles_holds_write(const struct sproc *p);
 /* p is gone: its files lose a holder (their last size still counts). */
@@ -263,8 +244,6 @@ void sfiles_dir_file(struct sfiles *f, int wl, dev_t dev, ino_t ino, uint64_t si
 /* File times against a tree's start (20 ms slack for coarse file clocks). */
 bool sample_time_after(const struct statx_timestamp *t, const struct timespec *since);
 bool sample_born_after(int dirfd, const char *name, const struct timespec *since);
-/* A file time before since, strictly (a file that was there before). */
-bool sample_time_before(const struct statx_timestamp *t, const struct timespec *since);
 
 /* reads through processes that ended (sample_reap.c). */
 /* p's whole rchar was just read: read its threads' own, credit kr's growth. */
@@ -282,10 +261,7 @@ void sreap_gone(struct sampler *sp, struct sproc *p);
 /* Zombie pid of workload wl (p: its tracked entry, or NULL when never
  * seen), about to be reaped by benchtop, has whole rchar `rchar`. */
 void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64_t rchar,
-                  uint64_t wchar, uint64_t wb);
-/* Was a regular file that was there before wl's tree started modified
- * since the last read of the processes (a file it overwrote in place)? */
-bool sreap_old_file_changed(struct sampler *sp, int wl);
+                  uint64_t wchar);
 /* End of a tick: the workload's new reads through ended processes. */
 void sreap_settle(struct sampler *sp, int wl);
 /* After every other count of the tick: the workload's written total

@@ -403,21 +403,10 @@ void sprocs_read(struct sampler *sp, double dt)
 			q->ran = true;
 	}
 	select_ran(sp, dt);
-	/* one read alive above may have been reaped since by a tracked
-	 * process read before it: gone now, in the tick whose reaper count
-	 * may hold it (else what was seen of it would count twice; a reaper
-	 * that shows it only at its next read owes it, sample_reap.c) */
-	for (int i = 0; i < sp->n; i++) {
-		struct sproc *p = &sp->procs[i];
-		if (!p->gone && p->measure_io && sprocs_find(sp, p->ppid) && kill(p->pid, 0) != 0 &&
-		    errno == ESRCH)
-			p->gone = true;
-	}
 	/* what ended processes read (sample_reap.c): the last look at
 	 * those that ended, the reapers' counts */
 	for (int i = 0; i < sp->n; i++) {
 		struct sproc *p = &sp->procs[i];
-		p->wrote_now = false;
 		if (p->gone)
 			sreap_gone(sp, p);
 		else if (p->ran && p->io_moved)
@@ -434,12 +423,9 @@ void sprocs_read(struct sampler *sp, double dt)
 		if (!p->zombie)
 			proc_affinity(sp, p);
 		/* positions move only with the I/O counters, sizes of files
-		 * open for writing also with copy_file_range or mmap in flight;
-		 * one that runs with neither may have opened a file since its
-		 * last scan and be in such a call (every 4th tick) */
+		 * open for writing also with copy_file_range or mmap in flight */
 		p->frd = p->fwr = 0;
-		if (p->ran && p->measure_io &&
-		    (p->io_moved || p->fresh || sfiles_holds_write(p) || sp->ticks % 4 == 0))
+		if (p->ran && p->measure_io && (p->io_moved || p->fresh || sfiles_holds_write(p)))
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
 		sreap_own(sp, p);
 	}
