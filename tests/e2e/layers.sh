@@ -11,10 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 command -v nm >/dev/null || skip_all "no nm on this machine"
 
-case "$BENCHTOP" in
-*/build/san/benchtop) OBJ=build/san ;;
-*) OBJ=build ;;
-esac
+OBJ=$(objdir)
 
 order=$(sed -n 's/^Layers, each using only those before it: *//p' README.md | head -1 |
 	tr -c 'a-z\n' ' ')

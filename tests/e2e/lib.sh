@@ -52,6 +52,14 @@ own_dirs() {
 }
 # need_benchtop: the whole script is skipped when the binary is not built.
 need_benchtop() { [ -x "$BENCHTOP" ] || skip_all "$BENCHTOP is not built"; }
+# The build folder of $BENCHTOP's objects, for checks that read them with
+# nm: the sanitizer build's for build/san/benchtop, else the plain one's.
+objdir() {
+	case "$BENCHTOP" in
+	*/build/san/benchtop) echo build/san ;;
+	*) echo build ;;
+	esac
+}
 # quiet COMMAND...: COMMAND's status, its output dropped.
 quiet() { "$@" >/dev/null 2>&1; }
 # jqe FILTER FILE: jq -e of FILTER over FILE's records (slurped), quietly.
