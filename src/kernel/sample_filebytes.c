@@ -363,8 +363,17 @@ static struct sofile *sofile_new(struct sfiles *f, struct sproc *p, int dirfd, c
 	if (!s && !(s = sfile_add(f, p->wl, st->st_dev, st->st_ino, (uint64_t)st->st_size, blk, write)))
 		return NULL;
 	uint64_t start = pos;
-	if (write && s->path_fd < 0 && (s->path_fd = openat(dirfd, name, O_PATH | O_CLOEXEC)) >= 0)
-		f->npath++;
+	if (write && s->path_fd < 0 && (s->path_fd = openat(dirfd, name, O_PATH | O_CLOEXEC)) >= 0) {
+		/* the descriptor may have been closed and reused since the
+		 * stat: an O_PATH to another file would lend it its size */
+		struct stat ps;
+		if (fstat(s->path_fd, &ps) != 0 || ps.st_ino != st->st_ino || ps.st_dev != st->st_dev) {
+			close(s->path_fd);
+			s->path_fd = -1;
+		} else {
+			f->npath++;
+		}
+	}
 	if (write && !known) {
 		uint64_t size = (uint64_t)st->st_size;
 		uint64_t done = already_written(p, dirfd, name, size, pos, flags);
@@ -529,6 +538,11 @@ static int scan_one(struct sfiles *f, struct sproc *p, struct fdscan *sc, const 
 		return 0;
 	}
 	if (fdinfo_read(sc, name, buf, &pos, &flags))
+		return 0;
+	/* closed and reused since the stat (a copy of many small files):
+	 * that position is another file's; next time */
+	const char *ino = strstr(buf, "\nino:");
+	if (ino && strtoull(ino + 5, NULL, 10) != (unsigned long long)st.st_ino)
 		return 0;
 	int acc = (int)(flags & O_ACCMODE);
 	bool write = acc == O_WRONLY || acc == O_RDWR;
