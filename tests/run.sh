@@ -77,7 +77,7 @@ run_job() {
 
 # report KIND PATH ID: print one finished job and add up its counts.
 report() {
-	local kind=$1 path=$2 id=$3 name rc secs cpu out p f k last
+	local kind=$1 path=$2 id=$3 name rc secs cpu out p f k last lines
 	name=$(basename "$path" .sh)
 	read -r rc secs cpu <"$OUT/$id.rc"
 	out=$(cat "$OUT/$id.out")
@@ -101,11 +101,18 @@ report() {
 		if [ -z "$last" ]; then f=1; echo "$out" | tail -30; fi
 		if [ "$rc" -ne 0 ] && [ "$f" = 0 ]; then f=1; echo "$name exited $rc"; echo "$out" | tail -30; fi
 	fi
-	[ "$f" != 0 ] && failures+=("$name")
+	if [ "$f" != 0 ]; then
+		failures+=("$name")
+		# kept for the closing lines, which are all a CI log may show
+		lines=$(echo "$out" | grep -E '^not ok|^\[  (FAILED|ERROR)' | head -8)
+		[ -n "$lines" ] || lines="exited $rc: $(echo "$out" | tail -3)"
+		failed_lines+=("$(echo "$lines" | sed "s|^|$name: |")")
+	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${k:-0}))
 }
 
 declare -A running=()   # id -> "kind path"
+failed_lines=()
 id=0
 t_start=$SECONDS
 reap() {
@@ -137,6 +144,9 @@ done
 mkdir -p "$(dirname "$TIMES")" && sort -k1,1nr "$OUT/times" >"$TIMES" 2>/dev/null
 
 echo "# wall time $((SECONDS - t_start)) s, $JOBS jobs at a time${LOAD:+, LOAD=$LOAD}"
-[ ${#failures[@]} -gt 0 ] && echo "failing: ${failures[*]}"
+if [ ${#failures[@]} -gt 0 ]; then
+	printf '%s\n' "${failed_lines[@]}"
+	echo "failing: ${failures[*]}"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

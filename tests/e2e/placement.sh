@@ -147,6 +147,9 @@ grep -q -- '--at' <<<"$help" && grep -q -- '--placement' <<<"$help" ||
 command -v jq >/dev/null || skip_all "jq is not installed"
 cc -std=c17 -O1 -pthread -o "$E2E_TMP/threads" "$(dirname "$0")/../helpers/threads.c" ||
 	skip_all "cannot compile tests/helpers/threads.c"
+cc -std=c17 -O1 -o "$E2E_TMP/affwatch" "$(dirname "$0")/../helpers/affwatch.c" ||
+	skip_all "cannot compile tests/helpers/affwatch.c"
+AW="$E2E_TMP/affwatch"
 cp "$E2E_TMP/threads" "$E2E_TMP/busyloop"
 B="$E2E_TMP/busyloop"
 T="$E2E_TMP/threads"
@@ -179,27 +182,27 @@ fi
 # ---- batch: --at pin, spread, free ---------------------------------------
 
 json="$E2E_TMP/at.json"
-# Phases of 3 s, so the poll below (it forks on every look, and starts
-# once both loops exist) sees each one even on a busy machine.
+# Phases of 3 s, so the watch below (it starts once both loops exist)
+# sees each one even on a busy machine.
 "$BENCHTOP" -b --format json -i 0.2 -t 11 --at 3:pin=0 --at 6:spread --at 9:free \
 	-- sh -c "$B 1 spin >/dev/null & exec $B 1 spin >/dev/null" >"$json" 2>"$E2E_TMP/at.err" &
 bt=$!
 HELPERS+=("$bt")
-# Sample the kernel's view while it runs; states are compared in order,
-# never against the clock.
+# The kernel's view while it runs, from affwatch (a C poll every 10 ms,
+# no fork per look): states are compared in order, never against the clock.
 states=()
 if wait_for 15 count_named 2 "$bt" busyloop; then
 	mapfile -t pids < <(named "$bt" busyloop)
 	HELPERS+=("${pids[@]}")
-	while kill -0 "$bt" 2>/dev/null; do
-		if all_on 0 "${pids[@]}"; then s=pin0
-		elif all_on "$ALL" "${pids[@]}"; then s=all
-		elif spread_ok "${pids[@]}"; then s=spread
+	while read -r _ a b; do
+		[ -n "${PLACEMENT_DEBUG:-}" ] && echo "# $a $b"
+		[ "$a" = gone ] || [ "$b" = gone ] && continue
+		if [ "$a" = 0 ] && [ "$b" = 0 ]; then s=pin0
+		elif [ "$a" = "$ALL" ] && [ "$b" = "$ALL" ]; then s=all
+		elif [[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ && $a != "$b" ]]; then s=spread
 		else s=other; fi
 		[ ${#states[@]} -gt 0 ] && [ "${states[-1]}" = "$s" ] || states+=("$s")
-		[ -n "${PLACEMENT_DEBUG:-}" ] && echo "# $s: $(for p in "${pids[@]}"; do tasks_allowed "$p" | tr '\n' ' '; done)"
-		sleep 0.05
-	done
+	done < <(timeout 60 "$AW" "${pids[@]}")
 fi
 wait "$bt"
 rc=$?
