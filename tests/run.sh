@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every unit test binary given as arguments and every end-to-end
-# script in tests/e2e/ (lib.sh aside), JOBS at a time (default: three per
+# script in tests/e2e/ (lib*.sh, sourced, aside), JOBS at a time (default: three per
 # CPU, at least 4: the scripts mostly wait on the programs they drive, a
 # script's own CPU seconds are a tenth of its wall time or less),
 # and ends with one line: "N passed, N failed, N skipped".  A script that
@@ -47,7 +47,7 @@ jobs_list() {
 	local b t
 	for b in "$@"; do echo "unit $b"; done
 	for t in tests/e2e/*.sh; do
-		[ -f "$t" ] && [ "$(basename "$t")" != lib.sh ] || continue
+		[ -f "$t" ] && [[ $(basename "$t") != lib*.sh ]] || continue
 		[ -z "${E2E:-}" ] || [[ " $E2E " == *" $(basename "$t" .sh) "* ]] || continue
 		echo "e2e $t"
 	done

@@ -274,6 +274,8 @@ static int sampler_init(struct sampler *sp, const char *proc_root, int ncpu, int
 	_Static_assert(sizeof src == sizeof sp->src, "one entry per source");
 	memcpy(sp->src, src, sizeof src);
 	sp->wl = xcalloc((size_t)nwl + 1, sizeof *sp->wl);
+	for (int w = 0; sp->wl && w <= nwl; w++)
+		sp->wl[w].cwd_fd = -1;
 	sp->cpus = xcalloc((size_t)ncpu, sizeof *sp->cpus);
 	sp->mask = xcalloc((size_t)sp->nconf, 1);
 	sp->cset = CPU_ALLOC(sp->nconf);
@@ -319,6 +321,9 @@ void sampler_free(struct sampler *sp)
 		CPU_FREE(sp->cset);
 	free(sp->mask);
 	free(sp->cpus);
+	for (int w = 0; sp->wl && w <= sp->nwl; w++)
+		if (sp->wl[w].cwd_fd >= 0)
+			close(sp->wl[w].cwd_fd);
 	free(sp->wl);
 	free(sp->big);
 	free(sp);
@@ -348,6 +353,8 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
 	p->past = role && strcmp(role, "attached") == 0;
 	if (fresh && measure_io && !p->past)
 		sreap_base(sp, p);
+	if (measure_io)
+		sreap_root_dir(sp, workload, pid, &p->since);
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	snprintf(p->slot, sizeof p->slot, "%s", slot ? slot : "");
 	sp->wl[workload].measure_io |= measure_io;

@@ -149,6 +149,9 @@ struct swl {
 	bool out_marked;
 	uint64_t wtotal, wtotal_prev;      /* written: the larger of wbytes and wchar_files
 	                                    * less its output to benchtop's own file */
+	bool wrote_files;                  /* some file shows the tree writes (below) */
+	int cwd_fd;                        /* its root's working directory (-1: none) */
+	struct timespec since;             /* when its root was first tracked (realtime) */
 };
 
 /* In thread mode libproc2 reports each thread's own id. */
@@ -268,6 +271,9 @@ void sreap_settle(struct sampler *sp, int wl);
  * (wtotal); out is how much its processes wrote to benchtop's own
  * standard error (a regular file: its output in batch mode). */
 void sreap_written(struct sampler *sp, int wl, uint64_t out);
+/* The workload's root pid was added: keep its working directory, where a
+ * tree's files show it writes (sreap_written); its last one is let go. */
+void sreap_root_dir(struct sampler *sp, int wl, pid_t pid, const struct timespec *since);
 
 /* directories written into (sample_newfiles.c). */
 struct sdirs;
