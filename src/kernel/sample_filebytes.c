@@ -416,6 +416,12 @@ static bool own_stdin(const struct sfiles *f, long fd, const struct stat *st)
 }
 
 /* Reading /dev/null or benchtop's own standard input is not reading a pipe. */
+/* /dev/null on a descriptor past standard output (standard error). */
+static bool null_stderr(long fd, const struct stat *st)
+{
+	return fd >= 2 && S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
+}
+
 static bool reads_nothing(const struct sfiles *f, long fd, const struct stat *st)
 {
 	return (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3)) || own_stdin(f, fd, st);
@@ -505,8 +511,11 @@ static void scan_other(struct sfiles *f, struct sproc *p, struct fdscan *sc, con
 	bool rd = acc != O_WRONLY && !reads_nothing(f, fd, st);
 	p->piped |= rd;
 	p->pipe_live |= rd && !pipe_drained(p->pid, (int)fd, st);
-	/* its standard input, benchtop's, is not written to */
-	p->piped_w |= acc != O_RDONLY && !own_stdin(f, fd, st);
+	/* its standard input, benchtop's, is not written to; /dev/null as a
+	 * standard error (dd 2>/dev/null) takes its few lines of messages,
+	 * not what it or its children write out, so their wchar stays
+	 * file bytes */
+	p->piped_w |= acc != O_RDONLY && !own_stdin(f, fd, st) && !null_stderr(fd, st);
 }
 
 /* One fd entry of /proc/PID/fd; returns 1 for a regular file written,
