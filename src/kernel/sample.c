@@ -390,7 +390,8 @@ int sampler_add_slot(struct sampler *sp, pid_t pid, int workload, const char *ro
  * benchtop's own standard error when that is a file (its output).
  * Whatever of that the files counted do not explain is added, after the
  * next look at the files (files closed since the last tick are counted
- * there first). */
+ * there first), unless the tree wrote through pipes or devices and no
+ * file shows it writes. */
 static void root_reconcile(struct sampler *sp, int wl)
 {
 	struct swl *w = &sp->wl[wl];
@@ -409,7 +410,10 @@ static void root_reconcile(struct sampler *sp, int wl)
 	 * regular files (no pipe, socket or device seen): exact, with no
 	 * page of rounding to allow for */
 	uint64_t slack = !w->wpiped && wchar <= wb ? 0 : 4096 * (w->nwfiles - w->root_nwfiles);
-	if (bound > counted + slack)
+	/* a tree that moved bytes through pipes or devices and shows no file
+	 * it writes: its dirtied pages are not taken for bytes written (a
+	 * read-only pipeline is not rated by a page of unknown origin) */
+	if (bound > counted + slack && (!w->wpiped || sreap_shows_writes(w)))
 		w->wbytes += bound - counted - slack;
 	/* A --loop command's next runs count from here, except what a run
 	 * still going has already been credited with through its files: its
@@ -478,14 +482,6 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl)
 		w->rec_out = tree_output_size(sp);
 	}
 	return wb;
-}
-
-void sampler_forget_workload(struct sampler *sp, int workload)
-{
-	for (int i = sp->n - 1; i >= 0; i--)
-		if (sp->procs[i].wl == workload)
-			sprocs_drop(sp, i);
-	sfiles_forget_workload(sp->files, workload);
 }
 
 void sampler_watch_path(struct sampler *sp, const char *path)

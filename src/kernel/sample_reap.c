@@ -326,6 +326,13 @@ static bool cwd_changed(const struct swl *w)
 	return changed;
 }
 
+bool sreap_shows_writes(struct swl *w)
+{
+	if (!w->wrote_files)
+		w->wrote_files = w->nwfiles > 0 || w->wbytes > 0 || cwd_changed(w);
+	return w->wrote_files;
+}
+
 void sreap_written(struct sampler *sp, int wl, uint64_t out)
 {
 	struct swl *w = &sp->wl[wl];
@@ -337,9 +344,7 @@ void sreap_written(struct sampler *sp, int wl, uint64_t out)
 		 * shows the tree writes: one it holds or made, growth counted,
 		 * or a file changed where it runs (in-place overwrites); a
 		 * short `cat f > /dev/null` never seen shows none */
-		if (wc > total && !w->wrote_files)
-			w->wrote_files = w->nwfiles > 0 || w->wbytes > 0 || cwd_changed(w);
-		if (wc > total && w->wrote_files)
+		if (wc > total && sreap_shows_writes(w))
 			total = wc;
 	}
 	if (total > w->wtotal)
