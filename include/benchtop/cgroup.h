@@ -58,7 +58,5 @@ int cgroup_kill_async(const struct cgroup *g);
 /* Remove the group (it must be empty and have no children); the handle is
  * freed whatever the outcome.  0 or -errno (EBUSY while populated). */
 int cgroup_remove(struct cgroup *g);
-/* Free the handle only, leaving the group. */
-void cgroup_free(struct cgroup *g);
 
 #endif

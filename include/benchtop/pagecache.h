@@ -2,8 +2,8 @@
  * the helpers experiments use to be honest about the cache.
  *
  * Every read test of an experiment is preceded by pagecache_evict() of the
- * file it reads (or pagecache_drop_all() when root and asked), and its
- * bytes from disk are the difference of pagecache_disk_read() around it. */
+ * file it reads (or pagecache_drop_all() when root and asked); its bytes
+ * from disk are what its processes read from storage (their read_bytes). */
 #ifndef BENCHTOP_PAGECACHE_H
 #define BENCHTOP_PAGECACHE_H
 
@@ -16,10 +16,6 @@
  * type in why (e.g. "tmpfs"), or another -errno. */
 int pagecache_disk_of(const char *path, char *name, size_t len, char *why, size_t whylen);
 
-/* Bytes read from device name since boot (diskstats' sectors read x 512).
- * 0 or -ENOENT when the device is not listed. */
-int pagecache_disk_read(const char *name, uint64_t *bytes);
-
 /* Push path's dirty pages to disk (fsync) and drop its pages from the
  * cache (posix_fadvise DONTNEED; no root needed).  0 or -errno. */
 int pagecache_evict(const char *path);
@@ -29,9 +25,5 @@ int pagecache_evict(const char *path);
 int pagecache_drop_all(void);
 /* True when pagecache_drop_all would be allowed (root, a writable file). */
 int pagecache_can_drop(void);
-
-/* Bytes of path's pages in the cache now (mincore over a mapping), and the
- * file's size.  0 or -errno. */
-int pagecache_resident(const char *path, uint64_t *cached, uint64_t *size);
 
 #endif

@@ -55,8 +55,6 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl);
 void sampler_own_output(struct sampler *sp, uint64_t bytes);
 /* The workload of tracked pid (zombies too), -1 when not tracked. */
 int sampler_owner(const struct sampler *sp, pid_t pid);
-/* Stop following pid's tree (its totals stay in the workload's sums). */
-void sampler_forget_workload(struct sampler *sp, int workload);
 /* A file whose block device should be watched (dev from st_dev). */
 void sampler_watch_path(struct sampler *sp, const char *path);
 

@@ -53,8 +53,6 @@ struct theme {
 	bool bold[ROLE_COUNT];
 };
 
-/* The file key of a role ("disk-write"). */
-const char *theme_role_key(enum theme_role r);
 /* The built-in default theme (used when no theme file can be found). */
 void theme_builtin(struct theme *t);
 /* Parse theme text over *t (which keeps the roles the text does not name).

@@ -74,7 +74,6 @@ bool workload_running(const struct workload *w);   /* has live children */
 int workload_id(const struct workload *w);
 const char *workload_name(const struct workload *w); /* "copy engine=pipe procs=3" */
 const char *workload_error(const struct workload *w); /* "" when fine */
-int workload_exit_code(const struct workload *w);     /* 0 ok, 1 failed */
 /* Bytes done so far, read now (engines: their counters; commands: the
  * last sample's figure). */
 uint64_t workload_bytes_now(const struct workload *w);

@@ -33,11 +33,6 @@ static const char *const colour_names[16] = {
 	"bright-blue", "bright-magenta", "bright-cyan", "bright-white",
 };
 
-const char *theme_role_key(enum theme_role r)
-{
-	return (r >= 0 && r < ROLE_COUNT) ? role_keys[r] : "?";
-}
-
 void theme_builtin(struct theme *t)
 {
 	/* Kept in step with themes/default.theme so an installed binary

@@ -308,13 +308,3 @@ int cgroup_remove(struct cgroup *g)
 	return rc;
 }
 
-void cgroup_free(struct cgroup *g)
-{
-	if (!g)
-		return;
-	close(g->dfd);
-	if (g->cpu_fd >= 0)
-		close(g->cpu_fd);
-	free(g);
-}
-

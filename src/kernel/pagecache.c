@@ -51,24 +51,6 @@ int pagecache_disk_of(const char *path, char *name, size_t len, char *why, size_
 	return rc;
 }
 
-int pagecache_disk_read(const char *name, uint64_t *bytes)
-{
-	FILE *f = fopen("/proc/diskstats", "re");
-	if (!f)
-		return -errno;
-	char line[512], dev[64];
-	unsigned long long rd, rdm, sectors;
-	int rc = -ENOENT;
-	while (rc && fgets(line, sizeof line, f))
-		if (sscanf(line, "%*u %*u %63s %llu %llu %llu", dev, &rd, &rdm, &sectors) == 4 && !strcmp(dev, name)) {
-			/* diskstats counts 512-byte sectors whatever the device's block size */
-			*bytes = (uint64_t)sectors * 512;
-			rc = 0;
-		}
-	fclose(f);
-	return rc;
-}
-
 int pagecache_evict(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -93,38 +75,5 @@ int pagecache_drop_all(void)
 		return -errno;
 	int rc = write(fd, "3\n", 2) == 2 ? 0 : -errno;
 	close(fd);
-	return rc;
-}
-
-int pagecache_resident(const char *path, uint64_t *cached, uint64_t *size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
-	*size = (uint64_t)st.st_size;
-	*cached = 0;
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t len = (size_t)st.st_size, npages = (len + (size_t)pg - 1) / (size_t)pg;
-	void *map = len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0) : NULL;
-	close(fd);
-	if (len == 0)
-		return 0;
-	if (map == MAP_FAILED)
-		return -errno;
-	unsigned char *vec = malloc(npages);
-	int rc = vec && mincore(map, len, vec) == 0 ? 0 : vec ? -errno : -ENOMEM;
-	for (size_t i = 0; !rc && i < npages; i++)
-		if (vec[i] & 1)
-			*cached += (uint64_t)pg;
-	if (*cached > *size)
-		*cached = *size;
-	free(vec);
-	munmap(map, len);
 	return rc;
 }

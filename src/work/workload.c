@@ -524,7 +524,6 @@ enum wl_state workload_state(const struct workload *w) { return w->state; }
 int workload_id(const struct workload *w) { return w->id; }
 const char *workload_name(const struct workload *w) { return w->name; }
 const char *workload_error(const struct workload *w) { return w->err; }
-int workload_exit_code(const struct workload *w) { return w->exit_code; }
 bool workload_stop_requested(const struct workload *w) { return w->stop_requested; }
 const struct wl_spec *workload_spec(const struct workload *w) { return w->spec; }
 const char *workload_kind(const struct workload *w) { return cli_kind_name(w->spec->kind); }
