@@ -570,7 +570,10 @@ static int scan_one(struct sfiles *f, struct sproc *p, struct fdscan *sc, const 
 		p->fwr += dpos + ((uint64_t)st.st_size > o->size ? (uint64_t)st.st_size - o->size : 0);
 		o->size = (uint64_t)st.st_size;
 	} else {
-		p->frd += dpos;
+		/* what a copy call's reads were counted as while in flight */
+		uint64_t a = o->ahead < dpos ? o->ahead : dpos;
+		o->ahead -= a;
+		p->frd += dpos - a;
 	}
 	struct sfile *s = sfile_find(f, p->wl, st.st_dev, st.st_ino, write);
 	if (s) {
@@ -669,6 +672,47 @@ static struct sproc *proc_by_pid(struct sproc *procs, int n, pid_t pid)
  * any more is looked at through its O_PATH descriptor: kept while few are
  * (so appends by processes that start and end between two ticks show as
  * they happen), else a last look and closed. */
+/* A file p writes grew by inc while p's I/O counters stood still: a copy
+ * call in flight (copy_file_range, sendfile, splice), whose reads the
+ * kernel counts only when it returns.  What the destination gained beyond
+ * what p has read and not yet written was read in this call, from the
+ * one regular file p holds open for reading: counted there now, as far
+ * as that file has unread bytes, and not again when its position moves. */
+static void inflight_reads(struct sfiles *f, struct sproc *p, uint64_t inc, struct swl *w)
+{
+	struct sofile *src = NULL;
+
+	for (int i = 0; i < p->nof; i++) {
+		if (p->of[i].write)
+			continue;
+		if (src)
+			return;  /* two sources: which one is not known */
+		src = &p->of[i];
+	}
+	if (!src)
+		return;
+	struct sfile *r = sfile_find(f, p->wl, src->dev, src->ino, false);
+	if (!r)
+		return;
+	p->cfr_grow += inc;
+	uint64_t rd = p->rchar > p->rchar0 ? p->rchar - p->rchar0 : 0;
+	uint64_t wr = p->wchar > p->wchar0 ? p->wchar - p->wchar0 : 0;
+	uint64_t backlog = rd > wr ? rd - wr : 0;  /* read, not yet written */
+	uint64_t want = p->cfr_grow > backlog ? p->cfr_grow - backlog : 0;
+	uint64_t unread = src->size > src->pos + src->ahead ? src->size - src->pos - src->ahead : 0;
+	uint64_t c = want > p->cfr_read ? want - p->cfr_read : 0;
+	if (c > unread)
+		c = unread;
+	if (!c)
+		return;
+	p->cfr_read += c;
+	src->ahead += c;
+	r->counted += c;
+	w->rbytes += c;
+	p->bytes_r += c;
+	p->frd_cum += c;  /* as if its position had moved (sample_reap.c) */
+}
+
 static void settle_one(struct sfiles *f, struct sfile *s, struct sproc *procs, int nprocs,
                        struct swl *wls, int nwl)
 {
@@ -706,6 +750,8 @@ static void settle_one(struct sfiles *f, struct sfile *s, struct sproc *procs, i
 			p->bytes += inc;
 		else if (p)
 			p->bytes_r += inc;
+		if (p && s->write && p->measure_io && p->io_known && !p->io_moved && !p->gone)
+			inflight_reads(f, p, inc, &wls[s->wl]);
 		s->counted = grown;
 	}
 	s->credit = 0;

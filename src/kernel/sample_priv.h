@@ -41,6 +41,8 @@ struct sofile {
 	bool write;
 	uint64_t pos;      /* position when last counted */
 	uint64_t size;     /* file size when last seen (growth: the process writes) */
+	uint64_t ahead;    /* read: bytes counted before its position showed them
+	                    * (a copy call in flight, sfiles_settle) */
 	bool seen;
 };
 
@@ -83,6 +85,10 @@ struct sproc {
 	bool root;                         /* added by sampler_add (not found as a child) */
 	pid_t ppid;
 	uint64_t rchar0;                   /* rchar at its first read */
+	uint64_t wchar0;                   /* and wchar */
+	uint64_t cfr_grow, cfr_read;       /* growth of its written files while its
+	                                    * counters stood still, and the reads
+	                                    * counted for it (sfiles_settle) */
 	uint64_t rd_dpos;                  /* read positions it moved, all its life */
 	uint64_t rd_left;                  /* unread bytes of its read files at the last scan */
 	bool reads_files;                  /* its reads are its regular files' (rchar agrees) */
@@ -272,9 +278,10 @@ void sreap_settle(struct sampler *sp, int wl);
  * standard error (a regular file: its output in batch mode). */
 void sreap_written(struct sampler *sp, int wl, uint64_t out);
 /* Does some file show the tree writes: one it was seen holding or making,
- * growth counted, or a regular file in its root's working directory
- * modified since it started?  Once true, it stays so. */
-bool sreap_shows_writes(struct swl *w);
+ * growth counted, pages its processes dirtied beyond those of their out
+ * bytes to benchtop's standard error, or a regular file in its root's
+ * working directory modified since it started?  Once true, it stays so. */
+bool sreap_shows_writes(struct sampler *sp, int wl, uint64_t out);
 /* The workload's root pid was added: keep its working directory, where a
  * tree's files show it writes (sreap_written); its last one is let go. */
 void sreap_root_dir(struct sampler *sp, int wl, pid_t pid, const struct timespec *since);

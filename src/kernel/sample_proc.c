@@ -260,8 +260,12 @@ static void proc_apply(struct sampler *sp, struct sproc *p, const struct sample_
 	p->read_bps = p->fresh ? 0 : sample_rate(p->rchar, rchar, dt);
 	p->write_bps = p->fresh ? 0 : sample_rate(p->wchar, wchar, dt);
 	p->io_moved = !p->io_known || rchar != p->rchar || wchar != p->wchar;
-	if (!p->io_known)
+	if (!p->io_known) {
 		p->rchar0 = rchar;
+		p->wchar0 = wchar;
+	}
+	if (p->io_moved)
+		p->cfr_grow = p->cfr_read = 0;
 	p->io_known = true;
 	p->rchar = rchar;
 	p->wchar = wchar;

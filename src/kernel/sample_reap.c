@@ -326,10 +326,24 @@ static bool cwd_changed(const struct swl *w)
 	return changed;
 }
 
-bool sreap_shows_writes(struct swl *w)
+/* Did the workload's processes dirty more pages than their output to
+ * benchtop's standard error (out bytes) can account for, one page spare?
+ * A process's write_bytes holds what it reaped too. */
+static bool dirtied_pages(const struct sampler *sp, int wl, uint64_t out)
 {
+	uint64_t wb = 0, pages = 4096 * ((out + 4095) / 4096 + 1);
+	for (int i = 0; i < sp->n; i++)
+		if (sp->procs[i].wl == wl && sp->procs[i].io_known)
+			wb += sp->procs[i].wbytes;
+	return wb > pages;
+}
+
+bool sreap_shows_writes(struct sampler *sp, int wl, uint64_t out)
+{
+	struct swl *w = &sp->wl[wl];
 	if (!w->wrote_files)
-		w->wrote_files = w->nwfiles > 0 || w->wbytes > 0 || cwd_changed(w);
+		w->wrote_files = w->nwfiles > 0 || w->wbytes > 0 || dirtied_pages(sp, wl, out) ||
+		                 cwd_changed(w);
 	return w->wrote_files;
 }
 
@@ -342,9 +356,9 @@ void sreap_written(struct sampler *sp, int wl, uint64_t out)
 		uint64_t wc = w->wchar_files > out ? w->wchar_files - out : 0;
 		/* what processes wrote by wchar reached files only if some file
 		 * shows the tree writes: one it holds or made, growth counted,
-		 * or a file changed where it runs (in-place overwrites); a
-		 * short `cat f > /dev/null` never seen shows none */
-		if (wc > total && sreap_shows_writes(w))
+		 * pages it dirtied, or a file changed where it runs (in-place
+		 * overwrites); a short `cat f > /dev/null` never seen shows none */
+		if (wc > total && sreap_shows_writes(sp, wl, out))
 			total = wc;
 	}
 	if (total > w->wtotal)

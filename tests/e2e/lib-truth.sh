@@ -133,7 +133,6 @@ run_case() {
 		     else "elapsed \($s.elapsed) s, shorter than the outside wall time \($wall) s" end),
 		    (if $top > 2 * $bw then "a rate of \($top) B/s passes twice memcpy (\($bw) B/s)"
 		     elif $topo <= 2 * $bw then "ok"
-		     elif $spread != "" then "skip ceiling: the reads of one long copy call show when it returns (\($topo) B/s in one sample)"
 		     else "a rate of \($topo) B/s on its other side passes twice memcpy (\($bw) B/s)" end),
 		    (if (if $rate != "" then $nsamp else $active end) < 6 then "ok"
 		     elif $rate == "" and $load != "" then "skip rates follow the run: its rate is the machine'"'"'s, under load (\($load))"
