@@ -413,7 +413,7 @@ static void root_reconcile(struct sampler *sp, int wl)
 	/* a tree that moved bytes through pipes or devices and shows no file
 	 * it writes: its dirtied pages are not taken for bytes written (a
 	 * read-only pipeline is not rated by a page of unknown origin) */
-	if (bound > counted + slack && (!w->wpiped || sreap_shows_writes(sp, wl, out)))
+	if (bound > counted + slack && (!w->wpiped || sreap_shows_writes(sp, wl, out, 0)))
 		w->wbytes += bound - counted - slack;
 	/* A --loop command's next runs count from here, except what a run
 	 * still going has already been credited with through its files: its

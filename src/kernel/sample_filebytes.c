@@ -77,6 +77,7 @@ struct sfiles {
 	int npath;              /* O_PATH descriptors held */
 	dev_t stdin_dev;        /* benchtop's own standard input */
 	ino_t stdin_ino;
+	bool err_null;          /* benchtop's standard error is /dev/null */
 };
 
 struct sfiles *sfiles_new(void)
@@ -98,6 +99,8 @@ struct sfiles *sfiles_new(void)
 		f->stdin_dev = in.st_dev;
 		f->stdin_ino = in.st_ino;
 	}
+	if (f && fstat(STDERR_FILENO, &in) == 0)
+		f->err_null = S_ISCHR(in.st_mode) && in.st_rdev == makedev(1, 3);
 	for (int i = 0; f && i < 3; i++) {
 		struct stat st;
 		if (fstat(i, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -416,10 +419,14 @@ static bool own_stdin(const struct sfiles *f, long fd, const struct stat *st)
 }
 
 /* Reading /dev/null or benchtop's own standard input is not reading a pipe. */
-/* /dev/null on a descriptor past standard output (standard error). */
-static bool null_stderr(long fd, const struct stat *st)
+/* /dev/null as a place for messages: on a descriptor past standard
+ * output (standard error), or as standard output when benchtop's own
+ * standard error, which a batch run joins a command's output to, is
+ * /dev/null. */
+static bool null_messages(const struct sfiles *f, long fd, const struct stat *st)
 {
-	return fd >= 2 && S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
+	return (fd >= 2 || (fd == 1 && f->err_null)) && S_ISCHR(st->st_mode) &&
+	       st->st_rdev == makedev(1, 3);
 }
 
 static bool reads_nothing(const struct sfiles *f, long fd, const struct stat *st)
@@ -514,8 +521,8 @@ static void scan_other(struct sfiles *f, struct sproc *p, struct fdscan *sc, con
 	/* its standard input, benchtop's, is not written to; /dev/null as a
 	 * standard error (dd 2>/dev/null) takes its few lines of messages,
 	 * not what it or its children write out, so their wchar stays
-	 * file bytes */
-	p->piped_w |= acc != O_RDONLY && !own_stdin(f, fd, st) && !null_stderr(fd, st);
+	 * file bytes (as far as a file shows the tree writes: sample_reap.c) */
+	p->piped_w |= acc != O_RDONLY && !own_stdin(f, fd, st) && !null_messages(f, fd, st);
 }
 
 /* One fd entry of /proc/PID/fd; returns 1 for a regular file written,

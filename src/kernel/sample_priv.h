@@ -278,10 +278,11 @@ void sreap_settle(struct sampler *sp, int wl);
  * standard error (a regular file: its output in batch mode). */
 void sreap_written(struct sampler *sp, int wl, uint64_t out);
 /* Does some file show the tree writes: one it was seen holding or making,
- * growth counted, pages its processes dirtied beyond those of their out
- * bytes to benchtop's standard error, or a regular file in its root's
- * working directory modified since it started?  Once true, it stays so. */
-bool sreap_shows_writes(struct sampler *sp, int wl, uint64_t out);
+ * growth counted, pages its processes dirtied (beyond those of their out
+ * bytes to benchtop's standard error) for at least half of need bytes
+ * written by wchar only, or a regular file in its root's working
+ * directory modified since it started?  Once true, it stays so. */
+bool sreap_shows_writes(struct sampler *sp, int wl, uint64_t out, uint64_t need);
 /* The workload's root pid was added: keep its working directory, where a
  * tree's files show it writes (sreap_written); its last one is let go. */
 void sreap_root_dir(struct sampler *sp, int wl, pid_t pid, const struct timespec *since);

@@ -326,23 +326,25 @@ static bool cwd_changed(const struct swl *w)
 	return changed;
 }
 
-/* Did the workload's processes dirty more pages than their output to
- * benchtop's standard error (out bytes) can account for, one page spare?
- * A process's write_bytes holds what it reaped too. */
-static bool dirtied_pages(const struct sampler *sp, int wl, uint64_t out)
+/* Did the workload's processes dirty pages for at least half of need
+ * bytes, beyond those their output to benchtop's standard error (out
+ * bytes) dirtied, one page spare?  A process's write_bytes holds what it
+ * reaped too; a read can dirty a page of metadata (an access time), so a
+ * page or two shows nothing. */
+static bool dirtied_pages(const struct sampler *sp, int wl, uint64_t out, uint64_t need)
 {
 	uint64_t wb = 0, pages = 4096 * ((out + 4095) / 4096 + 1);
 	for (int i = 0; i < sp->n; i++)
 		if (sp->procs[i].wl == wl && sp->procs[i].io_known)
 			wb += sp->procs[i].wbytes;
-	return wb > pages;
+	return need > 0 && wb > pages && 2 * (wb - pages) >= need;
 }
 
-bool sreap_shows_writes(struct sampler *sp, int wl, uint64_t out)
+bool sreap_shows_writes(struct sampler *sp, int wl, uint64_t out, uint64_t need)
 {
 	struct swl *w = &sp->wl[wl];
 	if (!w->wrote_files)
-		w->wrote_files = w->nwfiles > 0 || w->wbytes > 0 || dirtied_pages(sp, wl, out) ||
+		w->wrote_files = w->nwfiles > 0 || w->wbytes > 0 || dirtied_pages(sp, wl, out, need) ||
 		                 cwd_changed(w);
 	return w->wrote_files;
 }
@@ -358,7 +360,7 @@ void sreap_written(struct sampler *sp, int wl, uint64_t out)
 		 * shows the tree writes: one it holds or made, growth counted,
 		 * pages it dirtied, or a file changed where it runs (in-place
 		 * overwrites); a short `cat f > /dev/null` never seen shows none */
-		if (wc > total && sreap_shows_writes(sp, wl, out))
+		if (wc > total && sreap_shows_writes(sp, wl, out, wc - total))
 			total = wc;
 	}
 	if (total > w->wtotal)
