@@ -120,6 +120,9 @@ static void record_cpus(struct jw *w, const struct snapshot *s)
 
 static void record_procs(struct jw *w, const struct snapshot *s)
 {
+	/* one list buffer for every process of the sample */
+	size_t room = cpulist_size(s->ncpu);
+	char *buf = s->nproc > 0 ? malloc(room) : NULL;
 	jw_arr(w, "procs");
 	for (int i = 0; i < s->nproc; i++) {
 		const struct proc_sample *p = &s->procs[i];
@@ -131,9 +134,10 @@ static void record_procs(struct jw *w, const struct snapshot *s)
 		jw_str(w, "slot", p->slot);
 		jw_str(w, "comm", p->comm);
 		jw_int(w, "cpu", p->cpu);
-		char *allowed = p->allowed && cpulist_count(p->allowed, s->ncpu) ? cpulist_text(p->allowed, s->ncpu) : NULL;
-		jw_nstr(w, "allowed", allowed);  /* null: not read, it had ended */
-		free(allowed);
+		bool known = buf && p->allowed && cpulist_count(p->allowed, s->ncpu);
+		if (known)
+			cpulist_format(p->allowed, s->ncpu, buf, room);
+		jw_nstr(w, "allowed", known ? buf : NULL);  /* null: not read, it had ended */
 		jw_str(w, "state", state);
 		jw_int(w, "threads", p->nthreads);
 		jw_num(w, "read_bps", p->read_bps);
@@ -148,6 +152,7 @@ static void record_procs(struct jw *w, const struct snapshot *s)
 		jw_end(w);
 	}
 	jw_end(w);
+	free(buf);
 }
 
 static void record_wls(struct jw *w, const struct snapshot *s)

@@ -247,7 +247,7 @@ static void proc_apply(struct sampler *sp, struct sproc *p, const struct sample_
 	/* a new program (a shell's child exec'd its command): what the fork
 	 * held before its redirections is not what the command reads */
 	if (p->comm[0] && strncmp(p->comm, st->comm, sizeof p->comm - 1) != 0)
-		p->piped = p->piped_w = false;
+		p->piped = p->piped_w = p->pipe_live = false;
 	snprintf(p->comm, sizeof p->comm, "%s", st->comm);
 	p->state = st->state;
 	p->zombie = p->state == 'Z' || p->state == 'X';
@@ -429,12 +429,10 @@ void sprocs_read(struct sampler *sp, double dt)
 		/* positions move only with the I/O counters, sizes of files
 		 * open for writing also with copy_file_range or mmap in flight;
 		 * one that runs with neither may have opened a file since its
-		 * last scan and be in such a call (every 4th tick); a new one
-		 * is looked at once even if it did not run (a shell waiting on
-		 * a pipeline holds its pipes) */
+		 * last scan and be in such a call (every 4th tick) */
 		p->frd = p->fwr = 0;
-		if (p->measure_io && (p->fresh || (p->ran &&
-		    (p->io_moved || sfiles_holds_write(p) || sp->ticks % 4 == 0))))
+		if (p->ran && p->measure_io &&
+		    (p->io_moved || p->fresh || sfiles_holds_write(p) || sp->ticks % 4 == 0))
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
 		sreap_own(sp, p);
 	}

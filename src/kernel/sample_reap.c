@@ -329,15 +329,15 @@ static bool cwd_changed(const struct swl *w)
 /* Did the workload's processes dirty pages for at least half of need
  * bytes, beyond those their output to benchtop's standard error (out
  * bytes) dirtied, one page spare?  A process's write_bytes holds what it
- * reaped too; a read can dirty a page of metadata (an access time), so a
- * page or two shows nothing. */
+ * reaped too; a read can dirty a page of metadata (an access time), so
+ * fewer than two pages show nothing. */
 static bool dirtied_pages(const struct sampler *sp, int wl, uint64_t out, uint64_t need)
 {
 	uint64_t wb = 0, pages = 4096 * ((out + 4095) / 4096 + 1);
 	for (int i = 0; i < sp->n; i++)
 		if (sp->procs[i].wl == wl && sp->procs[i].io_known)
 			wb += sp->procs[i].wbytes;
-	return need > 0 && wb > pages && 2 * (wb - pages) >= need;
+	return need > 0 && wb >= pages + 8192 && 2 * (wb - pages) >= need;
 }
 
 bool sreap_shows_writes(struct sampler *sp, int wl, uint64_t out, uint64_t need)

@@ -206,7 +206,7 @@ trees_setup() {
 	CFR_DIR=$T/cfr
 	[ -d /dev/shm ] && [ -w /dev/shm ] && CFR_DIR=$(mktemp -d /dev/shm/benchtop-truth.XXXXXX)
 	mkdir -p "$CFR_DIR"
-	CFR_SIZE=$((1024 << 20))
+	CFR_SIZE=$((512 << 20))
 	CFR_SRC=$CFR_DIR/src
 	head -c "$CFR_SIZE" /dev/zero > "$CFR_SRC" || { skip "cfr: cannot make a $CFR_SIZE-byte source in $CFR_DIR"; CFR_SRC=; }
 }
@@ -238,7 +238,7 @@ trees() {
 	# a run)
 	RATE=1 run_case "append-loop$sfx" "stat -c %s ap" \
 		"i=0; while [ \$i -lt 12 ]; do dd if='$F8' of=ap bs=64k oflag=append conv=notrunc 2>/dev/null; sleep 0.15; i=\$((i + 1)); done"
-	# one copy_file_range call (coreutils cp) of 1 GiB on tmpfs, sampled
+	# one copy_file_range call (coreutils cp) of 512 MiB on tmpfs, sampled
 	# every 50 ms: its bytes show while the call runs, sample by sample
 	if [ -n "$CFR_SRC" ]; then
 		IVAL=0.05 SPREAD=1 WTRUTH=$CFR_SIZE run_case "cfr$sfx" "stat -c %s '$CFR_DIR/out'" "cp '$CFR_SRC' '$CFR_DIR/out'"
