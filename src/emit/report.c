@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "benchtop/event_json.h"
+#include "benchtop/json.h"
 #include "benchtop/outfile.h"
 #include "benchtop/record.h"
 #include "benchtop/stepmark.h"
@@ -762,14 +764,29 @@ static void html_events(FILE *fp, const struct recording *rec)
 {
 	if (!recording_nevents(rec))
 		return;
-	fprintf(fp, "<h2>Events</h2>\n<table>\n<tr><th>t</th><th>action</th><th>label</th></tr>\n");
+	fprintf(fp, "<h2>Events</h2>\n<table>\n<tr><th>t</th><th>action</th><th>label</th>"
+	        "<th>details</th></tr>\n");
 	for (size_t i = 0; i < recording_nevents(rec); i++) {
 		const struct event *e = recording_event(rec, i);
 		fprintf(fp, "<tr><td class=\"n\">%.2f</td><td>", e->t);
 		esc(fp, event_name(e), 0);
 		fprintf(fp, "</td><td>");
 		esc(fp, e->label, 0);
-		fprintf(fp, "</td></tr>\n");
+		fprintf(fp, "</td><td><code>");
+		/* the kind's typed details, as the record writes them */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+		if (m) {
+			struct jw w;
+			jw_begin(&w, m);
+			event_json_write(&w, NULL, e);
+			fclose(m);
+			if (text && strcmp(text, "{}") != 0)
+				esc(fp, text, 0);
+		}
+		free(text);
+		fprintf(fp, "</code></td></tr>\n");
 	}
 	fprintf(fp, "</table>\n");
 }

@@ -123,8 +123,9 @@ kill -INT $pid
 wait $pid
 rc=$?
 check "SIGINT: exit 0 (rc $rc)" [ $rc = 0 ]
-check "SIGINT: one cell, then it says it stopped" \
-	bash -c '[ "$(grep -Ec "^(pack|free|spread) +as-is" "$1")" = 1 ] && grep -q "stopped by" "$1"' _ "$E2E_TMP/int.out"
+one_cell() { [ "$(grep -Ec "^(pack|free|spread) +as-is" "$1")" = 1 ] && grep -q "stopped by" "$1"; }
+check "SIGINT: one cell, then it says it stopped" one_cell "$E2E_TMP/int.out"
+one_cell "$E2E_TMP/int.out" || sed 's/^/# int.out: /' "$E2E_TMP/int.out" | head -20
 check "SIGINT: no workload left" bash -c '! pgrep -f "^sleep 3[1]" >/dev/null'
 
 # 7. SIGTERM in a governor matrix on the fake tree: the cell ends (its

@@ -233,7 +233,7 @@ wait_for 20 screen_has at "attached"
 echo go > "$T/atd.gate"
 legend_moves() { tm_screen at | grep -qE '(write|wr) [1-9]'; }
 wait_for 30 legend_moves
-check "attach dashboard: the legend shows the write rate ($(tm_screen at | grep -oE '(write|wr) [0-9.]+' | head -1))" legend_moves
+check "attach dashboard: the legend shows the write rate ($(tm_screen at | grep -oE '(write|wr) [0-9.]+' | head -1))" wait_for 10 legend_moves
 tm_keys at q
 wait_for 20 sh -c "! tmux has-session -t bt$$-at 2>/dev/null || ! tmux capture-pane -p -t bt$$-at | grep -q Throughput"
 check "attach dashboard: dd goes on after q" kill -0 "$ddpid"

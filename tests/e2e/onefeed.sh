@@ -87,6 +87,11 @@ html_rows "$E2E_TMP/run.html" Phases | cut -d'|' -f1,2,5,7 >"$E2E_TMP/h.ph"
 text_rows "$E2E_TMP/live.out" Phases | cut -d'|' -f1,2,5,7 >"$E2E_TMP/t.ph"
 check "report: the phase rows of the live run ($(wc -l <"$E2E_TMP/t.ph"))" \
 	sh -c "[ \$(wc -l <'$E2E_TMP/t.ph') = 3 ] && cmp -s '$E2E_TMP/h.ph' '$E2E_TMP/t.ph'"
+# the events table: each event's typed details, as its record has them
+html_rows "$E2E_TMP/run.html" Events >"$E2E_TMP/h.ev"
+gdet=$(jq -c 'select(.type == "event" and .action == "governor") | .detail' "$REC" | head -1)
+check "report: the governor event's details in the events table ($gdet)" \
+	sh -c "[ -n '$gdet' ] && [ '$gdet' != null ] && grep -q '^[0-9.]*|governor|[^|]*|.*performance' '$E2E_TMP/h.ev'"
 
 # ---- an experiment, replayed and reported ----
 XREC=$E2E_TMP/exp.jsonl
