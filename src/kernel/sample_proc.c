@@ -396,7 +396,10 @@ void sprocs_read(struct sampler *sp, double dt)
 {
 	for (int i = 0; i < sp->n; i++) {
 		proc_poll(sp, &sp->procs[i], dt);
-		if (sp->procs[i].ran && !sp->procs[i].gone)
+		/* a root's children every tick: a shell that forked its
+		 * commands and went to wait between two looks may not show
+		 * as having run */
+		if ((sp->procs[i].ran || sp->procs[i].root) && !sp->procs[i].gone)
 			proc_children(sp, i);
 	}
 	/* a process that ended was reaped by its parent: read the parent's
