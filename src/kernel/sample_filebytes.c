@@ -517,7 +517,9 @@ static void scan_other(struct sfiles *f, struct sproc *p, struct fdscan *sc, con
 		return;
 	bool rd = acc != O_WRONLY && !reads_nothing(f, fd, st);
 	p->piped |= rd;
-	p->pipe_live |= rd && !pipe_drained(p->pid, (int)fd, st);
+	/* a fork not yet exec'd holds its parent's pipes (xargs's input):
+	 * what it will read after its exec is its command's */
+	p->pipe_live |= rd && !p->prexec && !pipe_drained(p->pid, (int)fd, st);
 	/* its standard input, benchtop's, is not written to; /dev/null as a
 	 * standard error (dd 2>/dev/null) takes its few lines of messages,
 	 * not what it or its children write out, so their wchar stays

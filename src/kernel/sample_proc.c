@@ -396,10 +396,7 @@ void sprocs_read(struct sampler *sp, double dt)
 {
 	for (int i = 0; i < sp->n; i++) {
 		proc_poll(sp, &sp->procs[i], dt);
-		/* a root's children every tick: a shell that forked its
-		 * commands and went to wait between two looks may not show
-		 * as having run */
-		if ((sp->procs[i].ran || sp->procs[i].root) && !sp->procs[i].gone)
+		if (sp->procs[i].ran && !sp->procs[i].gone)
 			proc_children(sp, i);
 	}
 	/* a process that ended was reaped by its parent: read the parent's
@@ -434,6 +431,8 @@ void sprocs_read(struct sampler *sp, double dt)
 		 * one that runs with neither may have opened a file since its
 		 * last scan and be in such a call (every 4th tick) */
 		p->frd = p->fwr = 0;
+		struct sproc *parent = p->fresh ? sprocs_find(sp, p->ppid) : NULL;
+		p->prexec = parent && p->comm[0] && strcmp(parent->comm, p->comm) == 0;
 		if (p->ran && p->measure_io &&
 		    (p->io_moved || p->fresh || sfiles_holds_write(p) || sp->ticks % 4 == 0))
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
