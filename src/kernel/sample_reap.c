@@ -316,10 +316,11 @@ static bool cwd_changed(const struct swl *w)
 	bool changed = false;
 	for (int n = 0; !changed && n < 4096 && (e = readdir(d)); n++) {
 		struct statx sx;
-		if ((e->d_type != DT_REG && e->d_type != DT_UNKNOWN) ||
+		if (e->d_name[0] == '.' || (e->d_type != DT_REG && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
 		    statx(dirfd(d), e->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MTIME, &sx) != 0)
 			continue;
-		changed = S_ISREG(sx.stx_mode) && (sx.stx_mask & STATX_MTIME) &&
+		/* a file changed, or a directory the tree filled (cpio -p dst) */
+		changed = (S_ISREG(sx.stx_mode) || S_ISDIR(sx.stx_mode)) && (sx.stx_mask & STATX_MTIME) &&
 		          sample_time_after(&sx.stx_mtime, &w->since);
 	}
 	closedir(d);

@@ -241,7 +241,7 @@ trees() {
 	# one copy_file_range call (coreutils cp) of 512 MiB on tmpfs, sampled
 	# every 50 ms: its bytes show while the call runs, sample by sample
 	if [ -n "$CFR_SRC" ]; then
-		IVAL=0.05 SPREAD=1 WTRUTH=$CFR_SIZE run_case "cfr$sfx" "stat -c %s '$CFR_DIR/out'" "cp '$CFR_SRC' '$CFR_DIR/out'"
+		IVAL=0.05 SPREAD=1 RTRUTH=$CFR_SIZE WTRUTH=$CFR_SIZE run_case "cfr$sfx" "stat -c %s '$CFR_DIR/out'" "cp '$CFR_SRC' '$CFR_DIR/out'"
 		rm -f "$CFR_DIR/out"
 	fi
 	# read-only
