@@ -428,14 +428,20 @@ void sprocs_read(struct sampler *sp, double dt)
 			proc_affinity(sp, p);
 		/* positions move only with the I/O counters, sizes of files
 		 * open for writing also with copy_file_range or mmap in flight;
-		 * one that runs with neither may have opened a file since its
-		 * last scan and be in such a call (every 4th tick) */
+		 * one that ran with neither since its last scan may have opened
+		 * a file and be in such a call (every 4th tick, whether or not
+		 * it ran in this one: a copy held back by writeback sleeps
+		 * through most ticks) */
 		p->frd = p->fwr = 0;
 		struct sproc *parent = p->fresh ? sprocs_find(sp, p->ppid) : NULL;
 		p->prexec = parent && p->comm[0] && strcmp(parent->comm, p->comm) == 0;
-		if (p->ran && p->measure_io &&
-		    (p->io_moved || p->fresh || sfiles_holds_write(p) || sp->ticks % 4 == 0))
+		p->ran_unscanned |= p->ran;
+		if (p->measure_io &&
+		    ((p->ran && (p->io_moved || p->fresh || sfiles_holds_write(p))) ||
+		     (p->ran_unscanned && !p->zombie && sp->ticks % 4 == 0))) {
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
+			p->ran_unscanned = false;
+		}
 		sreap_own(sp, p);
 	}
 }
