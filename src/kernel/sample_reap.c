@@ -174,7 +174,9 @@ void sreap_gone(struct sampler *sp, struct sproc *p)
 	w->reap_seen += p->kr + own_counted(p);
 	w->reap_wseen += p->kw + p->own_w;
 	w->wpiped |= p->piped_w || p->piped;
-	w->reap_cap += p->reads_files ? p->rd_left : 0;
+	/* one that held no pipe or socket to read read only files, whatever
+	 * its count says of its positions (a file closed between two looks) */
+	w->reap_cap += p->reads_files || !p->piped ? p->rd_left : 0;
 	w->reap_ambig |= p->pipe_live && !p->reads_files;
 	p->rd_left = 0;
 	p->io_known = false;  /* counted once */
