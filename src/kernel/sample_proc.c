@@ -390,13 +390,26 @@ void sprocs_drop(struct sampler *sp, int i)
 	sp->procs[i] = sp->procs[--sp->n];
 }
 
+/* Does any tracked process, not ended, have parent pid? */
+static bool has_child(const struct sampler *sp, pid_t pid)
+{
+	for (int i = 0; i < sp->n; i++)
+		if (sp->procs[i].ppid == pid && !sp->procs[i].gone)
+			return true;
+	return false;
+}
+
 /* Read every tracked process: threads, children, stat and io of those that
  * ran, migrations, affinity, and the files of those that moved bytes. */
 void sprocs_read(struct sampler *sp, double dt)
 {
 	for (int i = 0; i < sp->n; i++) {
 		proc_poll(sp, &sp->procs[i], dt);
-		if (sp->procs[i].ran && !sp->procs[i].gone)
+		/* a root none of whose children is tracked yet has them read
+		 * every tick: a shell that forked its commands and went to
+		 * wait between two looks need not show as having run */
+		if ((sp->procs[i].ran || (sp->procs[i].root && !has_child(sp, sp->procs[i].pid))) &&
+		    !sp->procs[i].gone)
 			proc_children(sp, i);
 	}
 	/* a process that ended was reaped by its parent: read the parent's
