@@ -94,6 +94,7 @@ struct sproc {
 	bool reads_files;                  /* its reads are its regular files' (rchar agrees) */
 	bool piped;                        /* a scan found it holding a pipe or socket to read */
 	bool ran_unscanned;                /* ran since its last descriptor scan */
+	bool kids_found;                   /* a child of it was ever tracked */
 	bool prexec;                       /* first look, under its parent's name: a fork
 	                                    * not yet exec'd, holding its parent's pipes */
 	bool pipe_live;                    /* at its last scan, one it may still read from */

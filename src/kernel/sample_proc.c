@@ -230,8 +230,10 @@ static void proc_children(struct sampler *sp, int i)
 			struct sproc *c;
 			/* a kernel thread is never anyone's workload */
 			if (pid > 0 && !sprocs_find(sp, (pid_t)pid) && !ptree_is_kernel_thread((pid_t)pid) &&
-			    (c = sprocs_new(sp, (pid_t)pid, wl, role, mio)))  /* may move sp->procs */
+			    (c = sprocs_new(sp, (pid_t)pid, wl, role, mio))) {  /* may move sp->procs */
 				c->since = since;  /* files the tree made since then are new */
+				sp->procs[i].kids_found = true;
+			}
 		}
 	}
 }
@@ -390,26 +392,18 @@ void sprocs_drop(struct sampler *sp, int i)
 	sp->procs[i] = sp->procs[--sp->n];
 }
 
-/* Does any tracked process, not ended, have parent pid? */
-static bool has_child(const struct sampler *sp, pid_t pid)
-{
-	for (int i = 0; i < sp->n; i++)
-		if (sp->procs[i].ppid == pid && !sp->procs[i].gone)
-			return true;
-	return false;
-}
-
 /* Read every tracked process: threads, children, stat and io of those that
  * ran, migrations, affinity, and the files of those that moved bytes. */
 void sprocs_read(struct sampler *sp, double dt)
 {
 	for (int i = 0; i < sp->n; i++) {
 		proc_poll(sp, &sp->procs[i], dt);
-		/* a root none of whose children is tracked yet has them read
-		 * every tick: a shell that forked its commands and went to
-		 * wait between two looks need not show as having run */
-		if ((sp->procs[i].ran || (sp->procs[i].root && !has_child(sp, sp->procs[i].pid))) &&
-		    !sp->procs[i].gone)
+		/* a command benchtop started has its children read every
+		 * tick until one is found: a shell that forked its commands
+		 * and went to wait between two looks need not show as having
+		 * run (attached processes, maybe a thousand, as they run) */
+		struct sproc *p = &sp->procs[i];
+		if ((p->ran || (p->root && !p->past && !p->kids_found)) && !p->gone)
 			proc_children(sp, i);
 	}
 	/* a process that ended was reaped by its parent: read the parent's
