@@ -116,9 +116,12 @@ check "a two-run preset: from disk and test columns" \
 	jqs '[.[] | select(.type == "end")][0].experiment.rows | all(has("from disk") and has("test") and has("MiB/s"))'
 
 # 6. SIGINT ends the whole experiment, not only the cell that is running.
-"$BENCHTOP" --matrix placement=pack,free,spread --cell 25 -- sleep 31 >"$E2E_TMP/int.out" 2>&1 &
+# (The commands' durations are this script's own, 31.PID and 33.PID s:
+# another suite's sleep on the machine is not taken for them.)
+s31="^sleep 31[.]$$\$"
+"$BENCHTOP" --matrix placement=pack,free,spread --cell 25 -- sleep "31.$$" >"$E2E_TMP/int.out" 2>&1 &
 pid=$!
-wait_for 30 pgrep -f "^sleep 3[1]" >/dev/null   # the first cell is running
+wait_for 30 pgrep -f "$s31" >/dev/null   # the first cell is running
 kill -INT $pid
 wait $pid
 rc=$?
@@ -126,16 +129,17 @@ check "SIGINT: exit 0 (rc $rc)" [ $rc = 0 ]
 one_cell() { [ "$(grep -Ec "^(pack|free|spread) +as-is" "$1")" = 1 ] && grep -q "stopped by" "$1"; }
 check "SIGINT: one cell, then it says it stopped" one_cell "$E2E_TMP/int.out"
 one_cell "$E2E_TMP/int.out" || sed 's/^/# int.out: /' "$E2E_TMP/int.out" | head -20
-check "SIGINT: no workload left" bash -c '! pgrep -f "^sleep 3[1]" >/dev/null'
+check "SIGINT: no workload left" bash -c '! pgrep -f "$1" >/dev/null' _ "$s31"
 
 # 7. SIGTERM in a governor matrix on the fake tree: the cell ends (its
 # governor restored, its command gone), then the experiment, with its
 # records; the cell ran in benchtop's own process, no process per step.
+s33="^sleep 33[.]$$\$"
 "$BENCHTOP" --sysfs "$T" --matrix governor=performance,powersave --cell 25 -o "$E2E_TMP/term.jsonl" \
-	-- sleep 33 >"$E2E_TMP/term.out" 2>&1 &
+	-- sleep "33.$$" >"$E2E_TMP/term.out" 2>&1 &
 pid=$!
-wait_for 30 pgrep -f "^sleep 3[3]" >/dev/null
-sp=$(pgrep -f "^sleep 3[3]" | head -1)
+wait_for 30 pgrep -f "$s33" >/dev/null
+sp=$(pgrep -f "$s33" | head -1)
 check "SIGTERM: the step's command is benchtop's own child (no process per step)" \
 	[ "$(ps -o ppid= -p "$sp" | tr -d ' ')" = "$pid" ]
 check "SIGTERM: the cell runs under its governor" grep -qx performance "$G0"
@@ -145,7 +149,7 @@ rc=$?
 check "SIGTERM: exit 0 (rc $rc)" [ $rc = 0 ]
 check "SIGTERM: governors back to ondemand" \
 	bash -c 'for f in "$1"/devices/system/cpu/cpufreq/policy*/scaling_governor; do [ "$(cat "$f")" = ondemand ] || exit 1; done' _ "$T"
-check "SIGTERM: no command left" bash -c '! pgrep -f "^sleep 3[3]" >/dev/null'
+check "SIGTERM: no command left" bash -c '! pgrep -f "$1" >/dev/null' _ "$s33"
 check "SIGTERM: the record has the start, one step and the end saying so" \
 	jqs '[.[] | select(.type == "start" or .type == "step" or .type == "end") | .type] == ["start","step","end"] and
 	     (.[-1].experiment.notes | any(test("stopped by")))' "$E2E_TMP/term.jsonl"
