@@ -92,7 +92,10 @@ void loop_set_term(struct loop *l, int fd)
 	l->term = fd;
 }
 
-static void arm(struct loop *l, double t)
+/* The timer at t (0: off), then every interval after it when that is
+ * above 0: the kernel keeps the grid, so a tick costs no call to set it
+ * again. */
+static void arm(struct loop *l, double t, double interval)
 {
 	struct itimerspec its = { 0 };
 
@@ -101,6 +104,12 @@ static void arm(struct loop *l, double t)
 		its.it_value.tv_nsec = (long)((t - floor(t)) * 1e9);
 		if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
 			its.it_value.tv_nsec = 1;
+		if (interval > 0) {
+			its.it_interval.tv_sec = (time_t)interval;
+			its.it_interval.tv_nsec = (long)((interval - floor(interval)) * 1e9);
+			if (its.it_interval.tv_sec == 0 && its.it_interval.tv_nsec == 0)
+				its.it_interval.tv_nsec = 1;
+		}
 	}
 	timerfd_settime(l->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
@@ -109,7 +118,7 @@ void loop_grid(struct loop *l, double next, double interval)
 {
 	l->next = next;
 	l->interval = interval;
-	arm(l, next);
+	arm(l, next, interval);
 }
 
 double loop_grid_next(const struct loop *l)
@@ -125,7 +134,7 @@ void loop_timer_at(struct loop *l, double t)
 	l->next = 0;
 	if (t > 0 && t < now + 1e-4)
 		t = now + 1e-4;
-	arm(l, t);
+	arm(l, t, 0);
 }
 
 int loop_add_fd(struct loop *l, int fd, short events, loop_fd_fn fn, void *ctx)
@@ -162,7 +171,9 @@ static void note_signal(int *sig, int *n, int signo)
 		sig[(*n)++] = signo;
 }
 
-/* The timer expired: on the grid, the next tick after now. */
+/* The timer expired: on the grid, the next tick after now (the kernel's
+ * timer goes on by itself, skipping the ticks a late wake missed as this
+ * does). */
 static void timer_fired(struct loop *l)
 {
 	uint64_t exp;
@@ -173,7 +184,6 @@ static void timer_fired(struct loop *l)
 		double now = clock_mono();
 		while (l->next <= now)
 			l->next += l->interval;
-		arm(l, l->next);
 	}
 }
 

@@ -39,11 +39,18 @@
 #include "benchtop/xalloc.h"
 
 /* The size of benchtop's standard error when it is a regular file (a
- * command's output lands there in batch mode), else 0. */
+ * command's output lands there in batch mode), else 0.  What it is does
+ * not change: a terminal or a pipe is not asked again each tick. */
 static uint64_t own_output_size(void)
 {
+	static bool not_file;
 	struct stat st;
-	return fstat(STDERR_FILENO, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	if (not_file)
+		return 0;
+	if (fstat(STDERR_FILENO, &st) == 0 && S_ISREG(st.st_mode))
+		return (uint64_t)st.st_size;
+	not_file = true;
+	return 0;
 }
 
 /* What is on benchtop's standard error that benchtop did not write

@@ -75,6 +75,19 @@ static void setup_curses(bool no_color)
 	ui_theme_apply(&cur);
 }
 
+/* A frame leaves in one write.  Curses (6.4) flushes its output at every
+ * cursor move until the screen has once come back from endwin, which
+ * made a 200x50 frame a dozen writes, each waking the terminal; one
+ * endwin and update at the start makes it one.  And it does not poll the
+ * keyboard twice per frame to cut a frame short: benchtop's own loop
+ * reads the keys, and a frame is small. */
+static void one_write_per_frame(void)
+{
+	typeahead(-1);
+	endwin();
+	doupdate();
+}
+
 /* Out of memory while the dashboard is up: the terminal is given back
  * before the message prints (endwin only; nothing is freed). */
 static void restore_terminal(void)
@@ -94,6 +107,7 @@ static int open_common(const char *theme, bool no_color, char *err, size_t errle
 		return -1;
 	}
 	setup_curses(no_color);
+	one_write_per_frame();
 	help_on = false;
 	return 0;
 }
