@@ -208,15 +208,16 @@ run_topb() { "$C" "$1" top -b -d 0.1 -n "$2" >/dev/null 2>&1; }
 run_dash() { in_pane "$1" 200x50 "$B" -i 0.1 -t "$2" --attach "$dd"; }
 run_top() { in_pane "$1" 200x50 top -d 0.1 -n "$2"; }
 # rounds NAME WHAT TARGET BENCHTOP_RUNNER TOP_RUNNER: ROUNDS rounds of a
-# 1 s and a 6 s run of benchtop, then 10 and 60 refreshes of top, the CPU
-# per refresh of each (the 50 refreshes between), the ratio per round and
-# the median of the rounds against TARGET
+# 1 s and an 11 s run of benchtop, then 10 and 110 refreshes of top, the
+# CPU per refresh of each (the 100 refreshes between: a start-up that
+# costs a few ms more or less in one run weighs half what it did over 50),
+# the ratio per round and the median of the rounds against TARGET
 rounds() {
 	local name=$1 what=$2 target=$3 rb=$4 rt=$5 r b t m
 	for r in $(seq $ROUNDS); do
-		$rb "$T/$name.b1.$r" 1; $rb "$T/$name.b6.$r" 6
-		$rt "$T/$name.t1.$r" 10; $rt "$T/$name.t6.$r" 60
-		b=$(per_refresh "$T/$name.b1.$r" "$T/$name.b6.$r" 50); t=$(per_refresh "$T/$name.t1.$r" "$T/$name.t6.$r" 50)
+		$rb "$T/$name.b1.$r" 1; $rb "$T/$name.b11.$r" 11
+		$rt "$T/$name.t1.$r" 10; $rt "$T/$name.t11.$r" 110
+		b=$(per_refresh "$T/$name.b1.$r" "$T/$name.b11.$r" 100); t=$(per_refresh "$T/$name.t1.$r" "$T/$name.t11.$r" 100)
 		echo "$b $t" > "$T/$name.r.$r"
 		awk -v b="$b" -v t="$t" -v r="$r" -v w="$what" 'BEGIN { printf "round %d: %s %.3f ms, top %.3f ms per refresh: %.2fx\n", r, w, b * 1000, t * 1000, (t > 0 ? b / t : 0) }'
 	done
