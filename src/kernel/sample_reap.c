@@ -31,7 +31,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* rchar and wchar of one thread's own I/O (its task io); false when
@@ -300,9 +302,31 @@ void sreap_root_dir(struct sampler *sp, int wl, pid_t pid, const struct timespec
 	w->since = *since;
 }
 
+/* Is the file dev:ino one benchtop holds open itself (its record, its
+ * standard output or error redirected to a file there)?  Those change
+ * as benchtop writes them, not as the tree does. */
+static bool own_open_file(dev_t dev, ino_t ino)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return false;
+	struct dirent *e;
+	bool own = false;
+	while (!own && (e = readdir(d))) {
+		struct stat st;
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		own = e->d_name[0] != '.' && !*end && fd != dirfd(d) && fstat((int)fd, &st) == 0 &&
+		      S_ISREG(st.st_mode) && st.st_dev == dev && st.st_ino == ino;
+	}
+	closedir(d);
+	return own;
+}
+
 /* Did the tree change a regular file in its root's working directory
  * since it started (its modification time says so)?  At most the first
- * 4096 entries are looked at. */
+ * 4096 entries are looked at; a file benchtop itself is writing (a
+ * record in the directory the run started from) is not the tree's. */
 static bool cwd_changed(const struct swl *w)
 {
 	if (w->cwd_fd < 0)
@@ -319,11 +343,12 @@ static bool cwd_changed(const struct swl *w)
 	for (int n = 0; !changed && n < 4096 && (e = readdir(d)); n++) {
 		struct statx sx;
 		if (e->d_name[0] == '.' || (e->d_type != DT_REG && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
-		    statx(dirfd(d), e->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MTIME, &sx) != 0)
+		    statx(dirfd(d), e->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MTIME | STATX_INO, &sx) != 0)
 			continue;
 		/* a file changed, or a directory the tree filled (cpio -p dst) */
 		changed = (S_ISREG(sx.stx_mode) || S_ISDIR(sx.stx_mode)) && (sx.stx_mask & STATX_MTIME) &&
-		          sample_time_after(&sx.stx_mtime, &w->since);
+		          sample_time_after(&sx.stx_mtime, &w->since) &&
+		          !(S_ISREG(sx.stx_mode) && own_open_file(makedev(sx.stx_dev_major, sx.stx_dev_minor), sx.stx_ino));
 	}
 	closedir(d);
 	return changed;

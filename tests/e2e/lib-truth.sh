@@ -246,6 +246,9 @@ trees() {
 	fi
 	# read-only
 	WTRUTH=0 RTRUTH=$BIGSIZE run_case "cat-null$sfx" "echo $BIGSIZE" "cat '$BIG' > /dev/null"
+	# the same with benchtop's record in the directory the run starts in:
+	# a file benchtop writes there is not one the tree changed
+	WTRUTH=0 RTRUTH=$BIGSIZE BTARGS="-o own.jsonl" run_case "cat-null-record$sfx" "echo $BIGSIZE" "cat '$BIG' > /dev/null"
 	# rated by its reads, then by its writes: it reads the big file (its
 	# sum to a file: nothing of it goes to a device), waits for the marker
 	# (its record in benchtop's output), then writes twice as much; the
