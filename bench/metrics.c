@@ -70,8 +70,7 @@ static void fill(struct snapshot *s, struct history *h, struct metrics_view *v)
 		s->wls[w] = (struct wl_sample){ .id = w + 1, .write_bps = 123456789.5, .bytes = 987654321ull,
 		                                .utime = 12.5, .stime = 3.25 };
 	snprintf(s->disk.device, sizeof s->disk.device, "vda");
-	struct event e = { .t = 1 };
-	snprintf(e.action, sizeof e.action, "pin");
+	struct event e = { .t = 1, .kind = EV_PIN };
 	history_add_event(h, &e);
 	*v = (struct metrics_view){ .snap = s, .wl = wl, .nwl = 2, .have_freq = true, .residency = residency,
 	                            .hist = h, .self_cpu_s = 1.5, .disk_read_bytes = 1e6,

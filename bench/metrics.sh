@@ -12,7 +12,7 @@ CFLAGS="-std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Iinclude $(pkg-conf
 LIBS="$(pkg-config --libs libproc2 libmicrohttpd) -lm"
 BASE="$(ls src/base/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ') build/build/gen/builtin_files.o"
 CLI=$(ls src/cli/*.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ')
-MOBJS="build/src/emit/metrics.o build/src/emit/metrics_http.o build/src/model/model.o $CLI $BASE"
+MOBJS="build/src/emit/metrics.o build/src/emit/metrics_http.o build/src/model/model.o build/src/model/event.o $CLI $BASE"
 TOBJS="$(ls src/kernel/sample*.c src/kernel/ptree.c | sed 's|^|build/|; s|\.c$|.o|' | tr '\n' ' ') \
 	build/src/model/model.o $BASE"
 # shellcheck disable=SC2086
