@@ -302,8 +302,8 @@ void sreap_root_dir(struct sampler *sp, int wl, pid_t pid, const struct timespec
 	w->since = *since;
 }
 
-/* Is the file dev:ino one benchtop holds open itself (its record, its
- * standard output or error redirected to a file there)?  Those change
+/* Is the file dev:ino one benchtop holds open for writing itself (its
+ * record, its standard output or error redirected to a file there)?  Those change
  * as benchtop writes them, not as the tree does. */
 static bool own_open_file(dev_t dev, ino_t ino)
 {
@@ -316,8 +316,13 @@ static bool own_open_file(dev_t dev, ino_t ino)
 		struct stat st;
 		char *end;
 		long fd = strtol(e->d_name, &end, 10);
-		own = e->d_name[0] != '.' && !*end && fd != dirfd(d) && fstat((int)fd, &st) == 0 &&
-		      S_ISREG(st.st_mode) && st.st_dev == dev && st.st_ino == ino;
+		if (e->d_name[0] == '.' || *end || fd == dirfd(d))
+			continue;
+		/* written through it: not the sampler's own look at a file the
+		 * tree wrote (O_PATH) */
+		int fl = fcntl((int)fd, F_GETFL);
+		own = fl >= 0 && !(fl & O_PATH) && (fl & O_ACCMODE) != O_RDONLY &&
+		      fstat((int)fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == dev && st.st_ino == ino;
 	}
 	closedir(d);
 	return own;
