@@ -328,6 +328,16 @@ static void finish_run(struct workload *w, double now)
 		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, true);
 }
 
+/* tv less s seconds, not below 0. */
+static void sub_time(struct timeval *tv, double s)
+{
+	double v = (double)tv->tv_sec + (double)tv->tv_usec / 1e6 - s;
+	if (v < 0)
+		v = 0;
+	tv->tv_sec = (time_t)v;
+	tv->tv_usec = (suseconds_t)((v - (double)tv->tv_sec) * 1e6);
+}
+
 void workload_add_rusage(struct workload *w, const struct rusage *ru)
 {
 	w->ru_user += ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6;
@@ -343,10 +353,21 @@ void workload_note_reaped(struct workload *w, double now)
 void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *ru, double now)
 {
 	bool source = false;
+	double setup_user = 0, setup_sys = 0;
 	for (int i = 0; i < w->nch; i++)
-		source |= w->ch[i].pid == pid && w->ch[i].role == ROLE_SOURCE;
-	if (ru && !source)
-		workload_add_rusage(w, ru);
+		if (w->ch[i].pid == pid) {
+			source |= w->ch[i].role == ROLE_SOURCE;
+			setup_user = w->ch[i].setup_user;
+			setup_sys = w->ch[i].setup_sys;
+		}
+	if (ru && !source) {
+		/* a command's CPU is from its exec on: its child's set-up
+		 * before it (a copy of benchtop, after the fork) is not its */
+		struct rusage own = *ru;
+		sub_time(&own.ru_utime, setup_user);
+		sub_time(&own.ru_stime, setup_sys);
+		workload_add_rusage(w, &own);
+	}
 	if (now > w->t_reaped)
 		w->t_reaped = now;
 	if (pid == w->sync_pid) {

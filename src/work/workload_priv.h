@@ -20,6 +20,8 @@ struct child {
 	pid_t pid;
 	int job, role;
 	bool alive;
+	double setup_user, setup_sys;  /* a command's CPU in its child before the exec:
+	                                * benchtop's set-up, not the command's */
 };
 
 #define ROLE_CMD (-1)

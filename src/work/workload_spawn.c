@@ -14,6 +14,7 @@
 #include <string.h>
 #include <linux/close_range.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -123,10 +124,17 @@ void workload_forget_groups(struct workload *w)
 		journal_forget_pgid(w->ch[i].pid);
 }
 
+/* What the command's child leaves benchtop just before its exec, in
+ * memory the two share: its clock, and the CPU its set-up took. */
+struct at_exec {
+	double t, user, sys;
+};
+
 /* In the command's child: its cgroup, mask and output, then the exec.
  * What failed goes up efd (an errno; negative: joining its cgroup, so it
- * never runs outside it); t_exec gets the clock just before the exec. */
-static _Noreturn void exec_cmd(struct workload *w, int efd, double *t_exec)
+ * never runs outside it); t_exec gets the clock and the child's CPU just
+ * before the exec. */
+static _Noreturn void exec_cmd(struct workload *w, int efd, struct at_exec *t_exec)
 {
 	int e = -child_setup(w->cg_fd, 0, mask_for(w, "cmd"), w->ncpu);
 	if (e) {
@@ -139,8 +147,14 @@ static _Noreturn void exec_cmd(struct workload *w, int efd, double *t_exec)
 	/* benchtop's own descriptors (libproc2's /proc files, records) are
 	 * not the command's: none is inherited */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-	if (t_exec)
-		*t_exec = clock_mono();
+	if (t_exec) {
+		struct rusage ru;
+		if (getrusage(RUSAGE_SELF, &ru) == 0) {
+			t_exec->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+			t_exec->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		}
+		t_exec->t = clock_mono();
+	}
 	execvp(w->spec->argv[0], w->spec->argv);
 	e = errno;
 	if (write(efd, &e, sizeof e) < 0)
@@ -156,11 +170,11 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 	/* the child's clock just before its exec, in memory it shares with
 	 * benchtop (not through the pipe: what the command's process writes
 	 * is its I/O) */
-	double *t_exec = mmap(NULL, sizeof *t_exec, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct at_exec *t_exec = mmap(NULL, sizeof *t_exec, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (t_exec == MAP_FAILED)
 		t_exec = NULL;
 	else
-		*t_exec = 0;
+		*t_exec = (struct at_exec){ 0 };
 	sampler_will_add(w->sp, w->id);
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -188,11 +202,15 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 	 * before it, so nothing the command does is before its start,
 	 * however late benchtop runs again (not with benchtop's own set-up
 	 * of the child). */
-	double t = t_exec && *t_exec > 0 ? *t_exec : clock_mono();
+	struct at_exec at = t_exec ? *t_exec : (struct at_exec){ 0 };
+	double t = at.t > 0 ? at.t : clock_mono();
 	if (t_exec)
 		munmap(t_exec, sizeof *t_exec);
 	w->t_start += t - w->t_called;
-	add_child(w, pid, 0, ROLE_CMD);
+	if (add_child(w, pid, 0, ROLE_CMD) == 0 && at.t > 0) {
+		w->ch[w->nch - 1].setup_user = at.user;
+		w->ch[w->nch - 1].setup_sys = at.sys;
+	}
 	if (n == (ssize_t)sizeof e && e < 0) {
 		snprintf(msg, len, "cannot move \"%s\" into its cgroup %s: %s", w->spec->argv[0],
 		         cgroup_path(w->cg), strerror(-e));
