@@ -656,6 +656,16 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, int fds, c
 	p->rd_left = 0;
 	p->pipe_live = false;
 	bool read = sc.fddir >= 0 && scan_dir(f, p, &sc, buf, &has_r);
+	if (!read) {
+		/* the held directory could not be read again: a fresh look
+		 * (none either when the process is ending) */
+		char path[96];
+		snprintf(path, sizeof path, "%s/%d/fd", root, (int)p->pid);
+		sc.fddir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		read = sc.fddir >= 0 && scan_dir(f, p, &sc, buf, &has_r);
+		if (sc.fddir >= 0)
+			close(sc.fddir);
+	}
 	if (sc.infodir >= 0)
 		close(sc.infodir);
 	/* a failed scan (the process is exiting) keeps what it knew */
