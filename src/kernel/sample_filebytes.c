@@ -644,28 +644,20 @@ static bool scan_dir(struct sfiles *f, struct sproc *p, struct fdscan *sc, char 
 	return n == 0;
 }
 
-void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, int fds, char *buf)
+void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl *w, char *buf)
 {
+	char path[96];
 	bool has_r = false;
 
-	/* fds: the process's /proc/PID/fd, held open by the caller and read
-	 * again from its start (a directory of /proc lists what is open now);
-	 * -1 when it could not be opened (the process is ending) */
-	struct fdscan sc = { .fddir = fds >= 0 && lseek(fds, 0, SEEK_SET) == 0 ? fds : -1, .infodir = -1 };
+	(void)w;
+	snprintf(path, sizeof path, "%s/%d/fd", root, (int)p->pid);
+	struct fdscan sc = { .fddir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), .infodir = -1 };
 	snprintf(sc.infopath, sizeof sc.infopath, "%s/%d/fdinfo", root, (int)p->pid);
 	p->rd_left = 0;
 	p->pipe_live = false;
 	bool read = sc.fddir >= 0 && scan_dir(f, p, &sc, buf, &has_r);
-	if (!read) {
-		/* the held directory could not be read again: a fresh look
-		 * (none either when the process is ending) */
-		char path[96];
-		snprintf(path, sizeof path, "%s/%d/fd", root, (int)p->pid);
-		sc.fddir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		read = sc.fddir >= 0 && scan_dir(f, p, &sc, buf, &has_r);
-		if (sc.fddir >= 0)
-			close(sc.fddir);
-	}
+	if (sc.fddir >= 0)
+		close(sc.fddir);
 	if (sc.infodir >= 0)
 		close(sc.infodir);
 	/* a failed scan (the process is exiting) keeps what it knew */

@@ -71,7 +71,6 @@ struct sproc {
 	char state;
 	int cpu, nthreads;
 	int fd_stat, fd_io;                /* /proc/PID/stat and io, held open (-1: not) */
-	int fd_fds;                        /* /proc/PID/fd, held open for its scans */
 	struct sthr *thr;
 	int nthr, capthr;
 	struct sofile *of;
@@ -242,7 +241,7 @@ struct sfiles *sfiles_new(void);
 void sfiles_free(struct sfiles *f);
 /* Scan /proc/PID/fd of p; adds what p moved to w (and p->bytes).  buf is
  * scratch of SAMPLE_BUF bytes. */
-void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, int fds, char *buf);
+void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl *w, char *buf);
 /* After all processes were scanned: count size growth of files, credit it,
  * and forget files no process holds any more (after a last look). */
 void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl *wls, int nwl);

@@ -202,8 +202,7 @@ struct sproc *sprocs_new(struct sampler *sp, pid_t pid, int wl, const char *role
 		return NULL;
 	struct sproc *p = &sp->procs[sp->n++];
 	*p = (struct sproc){ .pid = pid, .wl = wl, .measure_io = mio, .infer = mio, .fresh = true,
-	                     .state = '?', .cpu = -1, .nthreads = 1, .fd_stat = -1, .fd_io = -1,
-	                     .fd_fds = -1 };
+	                     .state = '?', .cpu = -1, .nthreads = 1, .fd_stat = -1, .fd_io = -1 };
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	clock_gettime(CLOCK_REALTIME, &p->since);
 	return p;
@@ -386,7 +385,6 @@ void sprocs_drop(struct sampler *sp, int i)
 		thr_close(sp, &p->thr[t]);
 	pf_close(sp, &p->fd_stat);
 	pf_close(sp, &p->fd_io);
-	pf_close(sp, &p->fd_fds);
 	free(p->thr);
 	free(p->of);
 	free(p->od);
@@ -448,10 +446,7 @@ void sprocs_read(struct sampler *sp, double dt)
 		if (p->measure_io &&
 		    ((p->ran && (p->io_moved || p->fresh || sfiles_holds_write(p))) ||
 		     (p->ran_unscanned && !p->zombie && sp->ticks % 4 == 0))) {
-			bool held = pf_open(sp, &p->fd_fds, p->pid, 0, "fd") == 0;
-			sfiles_scan(sp->files, sp->root, p, p->fd_fds, sp->buf);
-			if (held)
-				pf_release(sp, &p->fd_fds);
+			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
 			p->ran_unscanned = false;
 		}
 		sreap_own(sp, p);
