@@ -7,6 +7,7 @@
 #include "benchtop/workload.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -328,20 +329,22 @@ static void finish_run(struct workload *w, double now)
 		engine_cleanup(w->spec, &w->plan, w->state == WLS_FAILED, true);
 }
 
-/* tv less s seconds, not below 0. */
-static void sub_time(struct timeval *tv, double s)
+static double seconds(const struct timeval *tv)
 {
-	double v = (double)tv->tv_sec + (double)tv->tv_usec / 1e6 - s;
-	if (v < 0)
-		v = 0;
-	tv->tv_sec = (time_t)v;
-	tv->tv_usec = (suseconds_t)((v - (double)tv->tv_sec) * 1e6);
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+/* What ru says, less user and sys seconds that were not the workload's
+ * (a command's set-up before its exec), never below 0. */
+static void add_rusage_less(struct workload *w, const struct rusage *ru, double user, double sys)
+{
+	w->ru_user += fmax(seconds(&ru->ru_utime) - user, 0);
+	w->ru_sys += fmax(seconds(&ru->ru_stime) - sys, 0);
 }
 
 void workload_add_rusage(struct workload *w, const struct rusage *ru)
 {
-	w->ru_user += ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6;
-	w->ru_sys += ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+	add_rusage_less(w, ru, 0, 0);
 }
 
 void workload_note_reaped(struct workload *w, double now)
@@ -360,14 +363,10 @@ void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *r
 			setup_user = w->ch[i].setup_user;
 			setup_sys = w->ch[i].setup_sys;
 		}
-	if (ru && !source) {
-		/* a command's CPU is from its exec on: its child's set-up
-		 * before it (a copy of benchtop, after the fork) is not its */
-		struct rusage own = *ru;
-		sub_time(&own.ru_utime, setup_user);
-		sub_time(&own.ru_stime, setup_sys);
-		workload_add_rusage(w, &own);
-	}
+	/* a command's CPU is from its exec on: its child's set-up before it
+	 * (a copy of benchtop, after the fork) is not its */
+	if (ru && !source)
+		add_rusage_less(w, ru, setup_user, setup_sys);
 	if (now > w->t_reaped)
 		w->t_reaped = now;
 	if (pid == w->sync_pid) {
