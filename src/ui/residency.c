@@ -174,8 +174,9 @@ static void cpu_row(const struct ui_view *v, int cpu, int y, int x, int w)
 		return;
 	period_of(v, cpu, true, &p);
 	/* a replay shows the phase in progress from the end record once the
-	 * recording has ended (time did pass since the event) */
-	block(&p, y, x + LEFT + bw + 1, bw, v->replay ? "at the end of the recording" : "no time since the event yet");
+	 * recording has ended: a phase shorter than the kernel's count of
+	 * time (10 ms, or a slow tree's tick) may have none */
+	block(&p, y, x + LEFT + bw + 1, bw, v->replay ? "no time recorded since the event" : "no time since the event yet");
 }
 
 /* The ramp's legend at the right end of the title: each colour (a digit

@@ -4,7 +4,10 @@
  *   truth wall=SECONDS user=SECONDS sys=SECONDS rchar=BYTES wchar=BYTES
  * wall from just before the fork to the last wait4 (CLOCK_MONOTONIC),
  * CPU from wait4's resource use of the whole tree (RUSAGE_CHILDREN) plus
- * truthrun's own (RUSAGE_SELF): what its parent's wait4 will see.
+ * truthrun's own from its start on (RUSAGE_SELF less what it had used
+ * when main began): what its parent's wait4 will see, but for the time
+ * its process spent before its exec (benchtop's set-up of its command's
+ * child, which benchtop does not count as the command's).
  * rchar and wchar are what every process of the tree read and wrote with
  * read(2)/write(2) and their kin, whatever the file (pipes included), as
  * the kernel summed them into truthrun's /proc/self/io while it reaped
@@ -55,6 +58,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: truthrun COMMAND [ARG]...\n");
 		return 2;
 	}
+	struct rusage ru, self, self0;
+	getrusage(RUSAGE_SELF, &self0);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	unsigned long long r0, w0, r1, w1;
 	self_io(&r0, &w0);
@@ -73,11 +78,11 @@ int main(int argc, char **argv)
 			rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	double wall = mono() - t0;
 	self_io(&r1, &w1);
-	struct rusage ru, self;
 	getrusage(RUSAGE_CHILDREN, &ru);
 	getrusage(RUSAGE_SELF, &self);
 	fprintf(stderr, "truth wall=%.6f user=%.6f sys=%.6f rchar=%llu wchar=%llu\n", wall,
-	        secs(ru.ru_utime) + secs(self.ru_utime), secs(ru.ru_stime) + secs(self.ru_stime),
+	        secs(ru.ru_utime) + secs(self.ru_utime) - secs(self0.ru_utime),
+	        secs(ru.ru_stime) + secs(self.ru_stime) - secs(self0.ru_stime),
 	        r1 - r0, w1 - w0);
 	return rc;
 }
