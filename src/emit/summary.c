@@ -136,12 +136,14 @@ static void phase_rw_json(struct jw *w, const struct run_out *o, const struct ph
 
 
 /* What the run ran under, so a published result says it. */
-/* A phase shorter than two samples has no rate or hog worth a number
- * (bytes and CPU time over a sliver of time): they are shown as "-" and
- * recorded as null. */
+/* A phase shorter than two sample intervals has no rate or hog worth a
+ * number: its bytes are what the samples on each side of its ends split
+ * between phases, so they are shown as "-" and recorded as null.  The
+ * only phase of a run is the whole run, its bytes the summary's, exact
+ * however short the run was. */
 static bool phase_too_short(const struct run_out *o, const struct phase *p)
 {
-	return p->to - p->from < 2 * o->interval - 1e-9;
+	return p->to - p->from < 2 * o->interval - 1e-9 && history_nphases(o->hist) > 1;
 }
 
 static double phase_mean_mhz(const struct phase *p)
