@@ -38,10 +38,12 @@ struct action_ops {
 	int (*get_affinity)(pid_t pid, unsigned char *mask, int ncpu);
 };
 
-/* A process benchtop placed, and whether losing that placement was said. */
+/* A process benchtop placed: the CPUs it was given (ncpu bytes, NULL
+ * unknown), and whether losing that placement was said. */
 struct placed {
 	pid_t pid;
 	bool reported;
+	unsigned char *mask;
 };
 
 struct action_ctx {

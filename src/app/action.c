@@ -191,12 +191,29 @@ static int placed_index(struct action_ctx *c, pid_t pid, bool add)
 	return (int)c->plog.n++;
 }
 
-/* A process that was placed and no longer matches reset its own affinity
- * (or something else did): say so once, then place it again. */
+/* pid was given the CPUs of mask. */
+static void placed_note(struct action_ctx *c, pid_t pid, const unsigned char *mask)
+{
+	int k = placed_index(c, pid, true);
+	if (k < 0)
+		return;
+	struct placed *pl = &c->plog.v[k];
+	if (!pl->mask)
+		pl->mask = xcalloc((size_t)c->ncpu, 1);
+	if (pl->mask)
+		memcpy(pl->mask, mask, (size_t)c->ncpu);
+}
+
+/* A process that was placed and no longer has what benchtop gave it
+ * reset its own affinity (or something else did): say so once, then
+ * place it again.  One that still has what it was given is only under a
+ * rule that changed since (pack, then free): placed again, nothing lost. */
 static unsigned report_lost(struct action_ctx *c, const struct proc_sample *p, const unsigned char *m)
 {
 	int k = placed_index(c, p->pid, false);
 	if (k < 0 || c->plog.v[k].reported)
+		return 0;
+	if (c->plog.v[k].mask && affinity_matches(c, p->pid, c->plog.v[k].mask))
 		return 0;
 	c->plog.v[k].reported = true;
 	char *want = cpulist_text(m, c->ncpu), *now = allowed_text(c, p);
@@ -282,7 +299,7 @@ unsigned action_enforce_placement(struct action_ctx *c)
 			snprintf(c->plog.error, sizeof c->plog.error, "%s", msg[0] ? msg : strerror(-rc));
 			r |= say(c, "%s", c->plog.error);
 		} else {
-			placed_index(c, p->pid, true);
+			placed_note(c, p->pid, m);
 		}
 	}
 	return r;
@@ -380,7 +397,7 @@ static unsigned pin_pid_to(struct action_ctx *c, const struct proc_sample *p, co
 		return r | fail(c, rc);
 	}
 	placement_pin(c->pl, p->workload, slot_of(p), mask);
-	placed_index(c, p->pid, true);
+	placed_note(c, p->pid, mask);
 	role_words(p, who, sizeof who);
 	snprintf(label, sizeof label, "pin %s:%s", p->role, after);
 	unsigned r = placement_event(c, e, label, target, after, p->pid, p, NULL);
@@ -816,6 +833,8 @@ void action_of_at(const struct at_action *at, struct action *act)
 void action_ctx_free(struct action_ctx *c)
 {
 	placement_free(c->pl);
+	for (size_t i = 0; i < c->plog.n; i++)
+		free(c->plog.v[i].mask);
 	free(c->plog.v);
 	free(c->online);
 	free(c->allowed);

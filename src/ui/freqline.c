@@ -32,16 +32,23 @@ static double mean_khz(const struct snapshot *s)
 	return n ? sum / n : -1;
 }
 
-static bool observable(const struct ui_view *v)
+/* What can be drawn: nothing (no frequency source, or a source none of
+ * whose CPUs has a frequency), not yet (a source, no sample yet), or the
+ * line. */
+enum fl_state { FL_NONE, FL_WAIT, FL_LINE };
+
+static enum fl_state fl_state(const struct ui_view *v)
 {
 	const char *fs = v->freq_source ? v->freq_source : "";
 	if (!fs[0] || strstr(fs, "not observable") || strstr(fs, "no cpufreq"))
-		return false;
+		return FL_NONE;
 	const struct snapshot *s = v->hist ? history_last(v->hist) : NULL;
-	for (int c = 0; s && c < s->ncpu; c++)
+	if (!s)
+		return FL_WAIT;
+	for (int c = 0; c < s->ncpu; c++)
 		if (s->cpus[c].khz > 0)
-			return true;
-	return false;
+			return FL_LINE;
+	return FL_NONE;
 }
 
 const char *ui_freqline_toggle(const struct ui_view *v)
@@ -49,14 +56,15 @@ const char *ui_freqline_toggle(const struct ui_view *v)
 	static char msg[160];
 	on = !on;
 	ui_cache_invalidate();
+	enum fl_state st = fl_state(v);
 	if (!on)
 		snprintf(msg, sizeof(msg), "frequency line off (v: on)");
-	else if (!observable(v))
+	else if (st == FL_NONE)
 		snprintf(msg, sizeof(msg), "frequency line: not observable here (%s)",
 		         v->freq_source ? v->freq_source : "no frequency source");
 	else
-		snprintf(msg, sizeof(msg), "frequency line: mean of the workload's CPUs, from %s (v: off)",
-		         v->freq_source);
+		snprintf(msg, sizeof(msg), "frequency line: mean of the workload's CPUs, from %s%s (v: off)",
+		         v->freq_source, st == FL_WAIT ? ", from the first sample" : "");
 	return msg;
 }
 
@@ -68,7 +76,12 @@ void ui_freqline_draw(const struct ui_view *v, struct rect r)
 	const struct snapshot *last = v->hist ? history_last(v->hist) : NULL;
 	if (r.h < 2)
 		return;
-	if (!last || !observable(v)) {
+	enum fl_state st = fl_state(v);
+	if (st == FL_WAIT) {
+		ui_title((struct rect){ r.y, r.x, 1, r.w }, "Frequency", "waiting for the first sample");
+		return;
+	}
+	if (st == FL_NONE) {
 		ui_title((struct rect){ r.y, r.x, 1, r.w }, "Frequency", "not observable here");
 		ui_text(r.y + 1, r.x + 2, r.w - 4, ROLE_DIM,
 		        "frequency: not observable here (no cpufreq: nothing to draw)");

@@ -330,6 +330,37 @@ static void test_spread_pack_free(void **state)
 	assert_int_equal(history_nphases(f->hist), 4);
 }
 
+/* A rule that changes (pack, then free) places every process again and
+ * says nothing of lost placements; a process that drops what benchtop
+ * gave it is said to, once. */
+static void test_rule_change_not_lost(void **state)
+{
+	struct fake *f = *state;
+	if (nallowed < 2)
+		skip();
+	f->vs.selected = 0;
+	struct action act = { .id = ACT_PACK, .policy = -1 };
+	action_apply(&f->c, &act);
+	assert_allowed(f->kids[0], cpu_name(0));
+	act.id = ACT_FREE;
+	action_apply(&f->c, &act);
+	assert_int_equal(f->c.err, 0);
+	assert_true(f->c.plog.n >= 2);
+	for (size_t i = 0; i < f->c.plog.n; i++)
+		assert_false(f->c.plog.v[i].reported);
+	/* the reader sets its own affinity: said at the next tick, put back */
+	act.id = ACT_PACK;
+	action_apply(&f->c, &act);
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(cpus[1], &one);
+	assert_int_equal(sched_setaffinity(f->kids[1], sizeof one, &one), 0);
+	unsigned r = action_enforce_placement(&f->c);
+	assert_true(r & REACT_STATUS);
+	assert_non_null(strstr(f->vs.status, "did not keep"));
+	assert_allowed(f->kids[1], cpu_name(0));
+}
+
 /* --at T:pin=LIST goes through the same table: every workload. */
 static void test_at_pin(void **state)
 {
@@ -545,6 +576,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pin_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin_bad_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spread_pack_free, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rule_change_not_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_at_pin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_governor_and_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_cpufreq, setup, teardown),
