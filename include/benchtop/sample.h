@@ -50,6 +50,11 @@ void sampler_will_add(struct sampler *sp, int workload);
  * what its reaped descendants did too, settles what its tree read that
  * the sampler did not see.  Returns its write_bytes (0 when unreadable). */
 uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl);
+/* The commands' standard output and error go to /dev/null (the
+ * dashboard's): what they write there is their messages, as what a
+ * batch run's commands write to benchtop's standard error is, so their
+ * wchar still measures what they wrote to files. */
+void sampler_output_null(struct sampler *sp);
 /* benchtop itself wrote bytes to its standard error during the run
  * (where a command's output goes in batch mode): not the command's. */
 void sampler_own_output(struct sampler *sp, uint64_t bytes);

@@ -47,6 +47,9 @@ typedef const unsigned char *(*workload_placer)(void *ctx, int id, const char *s
 void workload_set_placer(struct workload *w, workload_placer fn, void *ctx);
 /* True when pid is one of this workload's direct children. */
 bool workload_owns(const struct workload *w, pid_t pid);
+/* Is pid benchtop's own helper of w (the sync(2) at a command's end),
+ * not a process of the command's tree? */
+bool workload_is_helper(const struct workload *w, pid_t pid);
 /* CPU time of a descendant benchtop reaped as its subreaper. */
 /* benchtop reaped a process of w's tree (an orphan handed to it) at now
  * (run seconds, taken once the process had ended): the tree ended no

@@ -454,6 +454,8 @@ int app_setup(struct app *a, char *msg, size_t len)
 	a->snap = snapshot_new(a->ncpu, 16, nwl);
 	if (!a->hist || !a->sp || !a->snap)
 		return -ENOMEM;
+	if (!r->batch)
+		sampler_output_null(a->sp);  /* the commands' output: workload_spawn.c */
 	a->cf = cpufreq_open(r->sysfs, a->ncpu);
 	fill_governors(a);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);

@@ -442,6 +442,12 @@ void sampler_will_add(struct sampler *sp, int workload)
 	sp->wl[workload].out_marked = true;
 }
 
+void sampler_output_null(struct sampler *sp)
+{
+	if (sp->files)
+		sfiles_output_null(sp->files);
+}
+
 void sampler_own_output(struct sampler *sp, uint64_t bytes)
 {
 	sp->own_out += bytes;
@@ -476,7 +482,7 @@ uint64_t sampler_note_exit(struct sampler *sp, pid_t pid, int wl)
 	if (wl < 0 || wl > sp->nwl || (p && p->exit_noted))
 		return wb;
 	/* what it read: the part its tree's processes were not seen reading */
-	sreap_zombie(sp, p, wl, pid, rchar, wchar);
+	sreap_zombie(sp, p, wl, pid, rchar, wchar, wb);
 	if (!p || !p->measure_io)
 		return wb;
 	p->exit_noted = true;

@@ -77,7 +77,8 @@ struct sfiles {
 	int npath;              /* O_PATH descriptors held */
 	dev_t stdin_dev;        /* benchtop's own standard input */
 	ino_t stdin_ino;
-	bool err_null;          /* benchtop's standard error is /dev/null */
+	bool err_null;          /* the commands' output goes to /dev/null: benchtop's
+	                         * standard error is, or the dashboard sent it there */
 };
 
 struct sfiles *sfiles_new(void)
@@ -109,6 +110,11 @@ struct sfiles *sfiles_new(void)
 		}
 	}
 	return f;
+}
+
+void sfiles_output_null(struct sfiles *f)
+{
+	f->err_null = true;
 }
 
 void sfiles_free(struct sfiles *f)
@@ -420,9 +426,9 @@ static bool own_stdin(const struct sfiles *f, long fd, const struct stat *st)
 
 /* Reading /dev/null or benchtop's own standard input is not reading a pipe. */
 /* /dev/null as a place for messages: on a descriptor past standard
- * output (standard error), or as standard output when benchtop's own
- * standard error, which a batch run joins a command's output to, is
- * /dev/null. */
+ * output (standard error), or as standard output when benchtop put it
+ * there (the dashboard's commands) or its own standard error, which a
+ * batch run joins a command's output to, is /dev/null. */
 static bool null_messages(const struct sfiles *f, long fd, const struct stat *st)
 {
 	return (fd >= 2 || (fd == 1 && f->err_null)) && S_ISCHR(st->st_mode) &&

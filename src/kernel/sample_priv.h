@@ -152,6 +152,7 @@ struct swl {
 	 * (overwrites of dirty pages, appends by processes never seen) */
 	uint64_t reap_wchar, reap_wseen;   /* as reap_rchar, reap_seen */
 	uint64_t wchar_files;              /* every process's own writes, all its life */
+	uint64_t reap_wb;                  /* pages dirtied (write_bytes) by zombies never seen */
 	bool wpiped;                       /* some process wrote other than files: unusable */
 	uint64_t out_start;                /* the same at its first start */
 	bool out_started;
@@ -239,6 +240,8 @@ int sample_grow(void **p, int *cap, int want, size_t elem);
 struct sfiles;
 struct sfiles *sfiles_new(void);
 void sfiles_free(struct sfiles *f);
+/* The commands' output goes to /dev/null (sampler_output_null). */
+void sfiles_output_null(struct sfiles *f);
 /* Scan /proc/PID/fd of p; adds what p moved to w (and p->bytes).  buf is
  * scratch of SAMPLE_BUF bytes. */
 void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl *w, char *buf);
@@ -272,9 +275,10 @@ void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t
 /* Tracked p ended and was reaped by a process of its tree. */
 void sreap_gone(struct sampler *sp, struct sproc *p);
 /* Zombie pid of workload wl (p: its tracked entry, or NULL when never
- * seen), about to be reaped by benchtop, has whole rchar `rchar`. */
+ * seen), about to be reaped by benchtop, has whole rchar `rchar`, wchar
+ * `wchar` and write_bytes `wb`. */
 void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64_t rchar,
-                  uint64_t wchar);
+                  uint64_t wchar, uint64_t wb);
 /* End of a tick: the workload's new reads through ended processes. */
 void sreap_settle(struct sampler *sp, int wl);
 /* After every other count of the tick: the workload's written total

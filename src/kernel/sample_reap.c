@@ -185,7 +185,7 @@ void sreap_gone(struct sampler *sp, struct sproc *p)
 }
 
 void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64_t rchar,
-                  uint64_t wchar)
+                  uint64_t wchar, uint64_t wb)
 {
 	struct swl *w = &sp->wl[wl];
 
@@ -194,10 +194,15 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 	if (!p || !p->io_known) {  /* never seen: all it and its reaped descendants did */
 		w->reap_rchar += rchar;
 		w->reap_wchar += wchar;
+		w->reap_wb += wb;
 		return;
 	}
 	if (!p->measure_io || p->exit_noted)
 		return;
+	/* the pages it dirtied since its last look (a cp first seen before
+	 * it opened its files, ended before the next tick) */
+	if (wb > p->wbytes)
+		w->reap_wb += wb - p->wbytes;
 	w->wpiped |= p->piped_w || p->piped;
 	uint64_t own, own_w;
 	if (!task_io(sp, pid, pid, &own, &own_w))
@@ -363,14 +368,20 @@ static bool cwd_changed(const struct swl *w)
  * bytes, beyond those their output to benchtop's standard error (out
  * bytes) dirtied, one page spare?  A process's write_bytes holds what it
  * reaped too; a read can dirty a page of metadata (an access time), so
- * fewer than two pages show nothing. */
+ * fewer than two pages show nothing.  What processes dirtied after their
+ * last look, read from their zombies (a cp seen at its exec, ended before
+ * it was looked at again), shows writes of 64 KiB or more only: a
+ * reader's last page or two of output is not evidence. */
 static bool dirtied_pages(const struct sampler *sp, int wl, uint64_t out, uint64_t need)
 {
 	uint64_t wb = 0, pages = 4096 * ((out + 4095) / 4096 + 1);
 	for (int i = 0; i < sp->n; i++)
 		if (sp->procs[i].wl == wl && sp->procs[i].io_known)
 			wb += sp->procs[i].wbytes;
-	return need > 0 && wb >= pages + 8192 && 2 * (wb - pages) >= need;
+	if (need > 0 && wb >= pages + 8192 && 2 * (wb - pages) >= need)
+		return true;
+	wb += sp->wl[wl].reap_wb;
+	return need >= 65536 && wb >= pages + 8192 && 2 * (wb - pages) >= need;
 }
 
 bool sreap_shows_writes(struct sampler *sp, int wl, uint64_t out, uint64_t need)

@@ -253,6 +253,11 @@ void workload_set_mask(struct workload *w, const unsigned char *mask)
 		memcpy(w->mask, mask, (size_t)w->ncpu);
 }
 
+bool workload_is_helper(const struct workload *w, pid_t pid)
+{
+	return pid && pid == w->sync_pid;
+}
+
 bool workload_owns(const struct workload *w, pid_t pid)
 {
 	if (pid == w->sync_pid && pid)
@@ -365,7 +370,7 @@ void workload_reap(struct workload *w, pid_t pid, int st, const struct rusage *r
 		}
 	/* a command's CPU is from its exec on: its child's set-up before it
 	 * (a copy of benchtop, after the fork) is not its */
-	if (ru && !source)
+	if (ru && !source && pid != w->sync_pid)
 		add_rusage_less(w, ru, setup_user, setup_sys);
 	if (now > w->t_reaped)
 		w->t_reaped = now;

@@ -84,11 +84,13 @@ static void quiet_output(const struct run *run)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
 		return;
 	}
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
+	/* (stdin read-only: a descriptor it could write is not a file's) */
+	int in = open("/dev/null", O_RDONLY | O_CLOEXEC), out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (in >= 0)
+		dup2(in, STDIN_FILENO);
+	if (out >= 0) {
+		dup2(out, STDOUT_FILENO);
+		dup2(out, STDERR_FILENO);
 	}
 }
 
@@ -350,12 +352,15 @@ int workload_start(struct workload *w, struct sampler *sp, const unsigned char *
 }
 
 /* The destination's data is only safe once flushed: a command's run ends
- * with sync(2), timed, in a child so the loop never blocks on it. */
+ * with sync(2), timed, in a child so the loop never blocks on it.  The
+ * child is benchtop's, not the command's: outside the workload's cgroup,
+ * neither its bytes (its join of the cgroup is a write) nor its CPU are
+ * the command's. */
 void workload_start_sync(struct workload *w)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
-		child_setup(w->cg_fd, 0, NULL, 0);
+		child_setup(-1, 0, NULL, 0);
 		sync();
 		_exit(0);
 	}
