@@ -192,6 +192,12 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 	if (!w->measure_io)
 		return;
 	if (!p || !p->io_known) {  /* never seen: all it and its reaped descendants did */
+		/* but for what a root had done by its exec (its join of the
+		 * workload's cgroup is a 1-byte write) */
+		if (p && p->based) {
+			rchar = rchar > p->own_base ? rchar - p->own_base : 0;
+			wchar = wchar > p->own_w_base ? wchar - p->own_w_base : 0;
+		}
 		w->reap_rchar += rchar;
 		w->reap_wchar += wchar;
 		w->reap_wb += wb;
