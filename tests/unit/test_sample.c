@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -485,6 +486,20 @@ static void test_busy_child(void **state)
 	rig_close(&r);
 }
 
+/* The state letter of pid in /proc/PID/stat ('?' when unreadable). */
+static char stat_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
 /* A process that keeps sleeping is still shown, at 0 %CPU. */
 static void test_sleeper(void **state)
 {
@@ -495,9 +510,14 @@ static void test_sleeper(void **state)
 	pid_t c = fork();
 	assert_true(c >= 0);
 	if (c == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);  /* not left behind by a failed assertion */
 		pause();
 		_exit(0);
 	}
+	/* asleep in pause() first: a busy machine may not have run it yet
+	 * (a condition waited for, for at most 10 s, not a timing) */
+	for (int i = 0; i < 10000 && stat_state(c) != 'S'; i++)
+		usleep(1000);
 	assert_int_equal(sampler_add(r.sp, c, 0, "cmd", true), 0);
 	for (int i = 0; i < 30; i++)
 		tick(&r);
