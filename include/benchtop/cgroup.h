@@ -29,11 +29,16 @@ struct cgroup *cgroup_child(struct cgroup *parent, const char *name);
 const char *cgroup_path(const struct cgroup *g);
 
 /* A descriptor of the group's cgroup.procs, open for writing (close on
- * exec): a forked child passes it to cgroup_join before it execs. */
+ * exec): a forked engine passes it to cgroup_join; a command's child
+ * waits, stopped, for benchtop's cgroup_move. */
 int cgroup_procs_fd(const struct cgroup *g);
 /* In a forked child: move the calling process into the group behind fd.
  * 0 or -errno.  Async-signal-safe. */
 int cgroup_join(int procs_fd);
+/* Move process pid into the group behind fd (benchtop moving a child
+ * that waits, stopped, so that the move is not the child's own write).
+ * 0 or -errno. */
+int cgroup_move(int procs_fd, pid_t pid);
 
 /* Is pid (a zombie too, until it is reaped) a member of the group itself
  * (/proc/PID/cgroup)? */

@@ -196,6 +196,13 @@ int cgroup_join(int procs_fd)
 	return write(procs_fd, "0", 1) == 1 ? 0 : -errno;
 }
 
+int cgroup_move(int procs_fd, pid_t pid)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof buf, "%d", (int)pid);
+	return write(procs_fd, buf, (size_t)n) == n ? 0 : -errno;
+}
+
 bool cgroup_holds(const struct cgroup *g, pid_t pid)
 {
 	char path[64], line[4096];

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "benchtop/affinity.h"
@@ -132,13 +133,17 @@ struct at_exec {
 	double t, user, sys;
 };
 
-/* In the command's child: its cgroup, mask and output, then the exec.
- * What failed goes up efd (an errno; negative: joining its cgroup, so it
- * never runs outside it); t_exec gets the clock and the child's CPU just
- * before the exec. */
+/* In the command's child: it waits, stopped, for benchtop to move it
+ * into its cgroup (so the move is not a write of its own, counted in the
+ * command's wchar), then its mask and output, then the exec.  What
+ * failed goes up efd (an errno); t_exec gets the clock and the child's
+ * CPU just before the exec. */
 static _Noreturn void exec_cmd(struct workload *w, int efd, struct at_exec *t_exec)
 {
-	int e = -child_setup(w->cg_fd, 0, mask_for(w, "cmd"), w->ncpu);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);  /* benchtop gone while it waits */
+	if (w->cg_fd >= 0)
+		raise(SIGSTOP);
+	int e = -child_setup(-1, 0, mask_for(w, "cmd"), w->ncpu);
 	if (e) {
 		e = -e;
 		if (write(efd, &e, sizeof e) < 0)
@@ -195,10 +200,28 @@ static int spawn_cmd(struct workload *w, char *msg, size_t len)
 	close(ep[1]);
 	setpgid(pid, pid);
 	int e = 0;
-	ssize_t n;
-	do
-		n = read(ep[0], &e, sizeof e);
-	while (n < 0 && errno == EINTR);
+	ssize_t n = 0;
+	/* into its cgroup before it runs a thing: nothing it starts can
+	 * leave it */
+	if (w->cg_fd >= 0) {
+		int st = 0;
+		pid_t got;
+		do
+			got = waitpid(pid, &st, WUNTRACED);
+		while (got < 0 && errno == EINTR);
+		int rc = got == pid && WIFSTOPPED(st) ? cgroup_move(w->cg_fd, pid) : -ECHILD;
+		if (rc) {
+			kill(pid, SIGKILL);
+			e = rc;
+			n = (ssize_t)sizeof e;
+		} else {
+			kill(pid, SIGCONT);
+		}
+	}
+	if (!n)
+		do
+			n = read(ep[0], &e, sizeof e);
+		while (n < 0 && errno == EINTR);
 	close(ep[0]);
 	/* The command's time starts at its exec: the child's clock just
 	 * before it, so nothing the command does is before its start,
