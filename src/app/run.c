@@ -161,7 +161,7 @@ static bool reap_one(struct app *a, pid_t pid, int flags)
 	double t_exit = app_now(a);  /* before the look at its zombie */
 	struct workload *w = reaped_owner(a, pid);
 	bool root = w && workload_owns(w, pid);
-	/* (the sync helper's own writes, to its cgroup, are not the tree's) */
+	/* (benchtop's own sync helper is not of the command's tree) */
 	if (w && !strcmp(workload_kind(w), "cmd") && !workload_is_helper(w, pid))
 		sampler_note_exit(a->sp, pid, workload_id(w));
 	int st;

@@ -454,8 +454,10 @@ int app_setup(struct app *a, char *msg, size_t len)
 	a->snap = snapshot_new(a->ncpu, 16, nwl);
 	if (!a->hist || !a->sp || !a->snap)
 		return -ENOMEM;
-	if (!r->batch)
-		sampler_output_null(a->sp);  /* the commands' output: workload_spawn.c */
+	/* a dashboard's commands write to /dev/null (workload_spawn.c);
+	 * attached processes' output is their own */
+	if (!r->batch && r->mode != MODE_ATTACH)
+		sampler_output_null(a->sp);
 	a->cf = cpufreq_open(r->sysfs, a->ncpu);
 	fill_governors(a);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);

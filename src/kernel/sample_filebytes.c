@@ -77,7 +77,7 @@ struct sfiles {
 	int npath;              /* O_PATH descriptors held */
 	dev_t stdin_dev;        /* benchtop's own standard input */
 	ino_t stdin_ino;
-	bool err_null;          /* the commands' output goes to /dev/null: benchtop's
+	bool out_null;          /* the commands' output goes to /dev/null: benchtop's
 	                         * standard error is, or the dashboard sent it there */
 };
 
@@ -101,7 +101,7 @@ struct sfiles *sfiles_new(void)
 		f->stdin_ino = in.st_ino;
 	}
 	if (f && fstat(STDERR_FILENO, &in) == 0)
-		f->err_null = S_ISCHR(in.st_mode) && in.st_rdev == makedev(1, 3);
+		f->out_null = S_ISCHR(in.st_mode) && in.st_rdev == makedev(1, 3);
 	for (int i = 0; f && i < 3; i++) {
 		struct stat st;
 		if (fstat(i, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -114,7 +114,7 @@ struct sfiles *sfiles_new(void)
 
 void sfiles_output_null(struct sfiles *f)
 {
-	f->err_null = true;
+	f->out_null = true;
 }
 
 void sfiles_free(struct sfiles *f)
@@ -424,17 +424,17 @@ static bool own_stdin(const struct sfiles *f, long fd, const struct stat *st)
 	return fd == 0 && st->st_ino == f->stdin_ino && st->st_dev == f->stdin_dev;
 }
 
-/* Reading /dev/null or benchtop's own standard input is not reading a pipe. */
 /* /dev/null as a place for messages: on a descriptor past standard
  * output (standard error), or as standard output when benchtop put it
  * there (the dashboard's commands) or its own standard error, which a
  * batch run joins a command's output to, is /dev/null. */
 static bool null_messages(const struct sfiles *f, long fd, const struct stat *st)
 {
-	return (fd >= 2 || (fd == 1 && f->err_null)) && S_ISCHR(st->st_mode) &&
+	return (fd >= 2 || (fd == 1 && f->out_null)) && S_ISCHR(st->st_mode) &&
 	       st->st_rdev == makedev(1, 3);
 }
 
+/* Reading /dev/null or benchtop's own standard input is not reading a pipe. */
 static bool reads_nothing(const struct sfiles *f, long fd, const struct stat *st)
 {
 	return (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3)) || own_stdin(f, fd, st);

@@ -116,9 +116,14 @@ void sreap_read(struct sampler *sp, struct sproc *p)
 		p->own_w = own_w;
 	}
 	/* threads read after the whole: kr may come out short, never long,
-	 * and what is short shows at the next look */
-	uint64_t kr = p->rchar > own ? p->rchar - own : 0;
-	uint64_t kw = p->wchar > own_w ? p->wchar - own_w : 0;
+	 * and what is short shows at the next look.  What it did before its
+	 * first look (a root's set-up before its exec: its join of the
+	 * cgroup is a 1-byte write) is in the whole however little its live
+	 * threads show (none, once it is a zombie), and is never counted. */
+	uint64_t own_r0 = own > p->own_base ? own : p->own_base;
+	uint64_t own_w0 = own_w > p->own_w_base ? own_w : p->own_w_base;
+	uint64_t kr = p->rchar > own_r0 ? p->rchar - own_r0 : 0;
+	uint64_t kw = p->wchar > own_w0 ? p->wchar - own_w0 : 0;
 	/* an attached process's past is not this run's; a process first
 	 * seen after it reaped children never seen counts them */
 	if (!p->kr_known && p->past) {
@@ -225,8 +230,11 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 		own_last = own_counted(p);
 	if (p->nthr <= 1 && p->own_w > own_w_last)
 		own_w_last = p->own_w;  /* its base, when it ended before any look */
-	uint64_t kr = rchar > own ? rchar - own : 0;
-	uint64_t kw = wchar > own_w ? wchar - own_w : 0;
+	/* (as in sreap_read: what it did before its first look is not counted) */
+	uint64_t own_r0 = own > p->own_base ? own : p->own_base;
+	uint64_t own_w0 = own_w > p->own_w_base ? own_w : p->own_w_base;
+	uint64_t kr = rchar > own_r0 ? rchar - own_r0 : 0;
+	uint64_t kw = wchar > own_w0 ? wchar - own_w0 : 0;
 	if (kr > p->kr)
 		w->reap_rchar += kr - p->kr;
 	if (kw > p->kw)
@@ -378,16 +386,19 @@ static bool cwd_changed(const struct swl *w)
  * last look, read from their zombies (a cp seen at its exec, ended before
  * it was looked at again), shows writes of 64 KiB or more only: a
  * reader's last page or two of output is not evidence. */
+static bool pages_cover(uint64_t wb, uint64_t pages, uint64_t need)
+{
+	return need > 0 && wb >= pages + 8192 && 2 * (wb - pages) >= need;
+}
+
 static bool dirtied_pages(const struct sampler *sp, int wl, uint64_t out, uint64_t need)
 {
 	uint64_t wb = 0, pages = 4096 * ((out + 4095) / 4096 + 1);
 	for (int i = 0; i < sp->n; i++)
 		if (sp->procs[i].wl == wl && sp->procs[i].io_known)
 			wb += sp->procs[i].wbytes;
-	if (need > 0 && wb >= pages + 8192 && 2 * (wb - pages) >= need)
-		return true;
-	wb += sp->wl[wl].reap_wb;
-	return need >= 65536 && wb >= pages + 8192 && 2 * (wb - pages) >= need;
+	return pages_cover(wb, pages, need) ||
+	       (need >= 65536 && pages_cover(wb + sp->wl[wl].reap_wb, pages, need));
 }
 
 bool sreap_shows_writes(struct sampler *sp, int wl, uint64_t out, uint64_t need)

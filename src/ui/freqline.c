@@ -62,9 +62,13 @@ const char *ui_freqline_toggle(const struct ui_view *v)
 	else if (st == FL_NONE)
 		snprintf(msg, sizeof(msg), "frequency line: not observable here (%s)",
 		         v->freq_source ? v->freq_source : "no frequency source");
+	else if (!ui_freqline_room())
+		snprintf(msg, sizeof(msg), "frequency line: no room under a graph this small (z: zoom; v: off)");
+	else if (st == FL_WAIT)
+		snprintf(msg, sizeof(msg), "frequency line: waiting for the first sample (v: off)");
 	else
-		snprintf(msg, sizeof(msg), "frequency line: mean of the workload's CPUs, from %s%s (v: off)",
-		         v->freq_source, st == FL_WAIT ? ", from the first sample" : "");
+		snprintf(msg, sizeof(msg), "frequency line: mean of the workload's CPUs, from %s (v: off)",
+		         v->freq_source);
 	return msg;
 }
 

@@ -289,11 +289,20 @@ bool ui_toggle_zoom(void)
 	return zoomed = !zoomed;
 }
 
+/* Whether the last layout's graph had room for the frequency line. */
+static bool freq_room = true;
+
+bool ui_freqline_room(void)
+{
+	return freq_room;
+}
+
 /* The frequency line's rows, from the bottom of the graph's. */
 static void split_freq(struct layout *l)
 {
 	l->freq = (struct rect){ 0, 0, 0, 0 };
-	if (!ui_freqline_on() || l->graph.h < 12)
+	freq_room = l->graph.h >= 12;
+	if (!ui_freqline_on() || !freq_room)
 		return;
 	int fh = l->graph.h >= 30 ? 6 : 4;
 	l->graph.h -= fh;

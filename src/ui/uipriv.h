@@ -188,6 +188,8 @@ bool ui_toggle_zoom(void);
 const char *ui_freqline_toggle(const struct ui_view *v);
 bool ui_freqline_on(void);
 void ui_freqline_draw(const struct ui_view *v, struct rect r);
+/* Did the last layout leave the graph room for the frequency line? */
+bool ui_freqline_room(void);
 /* The newest caption as a banner across the graph's rectangle g. */
 void ui_caption_draw(const struct ui_view *v, struct rect g);
 /* Whether ui_key read anything from the terminal since the last call. */

@@ -20,6 +20,7 @@ has() { tm_screen "$1" | grep -qF -- "$2"; }
 banner() { tm_screen "$1" | sed -n 6p; }
 # the line of the graph's time axis (drawn from the first sample on)
 axis_at() { scr "$1" | grep -n '^ \{6,\}──────────────────────' | head -1 | cut -d: -f1; }
+axis_shown() { [ -n "$(axis_at "$1")" ]; }
 # A and B copy a source sized by the room of their own small tmpfs: their
 # scratch files are quick to write and to remove (a removal of gigabytes
 # on a disk that discards holds up every start beside it)
@@ -37,16 +38,16 @@ APID=$!
 tm_start b 120x40 "TMPDIR=$T/tmp-b $BENCHTOP --sysfs $T/nosys --preset lesson -t 40 -o $T/b.jsonl; sleep 900"
 check "the first caption is a banner across the graph ($(banner b | tr -s ' ' | cut -c1-60))" \
 	wait_for 120 sh -c "tmux capture-pane -p -t bt$$-b | sed -n 6p | grep -q 'Step 1 of 5 - pack'"
-wait_for 60 sh -c "[ -n \"\$(tmux capture-pane -p -t bt$$-b | grep '^ \{6,\}──────────────────────')\" ]" || true
+wait_for 60 axis_shown b || true
 # z: the graph takes the screen; the caption stays
 tm_keys b z
-zoomed() { ! has b "Processes" && ! has b "Placement" && has b "Throughput" && banner b | grep -q "Step" && [ "$(axis_at b)" ]; }
+zoomed() { ! has b "Processes" && ! has b "Placement" && has b "Throughput" && banner b | grep -q "Step" && axis_shown b; }
 check "z: no Processes or Placement panel, the graph and its caption stay" wait_for 30 zoomed
 axis_z=$(axis_at b)
 check "z: the time axis is near the bottom (line $axis_z of 40)" [ "${axis_z:-0}" -ge 34 ]
 check "the key bar stays ($(scr b | tail -1 | cut -c1-30))" has b "F10Quit"
 tm_keys b z
-unzoomed() { has b "Processes" && has b "Placement" && [ "$(axis_at b)" ]; }
+unzoomed() { has b "Processes" && has b "Placement" && axis_shown b; }
 check "z again: every panel back" wait_for 30 unzoomed
 axis_n=$(axis_at b)
 check "the graph is its own size again (axis at line $axis_n, zoomed $axis_z)" [ "${axis_n:-99}" -lt "${axis_z:-0}" ]

@@ -539,6 +539,45 @@ static void test_resize_key_once(void **state)
 	assert_int_equal(ui_key(&f->v, &a), 0);
 }
 
+/* v: the frequency line waits for a first sample where there is a
+ * source, draws the line once there is one, and says so where there is
+ * none. */
+static void test_freq_line_states(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(open_at(f, 40, 120, false), 0);
+	struct history *empty = history_new(8);
+	assert_non_null(empty);
+	struct ui_view v = f->v;
+	v.hist = empty;
+	struct action a;
+	assert_int_equal(ui_key_feed(&v, 'v', &a), 1);
+	assert_non_null(strstr(a.text, "waiting for the first sample"));
+	assert_null(strstr(a.text, "not observable"));
+	ui_draw(&v);
+	assert_true(on_screen("Frequency  waiting for the first sample"));
+	/* the first samples come: the line, under its source's name */
+	ui_draw(&f->v);
+	assert_true(on_screen("Frequency  the workload's CPUs, scaling_cur_freq"));
+	/* no source at all */
+	v.hist = f->h;
+	v.freq_source = "not observable";
+	ui_draw(&v);
+	assert_true(on_screen("frequency: not observable here"));
+	assert_int_equal(ui_key_feed(&v, 'v', &a), 1);   /* off */
+	assert_int_equal(ui_key_feed(&v, 'v', &a), 1);   /* on, with no source */
+	assert_non_null(strstr(a.text, "not observable here"));
+	assert_int_equal(ui_key_feed(&v, 'v', &a), 1);   /* off again */
+	/* 80x24: the graph has no room for it, and the status line says so */
+	ui_close();
+	assert_int_equal(open_at(f, 24, 80, false), 0);
+	ui_draw(&f->v);
+	assert_int_equal(ui_key_feed(&f->v, 'v', &a), 1);
+	assert_non_null(strstr(a.text, "no room"));
+	assert_int_equal(ui_key_feed(&f->v, 'v', &a), 1);   /* off for the next test */
+	history_free(empty);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +601,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ascii_locale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workload_line_colours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resize_key_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_freq_line_states, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
