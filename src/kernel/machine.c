@@ -111,26 +111,69 @@ static void join_options(char *out, size_t len, const char *mnt, char *super)
 	}
 }
 
-/* The mount whose device is dev (the last one listed: the one on top). */
-static bool mount_of(dev_t dev, struct mount_of *m)
+/* A mount point of mountinfo with its octal escapes (\040: a space) undone. */
+static void unescape_mount(char *s)
+{
+	char *o = s;
+	for (char *p = s; *p; o++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' &&
+		    p[3] <= '7') {
+			*o = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+			p += 4;
+		} else {
+			*o = *p++;
+		}
+	}
+	*o = 0;
+}
+
+/* Is mount point mnt at or above path? */
+static bool mount_holds(const char *mnt, const char *path)
+{
+	size_t n = strlen(mnt);
+	return !strcmp(mnt, "/") || (!strncmp(path, mnt, n) && (path[n] == '/' || path[n] == 0));
+}
+
+/* The mount of dev that path is under, as findmnt -T finds it: the
+ * deepest mount point above path (of those on top of each other, the
+ * last listed).  The same device is mounted elsewhere too (bind mounts,
+ * a read-only view), with options of its own. */
+static bool mount_of(const char *path, dev_t dev, struct mount_of *m)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
+	char line[4096], real[4096];
+	size_t best = 0;
 	bool found = false;
 	if (!f)
 		return false;
+	/* path, else the nearest directory above it that exists */
+	char near[4096];
+	snprintf(near, sizeof near, "%s", path);
+	while (!realpath(near, real)) {
+		char *sl = strrchr(near, '/');
+		if (!sl || sl == near) {
+			snprintf(near, sizeof near, "%s", sl ? "/" : ".");
+			if (!realpath(near, real))
+				snprintf(real, sizeof real, "/");
+			break;
+		}
+		*sl = 0;
+	}
 	while (fgets(line, sizeof line, f)) {
 		unsigned ma, mi;
-		char opts[1024], *dash = strstr(line, " - ");
-		if (!dash || sscanf(line, "%*u %*u %u:%u %*s %*s %1023s", &ma, &mi, opts) != 3)
+		char mnt[4096], opts[1024], *dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*u %*u %u:%u %*s %4095s %1023s", &ma, &mi, mnt, opts) != 4)
 			continue;
-		if (makedev(ma, mi) != dev)
+		unescape_mount(mnt);
+		size_t depth = strlen(mnt);
+		if (makedev(ma, mi) != dev || !mount_holds(mnt, real) || (found && depth < best))
 			continue;
 		char type[64], super[1024] = "";
 		if (sscanf(dash + 3, "%63s %*s %1023s", type, super) < 1)
 			continue;
 		snprintf(m->fstype, sizeof m->fstype, "%s", type);
 		join_options(m->options, sizeof m->options, opts, super);
+		best = depth;
 		found = true;
 	}
 	fclose(f);
@@ -174,7 +217,7 @@ static void disk_json(struct jw *w, const char *path, dev_t dev)
 		sysfile_read(dd, "rotational", rot, sizeof rot);
 		scheduler_of(dd, sched, sizeof sched);
 	}
-	mount_of(dev, &m);
+	mount_of(path, dev, &m);
 	jw_obj(w, NULL);
 	jw_str(w, "path", path);
 	jw_nstr(w, "device", name[0] ? name : NULL);
