@@ -13,11 +13,6 @@
 # fresh clone tests/durations) start first, so the run ends soon after its
 # longest script.
 #
-# A script with a line "# run.sh: alone" (the truth matrix: outside
-# measurements held to the byte, its quiet cases premised on a machine
-# doing nothing else, its loaded ones on a load of its own) runs after
-# all the others have ended, one at a time.
-#
 # LOAD=N keeps N busy loops running meanwhile (make check-loaded: 2), to
 # see that nothing in the suite depends on an idle machine.  E2E="a b"
 # runs only those e2e scripts (names without .sh).
@@ -60,11 +55,6 @@ jobs_list() {
 ordered=$(jobs_list "$@" | awk -v times="$ORDER" '
 	BEGIN { while ((getline l < times) > 0) { if (l ~ /^#/) continue; split(l, f, " "); secs[f[2]] = f[1] } }
 	{ print (($2 in secs) ? secs[$2] : 1000), $0 }' | sort -k1,1nr | cut -d' ' -f2-)
-
-alone=$(echo "$ordered" | while read -r kind path; do
-	[ "$kind" = e2e ] && grep -qx '# run.sh: alone' "$path" && echo "$kind $path"
-done)
-[ -n "$alone" ] && ordered=$(echo "$ordered" | grep -vxF -f <(echo "$alone"))
 
 # run_job KIND PATH: run it, its output to $OUT/N.out, its status and
 # seconds to $OUT/N.rc.
@@ -151,12 +141,6 @@ while [ ${#running[@]} -gt 0 ]; do
 	wait -n 2>/dev/null
 	reap
 done
-while read -r kind path; do
-	[ -n "$kind" ] || continue
-	id=$((id + 1))
-	run_job "$kind" "$path" "$id"
-	report "$kind" "$path" "$id"
-done <<<"$alone"
 mkdir -p "$(dirname "$TIMES")" && sort -k1,1nr "$OUT/times" >"$TIMES" 2>/dev/null
 
 echo "# wall time $((SECONDS - t_start)) s, $JOBS jobs at a time${LOAD:+, LOAD=$LOAD}"

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The truth matrix's trees (truth-trees.sh) under a background CPU load:
 # one busy shell loop per CPU, at least two, started and killed here.
-# run.sh: alone
 . "$(dirname "$0")/lib-truth.sh"
 trees_setup
 load_start

@@ -3,7 +3,6 @@
 # background, orphaned and short-lived children; overwrites; appends; a
 # copy_file_range; a command rated by its reads, then by its writes) on
 # a machine with no load of this script's own.
-# run.sh: alone
 . "$(dirname "$0")/lib-truth.sh"
 trees_setup
 trees ""

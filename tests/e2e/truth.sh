@@ -2,7 +2,6 @@
 # The truth matrix, serial commands: cp, dd, rsync, cpio, pipelines, held
 # and sparse files, 300 short children, an orphan (lib-truth.sh says what
 # each case checks).
-# run.sh: alone
 . "$(dirname "$0")/lib-truth.sh"
 make_tree
 
