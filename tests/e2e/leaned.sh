@@ -118,9 +118,10 @@ check "governor put back after the run (read back: $(cat "$GOV"))" [ "$(cat "$GO
 # Bits are never cut in the processes table.
 tm_start bi 120x40 "'$BENCHTOP' --no-mouse --units bits -- sh -c 'while :; do head -c 64M /dev/zero > \"$T/bits\"; done'"
 wait_for 30 sh -c "tmux capture-pane -p -t bt$$-bi | grep -qE '[0-9] [kMG]?bit/s'"
-tm_screen bi > "$T/bi.txt"
-check "bits: rates in full ($(grep -oE '[0-9.]+ [kMG]?bit/?s?' "$T/bi.txt" | sort -u | head -3 | tr '\n' ' '))" \
-	sh -c "grep -qE '[0-9] [kMG]?bit/s' '$T/bi.txt' && ! grep -qE 'bit/( |$)' '$T/bi.txt'"
+# (a frame the terminal has only half taken in: the next one)
+bits_full() { tm_screen bi > "$T/bi.txt"; grep -qE '[0-9] [kMG]?bit/s' "$T/bi.txt" && ! grep -qE 'bit/( |$)' "$T/bi.txt"; }
+wait_for 10 bits_full
+check "bits: rates in full ($(grep -oE '[0-9.]+ [kMG]?bit/?s?' "$T/bi.txt" | sort -u | head -3 | tr '\n' ' '))" bits_full
 tm_keys bi q
 tm_kill bi
 
@@ -128,7 +129,9 @@ tm_kill bi
 for size in 120x40 200x60; do
 	tm_start rs$size $size "'$BENCHTOP' --no-mouse --sysfs '$T/sys' --at 1:marker=a-long-marker-label -- sleep 600"
 	wait_for 20 screen_has rs$size "a-long-marker-label"
-	check "residency legend at $size" sh -c "tmux capture-pane -p -t bt$$-rs$size | grep 'Residency' | grep -qE '(≤|<=)?[0-9.]+[GM] +[^ ]+[0-9.]+[GM] +[^ ]+[0-9.]+[GM] ─'"
+	# (a frame the terminal has only half taken in shows no legend yet)
+	check "residency legend at $size" wait_for 10 sh -c "tmux capture-pane -p -t bt$$-rs$size | grep 'Residency' | grep -qE '(≤|<=)?[0-9.]+[GM] +[^ ]+[0-9.]+[GM] +[^ ]+[0-9.]+[GM] ─'" ||
+		tmux capture-pane -p -t "bt$$-rs$size" | grep -m1 Residency | sed 's/^/# /'
 	tm_keys rs$size q
 	tm_kill rs$size
 done
@@ -163,8 +166,10 @@ if [ "$(nproc)" -ge 2 ]; then
 		# the status line at once, before its message goes
 		[ $run = 1 ] && check "spread: the status line says which role went where" \
 			wait_for 20 sh -c "tmux capture-pane -p -t bt$$-sp1 | grep -qE 'reader bt-read[a-z]*→[0-9]'"
-		wait_for 20 apart "$reader" "$writer"
-		check "spread run $run: reader (CPU $(allowed "$reader")) and writer (CPU $(allowed "$writer")) on CPUs of their own" apart "$reader" "$writer"
+		# (each pass of the loop has processes of its own: looked up again)
+		apart_now() { reader=$(pid_of_comm "$bt" bt-reader) writer=$(pid_of_comm "$bt" bt-writer); apart "$reader" "$writer"; }
+		wait_for 20 apart_now
+		check "spread run $run: reader (CPU $(allowed "$reader")) and writer (CPU $(allowed "$writer")) on CPUs of their own" apart_now
 		tm_keys sp$run q
 		tm_kill sp$run
 	done
