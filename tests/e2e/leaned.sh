@@ -130,8 +130,9 @@ for size in 120x40 200x60; do
 	tm_start rs$size $size "'$BENCHTOP' --no-mouse --sysfs '$T/sys' --at 1:marker=a-long-marker-label -- sleep 600"
 	wait_for 20 screen_has rs$size "a-long-marker-label"
 	# (a frame the terminal has only half taken in shows no legend yet)
-	check "residency legend at $size" wait_for 10 sh -c "tmux capture-pane -p -t bt$$-rs$size | grep 'Residency' | grep -qE '(≤|<=)?[0-9.]+[GM] +[^ ]+[0-9.]+[GM] +[^ ]+[0-9.]+[GM] ─'" ||
-		tmux capture-pane -p -t "bt$$-rs$size" | grep -m1 Residency | sed 's/^/# /'
+	legend() { tmux capture-pane -p -t "bt$$-rs$size" | grep 'Residency' | grep -qE '(≤|<=)?[0-9.]+[GM] +[^ ]+[0-9.]+[GM] +[^ ]+[0-9.]+[GM] ─'; }
+	check "residency legend at $size" wait_for 10 legend
+	legend || tmux capture-pane -p -t "bt$$-rs$size" | grep -m1 Residency | sed 's/^/# /'
 	tm_keys rs$size q
 	tm_kill rs$size
 done
@@ -170,6 +171,7 @@ if [ "$(nproc)" -ge 2 ]; then
 		apart_now() { reader=$(pid_of_comm "$bt" bt-reader) writer=$(pid_of_comm "$bt" bt-writer); apart "$reader" "$writer"; }
 		wait_for 20 apart_now
 		check "spread run $run: reader (CPU $(allowed "$reader")) and writer (CPU $(allowed "$writer")) on CPUs of their own" apart_now
+		apart_now || { echo "# reader '$reader' writer '$writer'; descendants: $(for p in $(descendants "$bt"); do printf '%s:%s ' "$p" "$(cat /proc/$p/comm 2>/dev/null)"; done)"; tm_screen sp$run | tail -4 | sed 's/^/# /'; }
 		tm_keys sp$run q
 		tm_kill sp$run
 	done
