@@ -88,6 +88,20 @@ void sreap_thread_gone(struct sampler *sp, struct sproc *p, const struct sthr *t
 	w->reap_ambig = true;
 }
 
+/* What p's whole count (rchar, wchar) holds beyond its own threads'
+ * counts (own, own_w) and beyond what it did before its first look (a
+ * root's set-up before its exec: its join of the cgroup is a 1-byte
+ * write), which is in the whole however little its live threads show
+ * (none, once it is a zombie): what it reaped. */
+static void reaped_of(const struct sproc *p, uint64_t rchar, uint64_t wchar, uint64_t own,
+                      uint64_t own_w, uint64_t *kr, uint64_t *kw)
+{
+	uint64_t own_r0 = own > p->own_base ? own : p->own_base;
+	uint64_t own_w0 = own_w > p->own_w_base ? own_w : p->own_w_base;
+	*kr = rchar > own_r0 ? rchar - own_r0 : 0;
+	*kw = wchar > own_w0 ? wchar - own_w0 : 0;
+}
+
 /* The new whole rchar of p was read: its own threads' counts too, and
  * what its reaped count grew by goes to its workload. */
 void sreap_read(struct sampler *sp, struct sproc *p)
@@ -116,14 +130,9 @@ void sreap_read(struct sampler *sp, struct sproc *p)
 		p->own_w = own_w;
 	}
 	/* threads read after the whole: kr may come out short, never long,
-	 * and what is short shows at the next look.  What it did before its
-	 * first look (a root's set-up before its exec: its join of the
-	 * cgroup is a 1-byte write) is in the whole however little its live
-	 * threads show (none, once it is a zombie), and is never counted. */
-	uint64_t own_r0 = own > p->own_base ? own : p->own_base;
-	uint64_t own_w0 = own_w > p->own_w_base ? own_w : p->own_w_base;
-	uint64_t kr = p->rchar > own_r0 ? p->rchar - own_r0 : 0;
-	uint64_t kw = p->wchar > own_w0 ? p->wchar - own_w0 : 0;
+	 * and what is short shows at the next look */
+	uint64_t kr, kw;
+	reaped_of(p, p->rchar, p->wchar, own, own_w, &kr, &kw);
 	/* an attached process's past is not this run's; a process first
 	 * seen after it reaped children never seen counts them */
 	if (!p->kr_known && p->past) {
@@ -230,11 +239,8 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 		own_last = own_counted(p);
 	if (p->nthr <= 1 && p->own_w > own_w_last)
 		own_w_last = p->own_w;  /* its base, when it ended before any look */
-	/* (as in sreap_read: what it did before its first look is not counted) */
-	uint64_t own_r0 = own > p->own_base ? own : p->own_base;
-	uint64_t own_w0 = own_w > p->own_w_base ? own_w : p->own_w_base;
-	uint64_t kr = rchar > own_r0 ? rchar - own_r0 : 0;
-	uint64_t kw = wchar > own_w0 ? wchar - own_w0 : 0;
+	uint64_t kr, kw;
+	reaped_of(p, rchar, wchar, own, own_w, &kr, &kw);
 	if (kr > p->kr)
 		w->reap_rchar += kr - p->kr;
 	if (kw > p->kw)
