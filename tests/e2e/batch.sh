@@ -40,7 +40,7 @@ check "text: header" grep -q '^ *t ' "$T/text.out"
 lines=$(awk '/^$/ { exit } /^ *[0-9]+\.[0-9]+ / { n++ } END { print n + 0 }' "$T/text.out")
 # one line per tick: never more than the 10 ticks of 1 s and the last
 # sample (taken after the run stopped), none earlier than the one before
-check "text: one line per tick ($lines lines in 1 s at 0.1 s)" [ "$lines" -ge 1 ] && [ "$lines" -le 11 ]
+check "text: one line per tick ($lines lines in 1 s at 0.1 s)" sh -c '[ "$1" -ge 1 ] && [ "$1" -le 11 ]' _ "$lines"
 check "text: t of each line never goes back" awk '/^$/ { exit } /^ *[0-9]+\.[0-9]+ / { if ($1 + 0 < last) exit 1; last = $1 + 0 }' "$T/text.out"
 check "text: summary table" grep -q 'hog' "$T/text.out"
 "$BENCHTOP" -b --format csv -i 0.1 -t 0.5 -- sleep 5 > "$T/csv.out" 2>/dev/null
@@ -61,11 +61,11 @@ check "missing program: named" grep -q 'nonexistent' "$T/noprog.err"
 "$BENCHTOP" -b --interval 0 -- true > /dev/null 2> "$T/bad.err"
 check "bad interval: exit 2" [ $? = 2 ]
 "$BENCHTOP" --bogus > /dev/null 2> "$T/bad.err"
-check "unknown option: exit 2 naming it" [ $? = 2 ] && grep -q 'bogus' "$T/bad.err"
+rc=$?; check "unknown option: exit 2 naming it (rc $rc)" sh -c '[ "$1" = 2 ] && grep -q bogus "$2"' _ "$rc" "$T/bad.err"
 "$BENCHTOP" -b -w copy:src=x,frobs=1 > /dev/null 2> "$T/bad.err"
-check "unknown key: exit 2 naming it" [ $? = 2 ] && grep -q 'frobs' "$T/bad.err"
+rc=$?; check "unknown key: exit 2 naming it (rc $rc)" sh -c '[ "$1" = 2 ] && grep -q frobs "$2"' _ "$rc" "$T/bad.err"
 "$BENCHTOP" -b --cpus 9 -- true > /dev/null 2> "$T/bad.err"
-check "--cpus out of range: exit 2" [ $? = 2 ] && grep -q '9' "$T/bad.err"
+rc=$?; check "--cpus out of range: exit 2 naming it (rc $rc)" sh -c '[ "$1" = 2 ] && grep -q 9 "$2"' _ "$rc" "$T/bad.err"
 
 # The record file is never overwritten without --force.
 echo keep > "$T/rec.jsonl"

@@ -27,7 +27,7 @@ for how in TERM INT HUP SEGV q; do
 	check "$how: terminal back to the shell (alternate screen off)" [ "$(alt_screen $S)" = 0 ]
 	case $how in
 	# 139 (killed by SIGSEGV); under AddressSanitizer its report exits 1
-	SEGV) check "$how: a failing exit status ($code)" [ -n "$code" ] && [ "$code" != 0 ] ;;
+	SEGV) check "$how: a failing exit status ($code)" sh -c '[ -n "$1" ] && [ "$1" != 0 ]' _ "$code" ;;
 	*) check "$how: exit 0 ($code)" [ "$code" = 0 ]
 	   check "$how: summary printed" sh -c "echo \"\$1\" | grep -q elaps" _ "$screen" ;;
 	esac

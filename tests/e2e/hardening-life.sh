@@ -108,7 +108,7 @@ else
 	# sh alone uses a few ms; any share of 3 s of a busy loop is more
 	check "background job: its CPU counts" \
 		jq -se 'map(select(.type=="end"))[0].summary[0] | .user + .sys >= 0.05' "$T/bg.json" >/dev/null
-	check "background job: its cgroup is removed" [ -n "$grp" ] && [ ! -d "$grp" ]
+	check "background job: its cgroup is removed ($grp)" sh -c '[ -n "$1" ] && [ ! -d "$1" ]' _ "$grp"
 fi
 
 # ---- attach ----------------------------------------------------------------

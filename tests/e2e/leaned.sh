@@ -220,7 +220,7 @@ wait_for 120 sh -c "! kill -0 $bpid 2>/dev/null"
 wait $bpid
 rc=$?
 size=$(stat -c %s "$T/at.out")
-check "attach: exit 0 ($rc), dd wrote $size bytes" [ "$rc" = 0 ] && [ "$size" = $((400 * 262144)) ]
+check "attach: exit 0 ($rc), dd wrote $size bytes" sh -c '[ "$1" = 0 ] && [ "$2" = $((400 * 262144)) ]' _ "$rc" "$size"
 check "attach: workload 1, kind attached, its command in spec ($(jq -c 'select(.type=="start") | .workloads' "$T/at.jsonl"))" \
 	quiet jq -se '(.[] | select(.type=="start")).workloads | length == 1 and .[0].id == 1 and
 	.[0].kind == "attached" and (.[0].spec | test("dd if=/dev/zero"))' "$T/at.jsonl"
