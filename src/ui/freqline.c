@@ -59,9 +59,11 @@ const char *ui_freqline_toggle(const struct ui_view *v)
 	enum fl_state st = fl_state(v);
 	if (!on)
 		snprintf(msg, sizeof(msg), "frequency line off (v: on)");
+	else if (st == FL_NONE && v->freq_source && strstr(v->freq_source, "not observable here"))
+		snprintf(msg, sizeof(msg), "frequency line: %s", v->freq_source);  /* its own words */
 	else if (st == FL_NONE)
 		snprintf(msg, sizeof(msg), "frequency line: not observable here (%s)",
-		         v->freq_source ? v->freq_source : "no frequency source");
+		         v->freq_source && v->freq_source[0] ? v->freq_source : "no frequency source");
 	else if (!ui_freqline_room())
 		snprintf(msg, sizeof(msg), "frequency line: no room under a graph this small (z: zoom; v: off)");
 	else if (st == FL_WAIT)

@@ -568,6 +568,12 @@ static void test_freq_line_states(void **state)
 	assert_int_equal(ui_key_feed(&v, 'v', &a), 1);   /* on, with no source */
 	assert_non_null(strstr(a.text, "not observable here"));
 	assert_int_equal(ui_key_feed(&v, 'v', &a), 1);   /* off again */
+	/* a source that says so itself is not said twice */
+	v.freq_source = "frequency not observable here (nominal 2596 MHz)";
+	assert_int_equal(ui_key_feed(&v, 'v', &a), 1);
+	assert_string_equal(a.text, "frequency line: frequency not observable here (nominal 2596 MHz)");
+	assert_int_equal(ui_key_feed(&v, 'v', &a), 1);
+	v.freq_source = "not observable";
 	/* 80x24: the graph has no room for it, and the status line says so */
 	ui_close();
 	assert_int_equal(open_at(f, 24, 80, false), 0);
