@@ -143,7 +143,11 @@ fake_kernel_start() {
 }
 
 # A tmux session for dashboard tests: tm_start NAME WxH COMMAND
-tm_start() { tmux new-session -d -s "bt$$-$1" -x "${2%x*}" -y "${2#*x}" "$3"; }
+# The script's tmux server stays up between sessions (exit-empty off): a
+# server that exits with its last session races the next new-session,
+# which then fails with "server exited unexpectedly".
+tm_server() { tmux has-session 2>/dev/null || tmux start-server \; set -s exit-empty off 2>/dev/null; }
+tm_start() { tm_server; tmux new-session -d -s "bt$$-$1" -x "${2%x*}" -y "${2#*x}" "$3"; }
 tm_keys() { local s=$1; shift; tmux send-keys -t "bt$$-$s" "$@"; }
 tm_screen() { tmux capture-pane -p -t "bt$$-$1"; }
 tm_kill() { tmux kill-session -t "bt$$-$1" 2>/dev/null; }
