@@ -74,6 +74,7 @@ struct sfiles {
 	dev_t own_dev[3];       /* benchtop's own standard files: never the workload's */
 	ino_t own_ino[3];
 	dev_t proc_dev, sys_dev;
+	dev_t pipe_dev;         /* anonymous pipes' (pipefs) */
 	int npath;              /* O_PATH descriptors held */
 	dev_t stdin_dev;        /* benchtop's own standard input */
 	ino_t stdin_ino;
@@ -96,6 +97,13 @@ struct sfiles *sfiles_new(void)
 	if (f && stat("/sys/kernel", &ps) == 0)
 		f->sys_dev = ps.st_dev;
 	struct stat in;
+	int pp[2];
+	if (f && pipe2(pp, O_CLOEXEC) == 0) {
+		if (fstat(pp[0], &in) == 0)
+			f->pipe_dev = in.st_dev;
+		close(pp[0]);
+		close(pp[1]);
+	}
 	if (f && fstat(STDIN_FILENO, &in) == 0) {
 		f->stdin_dev = in.st_dev;
 		f->stdin_ino = in.st_ino;
@@ -525,12 +533,42 @@ static void scan_other(struct sfiles *f, struct sproc *p, struct fdscan *sc, con
 	p->piped |= rd;
 	/* a fork not yet exec'd holds its parent's pipes (xargs's input):
 	 * what it will read after its exec is its command's */
-	p->pipe_live |= rd && !p->prexec && !pipe_drained(p->pid, (int)fd, st);
+	bool live = rd && !p->prexec && !pipe_drained(p->pid, (int)fd, st);
+	p->pipe_live |= live;
+	for (int i = 0; i < p->nod; i++)
+		if (p->od[i].fd == fd && p->od[i].ino == st->st_ino && p->od[i].dev == st->st_dev)
+			p->od[i].live_rd = live;
 	/* its standard input, benchtop's, is not written to; /dev/null as a
 	 * standard error (dd 2>/dev/null) takes its few lines of messages,
 	 * not what it or its children write out, so their wchar stays
 	 * file bytes (as far as a file shows the tree writes: sample_reap.c) */
 	p->piped_w |= acc != O_RDONLY && !own_stdin(f, fd, st) && !null_messages(f, fd, st);
+}
+
+/* A pipe p could still read from at its last scan carries what others
+ * write to it: a tracked process other than p that held its write end
+ * then (a stage before it in a pipeline), or anyone, for a socket, a
+ * device or a named pipe.  An anonymous pipe whose write end no other
+ * tracked process held was fed by p itself or by a child never seen (a
+ * shell's $(...)): what p read from it is a few bytes of text, and what
+ * its tree read after its last scan is files' bytes. */
+bool sfiles_fed_by_others(const struct sfiles *f, const struct sproc *procs, int n,
+                          const struct sproc *p)
+{
+	for (int i = 0; i < p->nod; i++) {
+		const struct sofd *o = &p->od[i];
+		if (!o->live_rd)
+			continue;
+		if (!f->pipe_dev || o->dev != f->pipe_dev || o->rdev)
+			return true;
+		for (int k = 0; k < n; k++) {
+			const struct sproc *q = &procs[k];
+			for (int j = 0; q != p && j < q->nod; j++)
+				if (q->od[j].ino == o->ino && q->od[j].dev == o->dev && q->od[j].acc != O_RDONLY)
+					return true;
+		}
+	}
+	return false;
 }
 
 /* One fd entry of /proc/PID/fd; returns 1 for a regular file written,

@@ -55,6 +55,7 @@ struct sofd {
 	ino_t ino;
 	int acc;           /* O_RDONLY, O_WRONLY or O_RDWR */
 	bool seen;
+	bool live_rd;      /* at the last scan, one it may still read from */
 };
 
 struct sproc {
@@ -250,6 +251,10 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl *wls, int nwl);
 /* Does p hold a regular file open for writing (as of its last scan)? */
 bool sfiles_holds_write(const struct sproc *p);
+/* May what p last read from a pipe or socket (after its last scan) have
+ * come from some other process seen, or from outside the tree? */
+bool sfiles_fed_by_others(const struct sfiles *f, const struct sproc *procs, int n,
+                          const struct sproc *p);
 /* p is gone: its files lose a holder (their last size still counts). */
 void sfiles_forget(struct sfiles *f, struct sproc *p);
 /* The workload's files are forgotten (it was restarted or removed). */

@@ -193,7 +193,8 @@ void sreap_gone(struct sampler *sp, struct sproc *p)
 	/* one that held no pipe or socket to read read only files, whatever
 	 * its count says of its positions (a file closed between two looks) */
 	w->reap_cap += p->reads_files || !p->piped ? p->rd_left : 0;
-	w->reap_ambig |= p->pipe_live && !p->reads_files;
+	w->reap_ambig |= p->pipe_live && !p->reads_files &&
+	                 sfiles_fed_by_others(sp->files, sp->procs, sp->n, p);
 	p->rd_left = 0;
 	p->io_known = false;  /* counted once */
 }
