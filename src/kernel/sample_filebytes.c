@@ -535,6 +535,7 @@ static void scan_other(struct sfiles *f, struct sproc *p, struct fdscan *sc, con
 	 * what it will read after its exec is its command's */
 	bool live = rd && !p->prexec && !pipe_drained(p->pid, (int)fd, st);
 	p->pipe_live |= live;
+	p->fd_still &= !(rd && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)));
 	for (int i = 0; i < p->nod; i++)
 		if (p->od[i].fd == fd && p->od[i].ino == st->st_ino && p->od[i].dev == st->st_dev)
 			p->od[i].live_rd = live;
@@ -699,7 +700,11 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 	snprintf(sc.infopath, sizeof sc.infopath, "%s/%d/fdinfo", root, (int)p->pid);
 	p->rd_left = 0;
 	p->pipe_live = false;
+	p->fd_still = true;
+	struct stat ds;
+	p->fd_count = sc.fddir >= 0 && fstat(sc.fddir, &ds) == 0 ? (long)ds.st_size : 0;
 	bool read = sc.fddir >= 0 && scan_dir(f, p, &sc, buf, &has_r);
+	p->fd_still &= read && p->nof == 0;
 	if (sc.fddir >= 0)
 		close(sc.fddir);
 	if (sc.infodir >= 0)
@@ -711,6 +716,17 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 	 * what it reads after its last scan can be recovered from its rchar */
 	uint64_t rc = p->rchar > p->rchar0 ? p->rchar - p->rchar0 : 0;
 	p->reads_files = has_r && p->rd_dpos > 0 && rc <= p->rd_dpos + p->rd_dpos / 50 + 65536;
+}
+
+bool sfiles_unchanged(const char *root, const struct sproc *p)
+{
+	char path[96];
+	struct stat ds;
+
+	if (!p->fd_still || p->fd_count <= 0)
+		return false;  /* a kernel before 6.2 gives no count: 0 */
+	snprintf(path, sizeof path, "%s/%d/fd", root, (int)p->pid);
+	return stat(path, &ds) == 0 && (long)ds.st_size == p->fd_count;
 }
 
 static struct sproc *proc_by_pid(struct sproc *procs, int n, pid_t pid)

@@ -95,6 +95,10 @@ struct sproc {
 	bool reads_files;                  /* its reads are its regular files' (rchar agrees) */
 	bool piped;                        /* a scan found it holding a pipe or socket to read */
 	bool ran_unscanned;                /* ran since its last descriptor scan */
+	bool fd_still;                     /* its last scan found no regular file and
+	                                    * nothing that drains (a pipe or socket
+	                                    * to read): only devices */
+	long fd_count;                     /* its open descriptors then (0: not known) */
 	bool kids_found;                   /* a child of it was ever tracked */
 	bool prexec;                       /* first look, under its parent's name: a fork
 	                                    * not yet exec'd, holding its parent's pipes */
@@ -246,6 +250,9 @@ void sfiles_output_null(struct sfiles *f);
 /* Scan /proc/PID/fd of p; adds what p moved to w (and p->bytes).  buf is
  * scratch of SAMPLE_BUF bytes. */
 void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl *w, char *buf);
+/* Would a scan of p's descriptors find what its last one did?  True when
+ * that one found only devices and p holds as many descriptors now. */
+bool sfiles_unchanged(const char *root, const struct sproc *p);
 /* After all processes were scanned: count size growth of files, credit it,
  * and forget files no process holds any more (after a last look). */
 void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl *wls, int nwl);

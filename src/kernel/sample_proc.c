@@ -443,9 +443,15 @@ void sprocs_read(struct sampler *sp, double dt)
 		struct sproc *parent = p->fresh ? sprocs_find(sp, p->ppid) : NULL;
 		p->prexec = parent && p->comm[0] && strcmp(parent->comm, p->comm) == 0;
 		p->ran_unscanned |= p->ran;
-		if (p->measure_io &&
-		    ((p->ran && (p->io_moved || p->fresh || sfiles_holds_write(p))) ||
-		     (p->ran_unscanned && !p->zombie && sp->ticks % 4 == 0))) {
+		/* one that holds only devices (dd if=/dev/zero of=/dev/null)
+		 * and as many descriptors as then: its last scan stands,
+		 * but for every 4th tick */
+		bool rescan = p->measure_io &&
+		              ((p->ran && (p->io_moved || p->fresh || sfiles_holds_write(p))) ||
+		               (p->ran_unscanned && !p->zombie && sp->ticks % 4 == 0));
+		if (rescan && !p->fresh && sp->ticks % 4 != 0 && sfiles_unchanged(sp->root, p))
+			rescan = false;
+		if (rescan) {
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
 			p->ran_unscanned = false;
 		}
