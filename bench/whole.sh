@@ -44,6 +44,9 @@ wait_file() { for _ in $(seq 1200); do [ -s "$1" ] && return 0; sleep 0.1; done;
 # median of the numbers on standard input
 median() { sort -g | awk '{ v[++n] = $1 } END { if (n) print v[int((n + 1) / 2)]; else print 0 }'; }
 tm() { tmux -L "btbench$$" "$@"; }
+# the server outlives each pane's session: one that exits with its last
+# session races the next new-session ("server exited unexpectedly")
+command -v tmux >/dev/null && tm start-server \; set -s exit-empty off 2>/dev/null
 # in_pane OUT COLSxROWS CMD...: run CMD under bench/cpu in a tmux pane of
 # that size; waits for it to end
 in_pane() {
