@@ -231,8 +231,9 @@ check "attach: the summary's bytes are what dd wrote, within 1% ($(jq -c 'select
 	$b > $n * 0.99 and $b <= $n * 1.01' "$T/at.jsonl"
 check "attach: the phase has a rate" quiet jq -se '(.[] | select(.type=="end")).phases[0].bps > 0' "$T/at.jsonl"
 if [ "$(stat -f -c %T "$T")" != tmpfs ]; then
-	check "attach: the disk line is the device under dd's file ($(jq -r 'select(.type=="sample") | .disk.device' "$T/at.jsonl" | sort -u | tr '\n' ' '))" \
-		quiet jq -se '[.[] | select(.type=="sample") | .disk] | (map(.device) | any(. != "")) and (map(.write_bps) | max > 0)' "$T/at.jsonl"
+	disk_named() { quiet jq -se '[.[] | select(.type=="sample") | .disk] | (map(.device) | any(. != "")) and (map(.write_bps) | max > 0)' "$T/at.jsonl"; }
+	check "attach: the disk line is the device under dd's file ($(jq -r 'select(.type=="sample") | .disk.device' "$T/at.jsonl" | sort -u | tr '\n' ' '))" disk_named
+	disk_named || jq -c 'select(.type=="sample") | {t, disk, procs: [.procs[]? | {pid, comm, bytes, write_bps}]}' "$T/at.jsonl" | sed 's/^/# /' | head -20
 else
 	skip "attach: $T is on tmpfs, no block device under it"
 fi
