@@ -39,6 +39,8 @@ for mode in plain ctty; do
 	bt=$(head -1 "$T/$mode.pid")
 	if ! wait_for 60 sampled "$rec"; then
 		fail "$mode: the dashboard never sampled its workload ($(tail -2 "$T/$mode.err" | tr '\n' '|'))"
+		echo "# $(samples "$rec") samples, sleeps: $(sleeps_of "$rec" | tr '\n' ' '); benchtop $bt: $(ps -o stat=,wchan:20= -p "$bt" 2>/dev/null || echo gone)"
+		echo "# its children: $(ps -o pid=,stat=,comm= --ppid "$bt" 2>/dev/null | tr '\n' ';')"
 		touch "$T/close"; wait "$holder"
 		continue
 	fi
