@@ -420,7 +420,12 @@ static void root_reconcile(struct sampler *sp, int wl)
 	/* a tree that moved bytes through pipes or devices and shows no file
 	 * it writes: its dirtied pages are not taken for bytes written (a
 	 * read-only pipeline is not rated by a page of unknown origin) */
-	if (bound > counted + slack && (!w->wpiped || sreap_shows_writes(sp, wl, out, 0)))
+	/* a page or two dirtied beside far more wchar is no sign of a file
+	 * written (a read can dirty a page of metadata, an access time: a
+	 * cat of a file just made, to /dev/null): counted only when a file
+	 * shows the tree writes */
+	bool stray = wchar > wb && wb <= 8192;
+	if (bound > counted + slack && ((!w->wpiped && !stray) || sreap_shows_writes(sp, wl, out, 0)))
 		w->wbytes += bound - counted - slack;
 	/* A --loop command's next runs count from here, except what a run
 	 * still going has already been credited with through its files: its
