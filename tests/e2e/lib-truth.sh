@@ -168,6 +168,12 @@ run_case() {
 		esac
 		i=$((i + 1))
 	done <<< "$res"
+	# a failed case shows its samples: when, the workload's rates, and
+	# the processes each one saw (what was seen when)
+	grep -qvxE 'ok|-|skip .*' <<< "$res" &&
+		jq -c 'select(.type == "sample") | [.t, .interval, .workloads[0].read_bps, .workloads[0].write_bps,
+			[.procs[]? | "\(.pid):\(.comm):\(.bytes // 0)"]]' "$out" | head -60 | sed "s/^/# $name sample /"
+	return 0
 }
 
 # A background CPU load: one busy shell loop per CPU, at least two.
