@@ -450,22 +450,28 @@ static bool reads_nothing(const struct sfiles *f, long fd, const struct stat *st
 
 /* A pipe that no one can write to any more and that holds nothing: its
  * reader reads no more from it (poll says POLLHUP on a copy of the
- * descriptor, FIONREAD 0).  False when that cannot be told. */
-static bool pipe_drained(pid_t pid, int fd, const struct stat *st)
+ * descriptor, FIONREAD 0).  False when that cannot be told.  *avail is
+ * what it holds unread, -1 when not known. */
+static bool pipe_drained(pid_t pid, int fd, const struct stat *st, int *avail_out)
 {
+	*avail_out = -1;
 	if (!S_ISFIFO(st->st_mode))
 		return false;
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pfd < 0)
 		return false;
 	int lfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	int e = errno;
 	close(pfd);
 	if (lfd < 0)
-		return false;
+		return e == EBADF;  /* closed since the look at it: read no more */
 	struct pollfd q = { .fd = lfd, .events = POLLIN };
 	int avail = -1;
 	bool hup = poll(&q, 1, 0) == 1 && (q.revents & POLLHUP);
-	bool empty = ioctl(lfd, FIONREAD, &avail) == 0 && avail == 0;
+	if (ioctl(lfd, FIONREAD, &avail) != 0)
+		avail = -1;
+	bool empty = avail == 0;
+	*avail_out = avail;
 	close(lfd);
 	return hup && empty;
 }
@@ -533,12 +539,15 @@ static void scan_other(struct sfiles *f, struct sproc *p, struct fdscan *sc, con
 	p->piped |= rd;
 	/* a fork not yet exec'd holds its parent's pipes (xargs's input):
 	 * what it will read after its exec is its command's */
-	bool live = rd && !p->prexec && !pipe_drained(p->pid, (int)fd, st);
+	int avail = -1;
+	bool live = rd && !p->prexec && !pipe_drained(p->pid, (int)fd, st, &avail);
 	p->pipe_live |= live;
 	p->fd_still &= !(rd && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)));
 	for (int i = 0; i < p->nod; i++)
-		if (p->od[i].fd == fd && p->od[i].ino == st->st_ino && p->od[i].dev == st->st_dev)
+		if (p->od[i].fd == fd && p->od[i].ino == st->st_ino && p->od[i].dev == st->st_dev) {
 			p->od[i].live_rd = live;
+			p->od[i].avail = avail;
+		}
 	/* its standard input, benchtop's, is not written to; /dev/null as a
 	 * standard error (dd 2>/dev/null) takes its few lines of messages,
 	 * not what it or its children write out, so their wchar stays
@@ -551,17 +560,20 @@ static void scan_other(struct sfiles *f, struct sproc *p, struct fdscan *sc, con
  * then (a stage before it in a pipeline), or anyone, for a socket, a
  * device or a named pipe.  An anonymous pipe whose write end no other
  * tracked process held was fed by p itself or by a child never seen (a
- * shell's $(...)): what p read from it is a few bytes of text, and what
- * its tree read after its last scan is files' bytes. */
+ * shell's $(...), or a stage before it that has ended): what p read from
+ * it after that scan is at most what it held then, or a few bytes of
+ * text from p's own child; the rest its tree read is files' bytes. */
 bool sfiles_fed_by_others(const struct sfiles *f, const struct sproc *procs, int n,
-                          const struct sproc *p)
+                          const struct sproc *p, uint64_t *tail)
 {
+	uint64_t held = 0;
 	for (int i = 0; i < p->nod; i++) {
 		const struct sofd *o = &p->od[i];
 		if (!o->live_rd)
 			continue;
 		if (!f->pipe_dev || o->dev != f->pipe_dev || o->rdev)
 			return true;
+		held += o->avail > 0 ? (uint64_t)o->avail : 0;
 		for (int k = 0; k < n; k++) {
 			const struct sproc *q = &procs[k];
 			for (int j = 0; q != p && j < q->nod; j++)
@@ -569,6 +581,7 @@ bool sfiles_fed_by_others(const struct sfiles *f, const struct sproc *procs, int
 					return true;
 		}
 	}
+	*tail += held;
 	return false;
 }
 

@@ -56,6 +56,7 @@ struct sofd {
 	int acc;           /* O_RDONLY, O_WRONLY or O_RDWR */
 	bool seen;
 	bool live_rd;      /* at the last scan, one it may still read from */
+	int avail;         /* a pipe's unread bytes then (-1: not known) */
 };
 
 struct sproc {
@@ -152,6 +153,7 @@ struct swl {
 	uint64_t reap_rchar;               /* growth of the reapers' kr, and reaped zombies' */
 	uint64_t reap_seen;                /* whole rchar last seen of tracked processes that ended */
 	uint64_t reap_cap;                 /* what those reading only files had left unread */
+	uint64_t reap_pipe_tail;           /* what their own pipes held unread (not files') */
 	bool reap_ambig;                   /* one of them read other than its files */
 	/* writes by wchar: exact for a tree that writes only regular files
 	 * (overwrites of dirty pages, appends by processes never seen) */
@@ -259,9 +261,10 @@ void sfiles_settle(struct sfiles *f, struct sproc *procs, int nprocs, struct swl
 /* Does p hold a regular file open for writing (as of its last scan)? */
 bool sfiles_holds_write(const struct sproc *p);
 /* May what p last read from a pipe or socket (after its last scan) have
- * come from some other process seen, or from outside the tree? */
+ * come from some other process seen, or from outside the tree?  When
+ * not, *tail adds what its pipes held unread then. */
 bool sfiles_fed_by_others(const struct sfiles *f, const struct sproc *procs, int n,
-                          const struct sproc *p);
+                          const struct sproc *p, uint64_t *tail);
 /* p is gone: its files lose a holder (their last size still counts). */
 void sfiles_forget(struct sfiles *f, struct sproc *p);
 /* The workload's files are forgotten (it was restarted or removed). */

@@ -194,7 +194,7 @@ void sreap_gone(struct sampler *sp, struct sproc *p)
 	 * its count says of its positions (a file closed between two looks) */
 	w->reap_cap += p->reads_files || !p->piped ? p->rd_left : 0;
 	w->reap_ambig |= p->pipe_live && !p->reads_files &&
-	                 sfiles_fed_by_others(sp->files, sp->procs, sp->n, p);
+	                 sfiles_fed_by_others(sp->files, sp->procs, sp->n, p, &w->reap_pipe_tail);
 	p->rd_left = 0;
 	p->io_known = false;  /* counted once */
 }
@@ -273,6 +273,9 @@ void sreap_zombie(struct sampler *sp, struct sproc *p, int wl, pid_t pid, uint64
 /* Count what ended processes read and wrote beyond what was seen. */
 static void sreap_count(struct swl *w, uint64_t d, uint64_t dw)
 {
+	/* what ended pipe readers may have read of their pipes' last bytes */
+	d -= d < w->reap_pipe_tail ? d : w->reap_pipe_tail;
+	w->reap_pipe_tail = 0;
 	if (w->reap_ambig && d > w->reap_cap)
 		d = w->reap_cap;
 	w->rbytes += d;
@@ -434,3 +437,4 @@ void sreap_written(struct sampler *sp, int wl, uint64_t out)
 	if (total > w->wtotal)
 		w->wtotal = total;
 }
+
