@@ -192,6 +192,7 @@ static int src_procs(struct sampler *sp, double dt)
 		sp->wl[w].wtotal_prev = sp->wl[w].wtotal;
 		sp->wl[w].rbytes_prev = sp->wl[w].rbytes;
 	}
+	sexit_drain(sp->exits);
 	sprocs_read(sp, dt);
 	procs_roles(sp);
 	for (int i = 0; i < sp->n; i++)
@@ -289,6 +290,8 @@ static int sampler_init(struct sampler *sp, const char *proc_root, int ncpu, int
 	sp->csize = CPU_ALLOC_SIZE(sp->nconf);
 	sp->files = sfiles_new();
 	sp->sys = ssys_new(ncpu);
+	if (strcmp(sp->root, "/proc") == 0)
+		sp->exits = sexit_new(sp->nconf);
 	if (!sp->wl || !sp->cpus || !sp->mask || !sp->cset || !sp->files || !sp->sys)
 		return -ENOMEM;
 	for (int i = 0; i < ncpu; i++)
@@ -321,6 +324,7 @@ void sampler_free(struct sampler *sp)
 		sprocs_drop(sp, sp->n - 1);
 	free(sp->procs);
 	sfiles_free(sp->files);
+	sexit_free(sp->exits);
 	ssys_free(sp->sys);
 	if (sp->tinfo)
 		procps_pids_unref(&sp->tinfo);

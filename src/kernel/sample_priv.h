@@ -101,6 +101,7 @@ struct sproc {
 	                                    * to read): only devices */
 	long fd_count;                     /* its open descriptors then (0: not known) */
 	bool kids_found;                   /* a child of it was ever tracked */
+	bool parents_name;                 /* its last stat showed its parent's name */
 	bool prexec;                       /* first look, under its parent's name: a fork
 	                                    * not yet exec'd, holding its parent's pipes */
 	bool pipe_live;                    /* at its last scan, one it may still read from */
@@ -191,6 +192,15 @@ struct source {
 	double ms;            /* how long its last read took */
 };
 
+/* Exit records of ended tasks (sample_exit.c); NULL where the kernel
+ * gives none. */
+struct sexit;
+struct sexit *sexit_new(int ncpu);
+void sexit_free(struct sexit *x);
+void sexit_drain(struct sexit *x);
+/* The own rchar and wchar of the latest ended task pid (named comm). */
+bool sexit_find(struct sexit *x, pid_t pid, const char *comm, uint64_t *rchar, uint64_t *wchar);
+
 /* The sampler itself (sample.c; its processes are read in sample_proc.c). */
 struct sampler {
 	char root[128];
@@ -202,6 +212,7 @@ struct sampler {
 	struct swl *wl;                /* nwl + 1, index 0 = attached */
 	struct sfiles *files;
 	struct ssys *sys;
+	struct sexit *exits;           /* ended tasks' own counts, or NULL */
 	struct cpu_sample *cpus;       /* last values, copied into each snapshot */
 	struct disk_sample disk;
 	cpu_set_t *cset;

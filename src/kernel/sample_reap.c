@@ -193,8 +193,16 @@ void sreap_gone(struct sampler *sp, struct sproc *p)
 	/* one that held no pipe or socket to read read only files, whatever
 	 * its count says of its positions (a file closed between two looks) */
 	w->reap_cap += p->reads_files || !p->piped ? p->rd_left : 0;
-	w->reap_ambig |= p->pipe_live && !p->reads_files &&
-	                 sfiles_fed_by_others(sp->files, sp->procs, sp->n, p, &w->reap_pipe_tail);
+	/* one that could still read a pipe: its own last reads, known from
+	 * its exit record, are taken off; else they cannot be told from
+	 * the rest (the tick is capped) */
+	uint64_t er, ew;
+	if (p->pipe_live && !p->reads_files && p->nthr <= 1 &&
+	    sexit_find(sp->exits, p->pid, p->comm, &er, &ew))
+		w->reap_pipe_tail += er > own_counted(p) ? er - own_counted(p) : 0;
+	else
+		w->reap_ambig |= p->pipe_live && !p->reads_files &&
+		                 sfiles_fed_by_others(sp->files, sp->procs, sp->n, p, &w->reap_pipe_tail);
 	p->rd_left = 0;
 	p->io_known = false;  /* counted once */
 }

@@ -23,6 +23,7 @@
 #include "benchtop/cpulist.h"
 #include "benchtop/model.h"
 #include "benchtop/sample.h"
+#include "../../src/kernel/sample_priv.h"  /* the exit records' reader */
 
 #define MiB (1024u * 1024u)
 
@@ -638,6 +639,49 @@ static void test_role_settles(void **state)
 	assert_string_equal(role, "idle");
 }
 
+/* A child that reads 64 KiB and writes 3 bytes has its own counts in
+ * its exit record (to the KiB below), found by PID and name; under
+ * another name it is not. */
+static void test_exit_record(void **state)
+{
+	(void)state;
+	struct sexit *x = sexit_new((int)sysconf(_SC_NPROCESSORS_CONF));
+	if (!x) {
+		if (geteuid() == 0)
+			fail_msg("root, and the kernel gave no exit records (taskstats)");
+		skip();
+	}
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_NAME, "btexit", 0, 0, 0);
+		static char buf[65536];
+		int fd = open("/dev/zero", O_RDONLY);
+		ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+		ssize_t put = write(p[1], "abc", 3);
+		_exit(got == (ssize_t)sizeof buf && put == 3 ? 0 : 1);
+	}
+	close(p[1]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	uint64_t r = 0, w = 0;
+	bool found = false;
+	for (int i = 0; i < 50 && !found; i++) {  /* the record may trail the exit */
+		found = sexit_find(x, pid, "btexit", &r, &w);
+		if (!found)
+			usleep(10000);
+	}
+	assert_true(found);
+	assert_in_range(r, 65536, 65536 + 65535);
+	assert_in_range(w, 0, 4095);  /* the kernel rounds both down to a KiB */
+	assert_false(sexit_find(x, pid, "other", &r, &w));
+	close(p[0]);
+	sexit_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -657,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_sum),
 		cmocka_unit_test(test_disk),
 		cmocka_unit_test(test_add_bad),
+		cmocka_unit_test(test_exit_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
