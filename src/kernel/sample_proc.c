@@ -179,7 +179,11 @@ static void proc_poll(struct sampler *sp, struct sproc *p, double dt)
 	p->nthr = k;
 	if (p->nthr == 0)
 		p->gone = true;
-	p->ran = p->fresh || drun > 0;
+	/* one last seen under its parent's name is read again every tick
+	 * until its exec shows: its exec and its forks may be all it does
+	 * before it sleeps (a shell that forked its command and waits), and
+	 * its run time need not show them (its first look came in between) */
+	p->ran = p->fresh || drun > 0 || p->parents_name;
 	p->cpu_pct = dt > 0 ? 100.0 * (double)drun / (dt * 1e9) : 0;
 	p->wait_pct = dt > 0 ? 100.0 * (double)dwait / (dt * 1e9) : 0;
 }
@@ -248,9 +252,16 @@ static void proc_apply(struct sampler *sp, struct sproc *p, const struct sample_
 
 	/* a new program (a shell's child exec'd its command): what the fork
 	 * held before its redirections is not what the command reads */
-	if (p->comm[0] && strncmp(p->comm, st->comm, sizeof p->comm - 1) != 0)
+	if (p->comm[0] && strncmp(p->comm, st->comm, sizeof p->comm - 1) != 0) {
 		p->piped = p->piped_w = p->pipe_live = false;
+		/* its descriptors are the new program's, however many: the
+		 * fork's close-on-exec ones gone, its own files opened */
+		p->fd_still = false;
+	}
 	snprintf(p->comm, sizeof p->comm, "%s", st->comm);
+	/* under its parent's name: a fork that may not have exec'd yet */
+	const struct sproc *parent = sprocs_find(sp, st->ppid);
+	p->parents_name = parent && strcmp(parent->comm, p->comm) == 0;
 	p->state = st->state;
 	p->zombie = p->state == 'Z' || p->state == 'X';
 	p->utk = st->utime;
