@@ -53,6 +53,24 @@ static void *nla_data(struct nlattr *a)
 	return (char *)a + NLA_HDRLEN;
 }
 
+/* The attribute at *p before end, *p moved past it; NULL at the end or
+ * at one that does not fit. */
+static struct nlattr *nla_next(char **p, const char *end)
+{
+	struct nlattr *a = (void *)*p;
+	if (*p + NLA_HDRLEN > end || a->nla_len < NLA_HDRLEN || *p + a->nla_len > end)
+		return NULL;
+	*p += NLA_ALIGN(a->nla_len);
+	return a;
+}
+
+/* The first attribute of a generic netlink message h, and its end. */
+static char *genl_attrs(struct nlmsghdr *h, char **end)
+{
+	*end = (char *)h + h->nlmsg_len;
+	return (char *)NLMSG_DATA(h) + GENL_HDRLEN;
+}
+
 static int nl_send(int fd, int type, int flags, int cmd, int atype, const void *data, int len)
 {
 	struct nlmsg m;
@@ -88,18 +106,13 @@ static int family_id(int fd)
 		for (struct nlmsghdr *h = (void *)buf; NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_type == NLMSG_ERROR)
 				return -1;
-			char *p = (char *)NLMSG_DATA(h) + GENL_HDRLEN, *end = (char *)h + h->nlmsg_len;
-			while (p + NLA_HDRLEN <= end) {
-				struct nlattr *a = (void *)p;
-				if (a->nla_len < NLA_HDRLEN)
-					break;
+			char *end, *p = genl_attrs(h, &end);
+			for (struct nlattr *a; (a = nla_next(&p, end));)
 				if (a->nla_type == CTRL_ATTR_FAMILY_ID) {
 					unsigned short id;
 					memcpy(&id, nla_data(a), sizeof id);
 					return id;
 				}
-				p += NLA_ALIGN(a->nla_len);
-			}
 		}
 	}
 	return -1;
@@ -114,13 +127,13 @@ static bool acked(int fd)
 		ssize_t n = recv(fd, buf, sizeof buf, 0);
 		if (n <= 0)
 			return false;
-		for (struct nlmsghdr *h = (void *)buf; NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n))
-			if (h->nlmsg_type == NLMSG_ERROR)
-				{
-				struct nlmsgerr e;
-				memcpy(&e, NLMSG_DATA(h), sizeof e);
-				return e.error == 0;
-			}
+		for (struct nlmsghdr *h = (void *)buf; NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type != NLMSG_ERROR)
+				continue;  /* an exit record that came first */
+			struct nlmsgerr e;
+			memcpy(&e, NLMSG_DATA(h), sizeof e);
+			return e.error == 0;
+		}
 	}
 	return false;
 }
@@ -170,10 +183,7 @@ static void take_aggr(struct sexit *x, struct nlattr *agg)
 {
 	char *p = nla_data(agg), *end = (char *)agg + agg->nla_len;
 	pid_t pid = 0;
-	while (p + NLA_HDRLEN <= end) {
-		struct nlattr *a = (void *)p;
-		if (a->nla_len < NLA_HDRLEN || p + a->nla_len > end)
-			return;
+	for (struct nlattr *a; (a = nla_next(&p, end));) {
 		size_t len = a->nla_len - NLA_HDRLEN;
 		if (a->nla_type == TASKSTATS_TYPE_PID && len >= sizeof(uint32_t)) {
 			uint32_t v;
@@ -192,7 +202,6 @@ static void take_aggr(struct sexit *x, struct nlattr *agg)
 			memcpy(r->comm, t.ac_comm, sizeof r->comm);
 			r->comm[sizeof r->comm - 1] = '\0';
 		}
-		p += NLA_ALIGN(a->nla_len);
 	}
 }
 
@@ -209,15 +218,10 @@ void sexit_drain(struct sexit *x)
 		for (struct nlmsghdr *h = (void *)buf; NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_type != x->family)
 				continue;
-			char *p = (char *)NLMSG_DATA(h) + GENL_HDRLEN, *end = (char *)h + h->nlmsg_len;
-			while (p + NLA_HDRLEN <= end) {
-				struct nlattr *a = (void *)p;
-				if (a->nla_len < NLA_HDRLEN)
-					break;
+			char *end, *p = genl_attrs(h, &end);
+			for (struct nlattr *a; (a = nla_next(&p, end));)
 				if (a->nla_type == TASKSTATS_TYPE_AGGR_PID)
 					take_aggr(x, a);
-				p += NLA_ALIGN(a->nla_len);
-			}
 		}
 	}
 }

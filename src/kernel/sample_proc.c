@@ -258,10 +258,15 @@ static void proc_apply(struct sampler *sp, struct sproc *p, const struct sample_
 		 * fork's close-on-exec ones gone, its own files opened */
 		p->fd_still = false;
 	}
+	bool named = p->fresh || p->parents_name || strcmp(p->comm, st->comm) != 0;
 	snprintf(p->comm, sizeof p->comm, "%s", st->comm);
-	/* under its parent's name: a fork that may not have exec'd yet */
-	const struct sproc *parent = sprocs_find(sp, st->ppid);
-	p->parents_name = parent && strcmp(parent->comm, p->comm) == 0;
+	/* under its parent's name: a fork that may not have exec'd yet
+	 * (looked up at its first look, at an exec and while it holds;
+	 * not for every process on every tick) */
+	if (named) {
+		const struct sproc *parent = sprocs_find(sp, st->ppid);
+		p->parents_name = parent && p->comm[0] && strcmp(parent->comm, p->comm) == 0;
+	}
 	p->state = st->state;
 	p->zombie = p->state == 'Z' || p->state == 'X';
 	p->utk = st->utime;
@@ -451,8 +456,7 @@ void sprocs_read(struct sampler *sp, double dt)
 		 * it ran in this one: a copy held back by writeback sleeps
 		 * through most ticks) */
 		p->frd = p->fwr = 0;
-		struct sproc *parent = p->fresh ? sprocs_find(sp, p->ppid) : NULL;
-		p->prexec = parent && p->comm[0] && strcmp(parent->comm, p->comm) == 0;
+		p->prexec = p->fresh && p->parents_name;
 		p->ran_unscanned |= p->ran;
 		/* one that holds only devices (dd if=/dev/zero of=/dev/null)
 		 * and as many descriptors as then: its last scan stands,

@@ -445,4 +445,3 @@ void sreap_written(struct sampler *sp, int wl, uint64_t out)
 	if (total > w->wtotal)
 		w->wtotal = total;
 }
-
