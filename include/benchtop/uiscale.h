@@ -21,6 +21,12 @@ double ui_scale_round125(double v);
  * above max), at most maxticks ticks above 0 (>= 1).  max <= 0 or not
  * finite gives 0..1. */
 void ui_scale_fit(double max, int maxticks, struct ui_scale *s);
+/* The scale for a plot of rows text rows of vres dots each: as many
+ * ticks as fit with every label at least two rows from the next, so all
+ * of them are drawn and the labels on screen step evenly. */
+void ui_scale_fit_rows(double max, int rows, int vres, struct ui_scale *s);
+/* The text row (0 at the top) tick k of a scale is drawn at. */
+int ui_scale_tick_row(const struct ui_scale *s, int k, int rows, int vres);
 /* A tick value as text with just the decimals its step needs ("0.5",
  * "20", "1500"); returns the length. */
 int ui_scale_fmt(double v, double step, char *buf, size_t len);

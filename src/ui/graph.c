@@ -380,16 +380,16 @@ static void time_ticks(const struct plot *p, int y, int x0)
 }
 
 /* Tick labels at round values (1, 2 or 5 times a power of ten), each on
- * the row its value is drawn at; rows too close to the last are skipped. */
+ * the row its value is drawn at (ui_scale_fit_rows leaves each two rows
+ * from the next; a row too close would be skipped, never overdrawn). */
 static void draw_axes(const struct ui_view *v, const struct plot *p, int y0, int x0,
                       const struct ui_scale *sc)
 {
 	char b[32];
-	int ndots = p->h * p->vres, last_row = p->h;
+	int last_row = p->h;
 	for (int k = 0; k <= sc->nticks; k++) {
 		double v = k * sc->step;
-		int dot = (int)lround(v / sc->top * (ndots - 1));
-		int row = p->h - 1 - dot / p->vres;
+		int row = ui_scale_tick_row(sc, k, p->h, p->vres);
 		if (row < 0 || (k > 0 && last_row - row < 2))
 			continue;
 		int n = ui_scale_fmt(v, sc->step, b, sizeof(b));
@@ -655,7 +655,7 @@ void ui_graph_draw(const struct ui_view *v, struct rect r)
 	int stride = p.ns;
 	cache_values(v, se, ns, &p);
 	struct ui_scale sc;
-	ui_scale_fit(window_max(&p, se, ns, stride), p.h >= 8 ? 5 : p.h >= 4 ? 3 : 1, &sc);
+	ui_scale_fit_rows(window_max(&p, se, ns, stride), p.h, p.vres, &sc);
 	for (int k = 0; k < ns; k++)
 		plot_series(p.val + (size_t)k * (size_t)stride, k + 1, &p, sc.top);
 	int y0 = r.y + 2, x0 = r.x + YLAB;

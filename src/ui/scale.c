@@ -38,6 +38,32 @@ void ui_scale_fit(double max, int maxticks, struct ui_scale *s)
 	s->top = n * step;
 }
 
+int ui_scale_tick_row(const struct ui_scale *s, int k, int rows, int vres)
+{
+	int ndots = rows * vres;
+	int dot = (int)lround(k * s->step / s->top * (ndots - 1));
+	return rows - 1 - dot / vres;
+}
+
+void ui_scale_fit_rows(double max, int rows, int vres, struct ui_scale *s)
+{
+	if (vres < 1)
+		vres = 1;
+	/* at most five ticks, and at most one label every second row */
+	int most = rows > 2 ? (rows - 1) / 2 : 1;
+	if (most > 5)
+		most = 5;
+	for (int ticks = most; ticks >= 1; ticks--) {
+		ui_scale_fit(max, ticks, s);
+		int k = 1;
+		for (; k <= s->nticks; k++)
+			if (ui_scale_tick_row(s, k - 1, rows, vres) - ui_scale_tick_row(s, k, rows, vres) < 2)
+				break;
+		if (k > s->nticks)
+			return;
+	}
+}
+
 int ui_scale_fmt(double v, double step, char *buf, size_t len)
 {
 	int dec = 0;

@@ -61,6 +61,33 @@ static void test_fit(void **state)
 	assert_true(s.top > 0);
 }
 
+/* For every plot height: every tick is drawn two or more rows from the
+ * next, so the labels on screen step evenly by a round number. */
+static void test_fit_rows(void **state)
+{
+	(void)state;
+	static const double maxima[] = { 0.0004, 0.3, 0.31, 0.9, 7.3, 10, 44, 682, 4930, 1e9 };
+	for (size_t i = 0; i < sizeof maxima / sizeof maxima[0]; i++)
+		for (int rows = 1; rows <= 40; rows++)
+			for (int vres = 1; vres <= 4; vres++) {
+				struct ui_scale s;
+				ui_scale_fit_rows(maxima[i], rows, vres, &s);
+				assert_true(round125(s.step) && s.nticks >= 1 && s.nticks <= 5);
+				assert_true(s.top >= maxima[i] * 1.1 - 1e-12);
+				if (rows < 3)
+					continue;
+				for (int k = 1; k <= s.nticks; k++) {
+					int up = ui_scale_tick_row(&s, k, rows, vres);
+					int down = ui_scale_tick_row(&s, k - 1, rows, vres);
+					if (down - up < 2 || up < 0)
+						fail_msg("max %g rows %d vres %d: tick %d on row %d, %d below",
+						         maxima[i], rows, vres, k, up, down);
+				}
+				if (rows >= 11)
+					assert_true(s.nticks >= 2);
+			}
+}
+
 static void test_fmt(void **state)
 {
 	(void)state;
@@ -144,6 +171,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round125),
 		cmocka_unit_test(test_fit),
+		cmocka_unit_test(test_fit_rows),
 		cmocka_unit_test(test_fmt),
 		cmocka_unit_test(test_legend_fit),
 	};
