@@ -117,6 +117,9 @@ struct sample_stat {
 int sample_parse_stat(const char *text, struct sample_stat *st);
 int sample_parse_sched_migrations(const char *text, uint64_t *migrations);
 int sample_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns);
+/* A block device's sysfs stat: the sectors (512 bytes) read, the 3rd
+ * field, and written, the 7th. */
+int sample_parse_disk_stat(const char *text, uint64_t *rsect, uint64_t *wsect);
 int sample_parse_io(const char *text, uint64_t *rchar, uint64_t *wchar,
                     uint64_t *read_bytes, uint64_t *write_bytes);
 /* fdinfo: "pos:" and "flags:" (octal); returns 0 when both were found. */

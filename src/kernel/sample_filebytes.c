@@ -708,8 +708,15 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 	bool has_r = false;
 
 	(void)w;
+	/* one held from the last scan is read again from its start */
+	if (p->fd_dir >= 0 && lseek(p->fd_dir, 0, SEEK_SET) != 0) {
+		close(p->fd_dir);
+		p->fd_dir = -1;  /* the caller counts it closed: opened again below */
+	}
 	snprintf(path, sizeof path, "%s/%d/fd", root, (int)p->pid);
-	struct fdscan sc = { .fddir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), .infodir = -1 };
+	if (p->fd_dir < 0)
+		p->fd_dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct fdscan sc = { .fddir = p->fd_dir, .infodir = -1 };
 	snprintf(sc.infopath, sizeof sc.infopath, "%s/%d/fdinfo", root, (int)p->pid);
 	p->rd_left = 0;
 	p->pipe_live = false;
@@ -718,8 +725,6 @@ void sfiles_scan(struct sfiles *f, const char *root, struct sproc *p, struct swl
 	p->fd_count = sc.fddir >= 0 && fstat(sc.fddir, &ds) == 0 ? (long)ds.st_size : 0;
 	bool read = sc.fddir >= 0 && scan_dir(f, p, &sc, buf, &has_r);
 	p->fd_still &= read && p->nof == 0;
-	if (sc.fddir >= 0)
-		close(sc.fddir);
 	if (sc.infodir >= 0)
 		close(sc.infodir);
 	/* a failed scan (the process is exiting) keeps what it knew */
@@ -738,6 +743,8 @@ bool sfiles_unchanged(const char *root, const struct sproc *p)
 
 	if (!p->fd_still || p->fd_count <= 0)
 		return false;  /* a kernel before 6.2 gives no count: 0 */
+	if (p->fd_dir >= 0)
+		return fstat(p->fd_dir, &ds) == 0 && (long)ds.st_size == p->fd_count;
 	snprintf(path, sizeof path, "%s/%d/fd", root, (int)p->pid);
 	return stat(path, &ds) == 0 && (long)ds.st_size == p->fd_count;
 }

@@ -62,6 +62,24 @@ int sample_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns
 	return 0;
 }
 
+int sample_parse_disk_stat(const char *text, uint64_t *rsect, uint64_t *wsect)
+{
+	unsigned long long v[7];
+	const char *q = text;
+	for (int k = 0; k < 7; k++) {
+		char *end;
+		while (*q == ' ')
+			q++;
+		if (*q < '0' || *q > '9')
+			return -1;
+		v[k] = strtoull(q, &end, 10);
+		q = end;
+	}
+	*rsect = v[2];
+	*wsect = v[6];
+	return 0;
+}
+
 int sample_parse_io(const char *text, uint64_t *rchar, uint64_t *wchar,
                     uint64_t *read_bytes, uint64_t *write_bytes)
 {

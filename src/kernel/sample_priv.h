@@ -30,6 +30,8 @@ struct sthr {
 	uint64_t rchar_own;/* its own rchar at the last look (task io; sample_reap.c) */
 	uint64_t wchar_own;/* and wchar */
 	int cpu;
+	int migr_cpu;      /* the CPU at its last read of sched (-1: none yet) */
+	uint64_t migr_tick;/* and the sampler's tick then */
 	bool seen;
 };
 
@@ -100,6 +102,8 @@ struct sproc {
 	                                    * nothing that drains (a pipe or socket
 	                                    * to read): only devices */
 	long fd_count;                     /* its open descriptors then (0: not known) */
+	int fd_dir;                        /* /proc/PID/fd, held open while fd_still
+	                                    * (its fstat counts them: sfiles_unchanged) */
 	bool kids_found;                   /* a child of it was ever tracked */
 	bool parents_name;                 /* its last stat showed its parent's name */
 	bool prexec;                       /* first look, under its parent's name: a fork

@@ -133,7 +133,7 @@ static struct sthr *thr_add(struct sproc *p, pid_t tid)
 		return NULL;
 	struct sthr *t = &p->thr[p->nthr++];
 	*t = (struct sthr){ .tid = tid, .fd_schedstat = -1, .fd_sched = -1, .fd_children = -1,
-	                    .fd_io = -1, .cpu = -1 };
+	                    .fd_io = -1, .cpu = -1, .migr_cpu = -1 };
 	return t;
 }
 
@@ -206,7 +206,8 @@ struct sproc *sprocs_new(struct sampler *sp, pid_t pid, int wl, const char *role
 		return NULL;
 	struct sproc *p = &sp->procs[sp->n++];
 	*p = (struct sproc){ .pid = pid, .wl = wl, .measure_io = mio, .infer = mio, .fresh = true,
-	                     .state = '?', .cpu = -1, .nthreads = 1, .fd_stat = -1, .fd_io = -1 };
+	                     .state = '?', .cpu = -1, .nthreads = 1, .fd_stat = -1, .fd_io = -1,
+	                     .fd_dir = -1 };
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	clock_gettime(CLOCK_REALTIME, &p->since);
 	return p;
@@ -357,17 +358,27 @@ static void proc_threads(struct sampler *sp, struct sproc *p)
 		}
 }
 
-/* se.nr_migrations of the threads that ran, plus those that exited. */
+/* se.nr_migrations of the threads that ran, plus those that exited.
+ * sched is the dearest file of a tick (40 lines): a thread that ran is
+ * read when it shows on another CPU than at its last read, and at least
+ * every MIGR_EVERY ticks (a move there and back between two looks). */
+#define MIGR_EVERY 10
 static void proc_migrations(struct sampler *sp, struct sproc *p)
 {
 	uint64_t sum = p->migr_dead, m;
 
 	for (int i = 0; i < p->nthr; i++) {
 		struct sthr *t = &p->thr[i];
-		if ((t->drun || p->fresh) &&
+		int cpu = p->nthr > 1 ? t->cpu : p->cpu;
+		bool due = p->fresh || t->migr_cpu < 0 || cpu != t->migr_cpu ||
+		           sp->ticks - t->migr_tick >= MIGR_EVERY;
+		if ((t->drun || p->fresh) && due &&
 		    pf_read(sp, &t->fd_sched, p->pid, t->tid, "sched", sp->buf, sizeof sp->buf) > 0 &&
-		    sample_parse_sched_migrations(sp->buf, &m) == 0)
+		    sample_parse_sched_migrations(sp->buf, &m) == 0) {
 			t->migr = m;
+			t->migr_cpu = cpu;
+			t->migr_tick = sp->ticks;
+		}
 		sum += t->migr;
 	}
 	if (sum > p->migrations)
@@ -401,6 +412,7 @@ void sprocs_drop(struct sampler *sp, int i)
 		thr_close(sp, &p->thr[t]);
 	pf_close(sp, &p->fd_stat);
 	pf_close(sp, &p->fd_io);
+	pf_close(sp, &p->fd_dir);
 	free(p->thr);
 	free(p->of);
 	free(p->od);
@@ -467,7 +479,12 @@ void sprocs_read(struct sampler *sp, double dt)
 		if (rescan && !p->fresh && sp->ticks % 4 != 0 && sfiles_unchanged(sp->root, p))
 			rescan = false;
 		if (rescan) {
+			bool had = p->fd_dir >= 0;
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
+			sp->held += (p->fd_dir >= 0) - had;
+			/* held for the next ticks' counts only while it is still */
+			if (!p->fd_still || sp->held > SAMPLE_MAX_HELD)
+				pf_close(sp, &p->fd_dir);
 			p->ran_unscanned = false;
 		}
 		sreap_own(sp, p);

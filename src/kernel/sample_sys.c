@@ -1,13 +1,13 @@
 /* sample_sys.c - machine-wide sources of a snapshot: per-CPU load
- * (/proc/stat) and Dirty/Writeback (/proc/meminfo), each read through a
- * descriptor held open (one pread a tick), and the block device under
- * the watched files (libproc2 diskstats). */
+ * (/proc/stat), Dirty/Writeback (/proc/meminfo) and the sectors moved by
+ * the block device under the watched files (its sysfs "stat"), each read
+ * through a descriptor held open: one pread a tick.  The disk's own stat
+ * file is a line, where /proc/diskstats lists every device. */
 #include "sample_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <libproc2/diskstats.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,16 +19,6 @@
 #include "benchtop/sample.h"
 #include "benchtop/xalloc.h"
 
-/* One list makes both the libproc2 item array and the enum indexing it. */
-#define AS_ENUM(e, item) e,
-#define AS_ITEM(e, item) item,
-#define DISK_ITEMS(X) \
-	X(DI_NAME, DISKSTATS_NAME) \
-	X(DI_RSECT, DISKSTATS_READ_SECTORS) \
-	X(DI_WSECT, DISKSTATS_WRITE_SECTORS)
-enum disk_idx { DISK_ITEMS(AS_ENUM) DI_COUNT };
-static enum diskstats_item disk_items[] = { DISK_ITEMS(AS_ITEM) };
-
 /* busy = user, system, iowait, irq; all = busy + idle (+ stolen). */
 struct cpu_tics {
 	uint64_t user, system, iowait, irq, idle, total;
@@ -39,7 +29,7 @@ struct ssys {
 	int stat_fd, mem_fd;            /* /proc/stat and /proc/meminfo, held open */
 	char *buf;                      /* room for either */
 	size_t buf_len;
-	struct diskstats_info *disk;
+	int disk_fd;                    /* the watched disk's sysfs stat */
 	struct cpu_tics *prev;
 	char device[32];
 	uint64_t rsect, wsect;
@@ -54,6 +44,7 @@ struct ssys *ssys_new(int ncpu)
 	if (!y)
 		return NULL;
 	y->ncpu = ncpu;
+	y->disk_fd = -1;
 	y->prev = xcalloc((size_t)ncpu, sizeof *y->prev);
 	if (!y->prev) {
 		free(y);
@@ -80,8 +71,8 @@ void ssys_free(struct ssys *y)
 		close(y->stat_fd);
 	if (y->mem_fd >= 0)
 		close(y->mem_fd);
-	if (y->disk)
-		procps_diskstats_unref(&y->disk);
+	if (y->disk_fd >= 0)
+		close(y->disk_fd);
 	free(y->buf);
 	free(y->prev);
 	free(y);
@@ -170,9 +161,10 @@ int ssys_cpu(struct ssys *y, struct snapshot *s)
 	return 0;
 }
 
-/* st_dev -> /sys/dev/block/MAJ:MIN -> the whole disk's name: a partition's
- * sysfs directory sits inside its disk's and has a "partition" file. */
-static int disk_of_dev(dev_t dev, char *name, size_t len)
+/* st_dev -> /sys/dev/block/MAJ:MIN -> the whole disk's name and its
+ * sysfs directory: a partition's sits inside its disk's and has a
+ * "partition" file. */
+static int disk_of_dev(dev_t dev, char *name, size_t len, char *dir, size_t dlen)
 {
 	char link[64], real[PATH_MAX], probe[PATH_MAX + 16];
 
@@ -182,6 +174,7 @@ static int disk_of_dev(dev_t dev, char *name, size_t len)
 	snprintf(probe, sizeof probe, "%s/partition", real);
 	if (access(probe, F_OK) == 0)
 		*strrchr(real, '/') = '\0';
+	snprintf(dir, dlen, "%s", real);
 	snprintf(name, len, "%s", basename(real));
 	return 0;
 }
@@ -196,15 +189,19 @@ void ssys_watch(struct ssys *y, const char *path)
 
 void ssys_watch_dev(struct ssys *y, dev_t dev)
 {
-	char name[32];
+	char name[32], dir[PATH_MAX], path[PATH_MAX + 8];
 
 	y->watched = true;
-	if (disk_of_dev(dev, name, sizeof name) != 0)
+	if (disk_of_dev(dev, name, sizeof name, dir, sizeof dir) != 0)
 		return;  /* tmpfs, overlay: no block device; stays missing */
-	if (strcmp(name, y->device) != 0) {
-		snprintf(y->device, sizeof y->device, "%s", name);
-		y->have_sect = false;
-	}
+	if (strcmp(name, y->device) == 0 && y->disk_fd >= 0)
+		return;
+	if (y->disk_fd >= 0)
+		close(y->disk_fd);
+	snprintf(path, sizeof path, "%s/stat", dir);
+	y->disk_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	snprintf(y->device, sizeof y->device, "%s", name);
+	y->have_sect = false;
 }
 
 bool ssys_watching(const struct ssys *y)
@@ -218,18 +215,13 @@ int ssys_disk(struct ssys *y, struct snapshot *s, double dt)
 	snprintf(s->disk.device, sizeof s->disk.device, "%s", y->device);
 	if (!y->device[0])
 		return 0;
-	if (!y->disk && procps_diskstats_new(&y->disk) < 0) {
-		y->disk = NULL;
-		return -ENOENT;
-	}
-	struct diskstats_stack *d = procps_diskstats_select(y->disk, y->device, disk_items, DI_COUNT);
-	if (!d) {
+	uint64_t rs, ws;
+	if (sys_read(y, y->disk_fd) <= 0 || sample_parse_disk_stat(y->buf, &rs, &ws) != 0) {
 		s->disk.device[0] = '\0';
 		return -ENOENT;
 	}
-	uint64_t rs = d->head[DI_RSECT].result.ul_int, ws = d->head[DI_WSECT].result.ul_int;
 	if (y->have_sect) {
-		/* diskstats counts 512-byte sectors whatever the device's block size */
+		/* the kernel counts 512-byte sectors whatever the device's block size */
 		s->disk.read_bps = sample_rate(y->rsect, rs, dt) * 512;
 		s->disk.write_bps = sample_rate(y->wsect, ws, dt) * 512;
 	}

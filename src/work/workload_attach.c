@@ -30,11 +30,14 @@ int workload_attach_start(struct workload *w, char *msg, size_t len)
 
 bool workload_attached_alive(const struct workload *w)
 {
+	/* one the sampler still tracks (a descendant it left behind is
+	 * still its tree) needs no system call */
+	pid_t pid;
+	if (w->sp && sampler_pids(w->sp, w->id, &pid, 1) > 0)
+		return true;
 	const struct run *r = w->run;
 	for (size_t i = 0; i < r->nattach; i++)
 		if (kill(r->attach[i], 0) == 0 || errno == EPERM)
 			return true;
-	/* a descendant it left behind is still its tree */
-	pid_t pid;
-	return w->sp && sampler_pids(w->sp, w->id, &pid, 1) > 0;
+	return false;
 }

@@ -63,6 +63,19 @@ static void test_parse_sched(void **state)
 	assert_int_equal(sample_parse_sched_migrations(fixture("sched_nomig"), &m), -1);
 }
 
+static void test_parse_disk_stat(void **state)
+{
+	(void)state;
+	uint64_t r = 0, w = 0;
+	/* the kernel's layout: right-aligned fields, reads first */
+	assert_int_equal(sample_parse_disk_stat("   20146       45  2236398    12345   987654"
+	                                        "     3210 77777777   654321        0\n", &r, &w), 0);
+	assert_true(r == 2236398 && w == 77777777);
+	assert_int_equal(sample_parse_disk_stat("1 2 3 4 5 6\n", &r, &w), -1);
+	assert_int_equal(sample_parse_disk_stat("", &r, &w), -1);
+	assert_int_equal(sample_parse_disk_stat("1 2 x 4 5 6 7\n", &r, &w), -1);
+}
+
 static void test_parse_schedstat(void **state)
 {
 	(void)state;
@@ -689,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_role_settles),
 		cmocka_unit_test(test_parse_sched),
 		cmocka_unit_test(test_parse_schedstat),
+		cmocka_unit_test(test_parse_disk_stat),
 		cmocka_unit_test(test_parse_io),
 		cmocka_unit_test(test_parse_stat),
 		cmocka_unit_test(test_parse_fdinfo),
