@@ -147,7 +147,6 @@ fi
 if [ "$(nproc)" -ge 2 ]; then
 	head -c 192M /dev/zero > "$T/cpsrc"
 	tm_start cp 120x40 "$BENCHTOP -i 0.05 -o $T/cp.jsonl --loop --no-sync -- cp $T/cpsrc $T/cpdst; sleep 30"
-	bt=$(ps -o pid= --ppid "$(tmux list-panes -t "bt$$-cp" -F '#{pane_pid}')" | head -1 | tr -d ' ')
 	pinned() {
 		tm_keys cp 1
 		sleep 0.3
@@ -156,7 +155,12 @@ if [ "$(nproc)" -ge 2 ]; then
 	}
 	started() { grep -q '"comm":"cp"' "$T/cp.jsonl" 2>/dev/null; }
 	wait_for 30 started
-	if ! wait_for 30 pinned; then
+	# benchtop, the pane's shell's child: looked for once it runs (the
+	# shell may not have forked it yet right after the pane started)
+	bt=$(ps -o pid= --ppid "$(tmux list-panes -t "bt$$-cp" -F '#{pane_pid}')" | head -1 | tr -d ' ')
+	if [ -z "$bt" ]; then
+		fail "--loop cp: benchtop not found in its pane"
+	elif ! wait_for 30 pinned; then
 		fail "--loop cp: no pin event after pressing 1"
 	else
 		t_pin=$(grep '"action":"pin"' "$T/cp.jsonl" | head -1 | jq -r .t)
