@@ -197,12 +197,11 @@ void sreap_gone(struct sampler *sp, struct sproc *p)
 	 * its exit record, are taken off; else they cannot be told from
 	 * the rest (the tick is capped) */
 	uint64_t er, ew;
-	if (p->pipe_live && !p->reads_files && p->nthr <= 1 &&
-	    sexit_find(sp->exits, p->pid, p->comm, &er, &ew))
+	bool may_pipe = p->pipe_live && !p->reads_files;
+	if (may_pipe && p->nthr <= 1 && sexit_find(sp->exits, p->pid, p->comm, &er, &ew))
 		w->reap_pipe_tail += er > own_counted(p) ? er - own_counted(p) : 0;
-	else
-		w->reap_ambig |= p->pipe_live && !p->reads_files &&
-		                 sfiles_fed_by_others(sp->files, sp->procs, sp->n, p, &w->reap_pipe_tail);
+	else if (may_pipe)
+		w->reap_ambig |= sfiles_fed_by_others(sp->files, sp->procs, sp->n, p, &w->reap_pipe_tail);
 	p->rd_left = 0;
 	p->io_known = false;  /* counted once */
 }
