@@ -97,4 +97,23 @@ else
 fi
 tm_kill d
 
+
+# Migrations follow the kernel's count: a dd moved between the CPUs from
+# outside, then held on one; once it stays, the samples' count equals
+# /proc/PID/sched's (read on a CPU change, and at least every tenth tick)
+if [ "$(nproc)" -ge 2 ]; then
+	dd if=/dev/zero of=/dev/null bs=4k 2>/dev/null & mdd=$!
+	(for i in 1 2 3 4 5 6; do taskset -p -c $((i % 2)) "$mdd" >/dev/null; sleep 0.2; done) &
+	flips=$!
+	$BENCHTOP -b --format json -i 0.1 -t 5 --attach "$mdd" > "$T/migr.jsonl" 2>/dev/null
+	wait "$flips"
+	kernel=$(awk '/nr_migrations/ { print $3 }' "/proc/$mdd/sched")
+	kill "$mdd"; wait "$mdd" 2>/dev/null
+	last=$(jq -s '[.[] | select(.type=="sample") | .procs[] | .migrations] | last' "$T/migr.jsonl")
+	check "migrations: the last sample's count ($last) is the kernel's ($kernel) for a dd moved 6 times" \
+		sh -c '[ -n "$1" ] && [ "$1" -ge 1 ] && [ "$2" = "$1" ]' _ "$kernel" "$last"
+else
+	skip "migrations: needs 2 CPUs"
+fi
+
 finish
