@@ -6,7 +6,7 @@ source tests/e2e/lib.sh
 T=$E2E_TMP
 
 alt_screen() { tmux display -p -t "bt$$-$1" '#{alternate_on}'; }
-bt_pid() { pgrep -f "^$BENCHTOP .*$1" | head -1; }
+bt_pid() { bt_main "^$BENCHTOP .*$1"; }
 
 n=0
 for how in TERM INT HUP SEGV q; do
@@ -16,7 +16,7 @@ for how in TERM INT HUP SEGV q; do
 	tm_start $S 100x30 "$BENCHTOP -- sleep $secs 2>/dev/null; echo EXIT=\$?; sleep 30"
 	up() { pgrep -x -f "sleep $secs" >/dev/null && [ "$(alt_screen $S)" = 1 ]; }
 	wait_for 30 up
-	pid=$(pgrep -f "^$BENCHTOP -- sleep $secs" | head -1)
+	pid=$(bt_main "^$BENCHTOP -- sleep $secs")
 	kid=$(pgrep -x -f "sleep $secs" | head -1)
 	check "$how: workload running ($kid)" [ -n "$kid" ]
 	check "$how: dashboard up (alternate screen on)" [ "$(alt_screen $S)" = 1 ]

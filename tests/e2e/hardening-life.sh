@@ -36,7 +36,7 @@ HOME=$HOME XDG_CONFIG_HOME=$XDG_CONFIG_HOME make -s -f $T/Makefile go BT=$BENCHT
 ARGS='--sysfs $sys --governor performance -t 600 -w write:size=30M -- sleep $LONG' 2>$T/lost.err"
 	local pid=""
 	wait_for 10 pgrep -f "^$BENCHTOP --sysfs $sys" >/dev/null &&
-		pid=$(pgrep -f "^$BENCHTOP --sysfs $sys" | head -1)
+		pid=$(bt_main "^$BENCHTOP --sysfs $sys")
 	check "make-led dashboard started ($pid)" [ -n "$pid" ]
 	[ -n "$pid" ] || return
 	KILL+=("$pid")

@@ -87,7 +87,7 @@ check "loop: at most one process group in the journal after $(runs) runs ($n)" [
 s=$((mark + 4))
 tm_start xr 120x40 "$BENCHTOP -- sleep $s"
 check "x/r: the workload runs" wait_for 10 pgrep -f "^sleep $s\$" >/dev/null
-pid=$(pgrep -f "^$BENCHTOP -- sleep $s" | head -1)
+pid=$(bt_main "^$BENCHTOP -- sleep $s")
 for k in 1 2 3; do
 	tm_keys xr x
 	wait_for 10 bash -c "! pgrep -f '^sleep $s\$' >/dev/null" || fail "x/r: x did not stop it (round $k)"

@@ -104,6 +104,20 @@ descendants() {
 	for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do echo "$p"; descendants "$p"; done
 }
 
+# bt_main PATTERN: the benchtop process whose command line matches PATTERN
+# (pgrep -f) and whose parent's does not.  benchtop's engines and a
+# command's child before its exec are forks with benchtop's command line,
+# and PIDs wrap: the lowest match need not be benchtop.
+bt_main() {
+	local all p pp
+	all=$(pgrep -f "$1") || return 1
+	for p in $all; do
+		pp=$(ps -o ppid= -p "$p" | tr -d ' ')
+		grep -qx -- "$pp" <<<"$all" || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
 # wait_for SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
 # SECONDS only bounds the wait, and never below E2E_WAIT_MIN (20 s): a
 # hang guard, never a measure - on a busy machine a condition may come

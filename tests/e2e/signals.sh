@@ -39,7 +39,7 @@ secs=$((7100 + $$ % 1000 * 10))
 tm_start dq 120x40 "cd '$T' && $BENCHTOP --sysfs $FS --governor performance -- $(workload $secs) 2>/dev/null; echo EXIT=\$?; sleep 60"
 check "dashboard: governors set to performance" wait_for 20 govs_are performance
 check "dashboard: the workload runs (setsid'd child too)" wait_for 10 bash -c "[ \$(pgrep -c -f '^sleep $secs\$') = 2 ]"
-pid=$(pgrep -f "^$BENCHTOP --sysfs $FS --governor performance" | head -1)
+pid=$(bt_main "^$BENCHTOP --sysfs $FS --governor performance")
 check "dashboard: up on the alternate screen" [ "$(alt_screen dq)" = 1 ]
 tm_keys dq 'C-\'
 sleep 1

@@ -100,16 +100,26 @@ tm_kill d
 
 # Migrations follow the kernel's count: a dd moved between the CPUs from
 # outside, then held on one; once it stays, the samples' count equals
-# /proc/PID/sched's (read on a CPU change, and at least every tenth tick)
+# /proc/PID/sched's (read on a CPU change, and at least every tenth tick).
+# The kernel's count is taken once the moves are done (pinned to one CPU,
+# it no longer changes), and the run goes on for 15 more samples (more
+# than ten ticks however late a busy machine runs them) before it ends.
 if [ "$(nproc)" -ge 2 ]; then
 	dd if=/dev/zero of=/dev/null bs=4k 2>/dev/null & mdd=$!
-	(for i in 1 2 3 4 5 6; do taskset -p -c $((i % 2)) "$mdd" >/dev/null; sleep 0.2; done) &
-	flips=$!
-	$BENCHTOP -b --format json -i 0.1 -t 5 --attach "$mdd" > "$T/migr.jsonl" 2>/dev/null
-	wait "$flips"
+	$BENCHTOP -b --format json -i 0.1 -t 120 --attach "$mdd" > "$T/migr.jsonl" 2>/dev/null &
+	mbt=$!
+	nsamples() { jq -s '[.[] | select(.type=="sample")] | length' "$T/migr.jsonl" 2>/dev/null || echo 0; }
+	samples_past() { [ "$(nsamples)" -ge "$1" ]; }
+	wait_for 20 samples_past 2
+	for i in 1 2 3 4 5 6; do taskset -p -c $((i % 2)) "$mdd" >/dev/null; sleep 0.2; done
 	kernel=$(awk '/nr_migrations/ { print $3 }' "/proc/$mdd/sched")
+	n0=$(nsamples)
+	wait_for 30 samples_past $((n0 + 15))
+	kill -INT "$mbt"; wait "$mbt" 2>/dev/null
+	after=$(awk '/nr_migrations/ { print $3 }' "/proc/$mdd/sched")
 	kill "$mdd"; wait "$mdd" 2>/dev/null
 	last=$(jq -s '[.[] | select(.type=="sample") | .procs[] | .migrations] | last' "$T/migr.jsonl")
+	check "migrations: the kernel's count held once the moves ended ($kernel, $after)" [ "$kernel" = "$after" ]
 	check "migrations: the last sample's count ($last) is the kernel's ($kernel) for a dd moved 6 times" \
 		sh -c '[ -n "$1" ] && [ "$1" -ge 1 ] && [ "$2" = "$1" ]' _ "$kernel" "$last"
 else
