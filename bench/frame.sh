@@ -10,7 +10,7 @@ LIBS_PKG=$(pkg-config --libs ncursesw)
 # shellcheck disable=SC2086
 cc -std=c17 -D_GNU_SOURCE -O2 -g -Iinclude $CFLAGS_PKG \
 	-DBENCHTOP_SHAREDIR='"/usr/local/share/benchtop"' \
-	-o build/bench/frame bench/frame.c src/ui/*.c src/cli/theme.c src/cli/config_dirs.c src/model/model.c src/base/*.c build/gen/builtin_files.c \
+	-o build/bench/frame bench/frame.c src/ui/*.c src/cli/theme.c src/cli/config_dirs.c src/model/model.c src/model/event.c src/base/*.c build/gen/builtin_files.c \
 	$LIBS_PKG -lm || exit 1
 
 ROWS=60 COLS=200 FRAMES=300
