@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchtop/fdlimit.h"
 #include "benchtop/restore.h"
 #include "benchtop/run.h"
 #include "benchtop/cli.h"
@@ -97,6 +98,7 @@ int main(int argc, char **argv)
 	struct run r;
 	struct config cfg = { 0 };
 	char **words = NULL;
+	fdlimit_raise();
 	if (parse_with_config(argc, argv, &cfg, &argc, &words, &r)) {
 		free(words);
 		config_free(&cfg);

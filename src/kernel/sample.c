@@ -20,6 +20,7 @@
  * exit), and fills the snapshot. */
 #include "benchtop/sample.h"
 #include "benchtop/ptree.h"
+#include "benchtop/fdlimit.h"
 #include "sample_priv.h"
 
 #include <errno.h>
@@ -35,6 +36,7 @@
 #include <unistd.h>
 
 #include "benchtop/clock.h"
+#include "benchtop/fdlimit.h"
 #include "benchtop/cpulist.h"
 #include "benchtop/xalloc.h"
 
@@ -275,6 +277,7 @@ static int sampler_init(struct sampler *sp, const char *proc_root, int ncpu, int
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 	sp->nconf = conf > ncpu ? (int)conf : ncpu;
 	sp->last_now = -1;
+	sp->max_held = fdlimit_hold_budget();
 	struct source src[] = {
 		{ "processes", src_procs, -1, 0 }, { "cpu", src_cpu, -1, 0 },
 		{ "diskstats", src_disk, -1, 0 }, { "meminfo", src_mem, -1, 0 },

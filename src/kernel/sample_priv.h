@@ -14,9 +14,6 @@
 #include "benchtop/model.h"
 #include "benchtop/sample.h"
 
-/* Files held open across ticks (pread at offset 0 regenerates a /proc
- * file): above this many, files are opened and closed per read instead. */
-#define SAMPLE_MAX_HELD 512
 #define SAMPLE_BUF 8192
 
 struct sampler;
@@ -106,6 +103,7 @@ struct sproc {
 	                                    * (its fstat counts them: sfiles_unchanged) */
 	bool kids_found;                   /* a child of it was ever tracked */
 	bool parents_name;                 /* its last stat showed its parent's name */
+	uint64_t first_tick;               /* the sampler's tick at its first look */
 	bool prexec;                       /* first look, under its parent's name: a fork
 	                                    * not yet exec'd, holding its parent's pipes */
 	bool pipe_live;                    /* at its last scan, one it may still read from */
@@ -229,7 +227,10 @@ struct sampler {
 	double t_first;                /* after sampler_prime: when the first workload was
 	                                * first tracked, where the next sample's interval
 	                                * starts; 0 otherwise */
-	int held;                      /* /proc files held open */
+	int held;                      /* /proc files held open across ticks (pread
+	                                * at offset 0 regenerates one) */
+	int max_held;                  /* above this many, files are opened and
+	                                * closed per read (fdlimit_hold_budget) */
 	uint64_t own_out;              /* bytes benchtop wrote to its own standard error */
 	struct source src[4];
 	char buf[SAMPLE_BUF];

@@ -43,10 +43,10 @@ static int pf_open(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char
 	return 0;
 }
 
-/* Past SAMPLE_MAX_HELD files held, a file is closed after each read. */
+/* Past sp->max_held files held, a file is closed after each read. */
 static void pf_release(struct sampler *sp, int *fd)
 {
-	if (sp->held > SAMPLE_MAX_HELD) {
+	if (sp->held > sp->max_held) {
 		close(*fd);
 		*fd = -1;
 		sp->held--;
@@ -54,7 +54,7 @@ static void pf_release(struct sampler *sp, int *fd)
 }
 
 /* Read /proc/PID/task/TID/NAME into buf through *fd, opening it on first
- * use and keeping it open while under SAMPLE_MAX_HELD.  Returns bytes or
+ * use and keeping it open while under sp->max_held.  Returns bytes or
  * -errno (-ESRCH once the thread is gone). */
 static int pf_read(struct sampler *sp, int *fd, pid_t pid, pid_t tid, const char *name,
                    char *buf, size_t len)
@@ -155,6 +155,8 @@ static int thr_poll(struct sampler *sp, struct sproc *p, struct sthr *t, uint64_
 	return 0;
 }
 
+#define PREEXEC_TICKS 10
+
 /* Poll every thread of p: run and wait time, threads gone, p gone. */
 static void proc_poll(struct sampler *sp, struct sproc *p, double dt)
 {
@@ -182,8 +184,11 @@ static void proc_poll(struct sampler *sp, struct sproc *p, double dt)
 	/* one last seen under its parent's name is read again every tick
 	 * until its exec shows: its exec and its forks may be all it does
 	 * before it sleeps (a shell that forked its command and waits), and
-	 * its run time need not show them (its first look came in between) */
-	p->ran = p->fresh || drun > 0 || p->parents_name;
+	 * its run time need not show them (its first look came in between).
+	 * Only in its first PREEXEC_TICKS: a fork that never execs (a
+	 * server's workers, a thousand of them) is read when it runs. */
+	p->ran = p->fresh || drun > 0 ||
+	         (p->parents_name && sp->ticks - p->first_tick < PREEXEC_TICKS);
 	p->cpu_pct = dt > 0 ? 100.0 * (double)drun / (dt * 1e9) : 0;
 	p->wait_pct = dt > 0 ? 100.0 * (double)dwait / (dt * 1e9) : 0;
 }
@@ -207,7 +212,7 @@ struct sproc *sprocs_new(struct sampler *sp, pid_t pid, int wl, const char *role
 	struct sproc *p = &sp->procs[sp->n++];
 	*p = (struct sproc){ .pid = pid, .wl = wl, .measure_io = mio, .infer = mio, .fresh = true,
 	                     .state = '?', .cpu = -1, .nthreads = 1, .fd_stat = -1, .fd_io = -1,
-	                     .fd_dir = -1 };
+	                     .fd_dir = -1, .first_tick = sp->ticks };
 	snprintf(p->role, sizeof p->role, "%s", role ? role : "");
 	clock_gettime(CLOCK_REALTIME, &p->since);
 	return p;
@@ -483,7 +488,7 @@ void sprocs_read(struct sampler *sp, double dt)
 			sfiles_scan(sp->files, sp->root, p, &sp->wl[p->wl], sp->buf);
 			sp->held += (p->fd_dir >= 0) - had;
 			/* held for the next ticks' counts only while it is still */
-			if (!p->fd_still || sp->held > SAMPLE_MAX_HELD)
+			if (!p->fd_still || sp->held > sp->max_held)
 				pf_close(sp, &p->fd_dir);
 			p->ran_unscanned = false;
 		}

@@ -23,6 +23,7 @@
 #include "benchtop/cgroup.h"
 #include "benchtop/clock.h"
 #include "benchtop/engine.h"
+#include "benchtop/fdlimit.h"
 #include "benchtop/journal.h"
 #include "benchtop/priority.h"
 #include "benchtop/sample.h"
@@ -154,6 +155,7 @@ static _Noreturn void exec_cmd(struct workload *w, int efd, struct at_exec *t_ex
 	/* benchtop's own descriptors (libproc2's /proc files, records) are
 	 * not the command's: none is inherited */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	fdlimit_child();
 	if (t_exec) {
 		struct rusage ru;
 		if (getrusage(RUSAGE_SELF, &ru) == 0) {

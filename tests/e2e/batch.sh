@@ -129,4 +129,23 @@ fi
 kill $bp 2>/dev/null
 wait $bp 2>/dev/null
 
+# benchtop raises its own soft descriptor limit (it holds /proc files of
+# every tracked process); the command it starts gets the user's
+hard=$(ulimit -Hn)
+if [ "$hard" != unlimited ] && [ "$hard" -gt 1024 ]; then
+	( ulimit -Sn 1024; "$BENCHTOP" -b -t 30 -- sh -c "ulimit -Sn > '$T/lim.cmd'; sleep 2" >/dev/null 2>&1 ) &
+	lp=$!
+	# (the subshell may have exec'd benchtop itself)
+	lim_bt() { local b=$lp; [ "$(cat /proc/$lp/comm 2>/dev/null)" = benchtop ] || b=$(pgrep -P "$lp" -x benchtop) &&
+		awk '/^Max open files/ { print $4 }' "/proc/$b/limits"; }
+	wait_for 20 sh -c "[ -s '$T/lim.cmd' ]"
+	bl=$(lim_bt)
+	wait $lp
+	check "descriptor limit: the command gets the user's soft limit ($(cat "$T/lim.cmd" 2>/dev/null))" \
+		grep -qx 1024 "$T/lim.cmd"
+	check "descriptor limit: benchtop's own is raised to the hard one (${bl:-?} of $hard)" [ "${bl:-0}" = "$hard" ]
+else
+	skip "descriptor limit: the hard limit here is $hard"
+fi
+
 finish

@@ -20,7 +20,8 @@ selected_pid() {
 }
 
 tm_start $S 120x40 "env PS1='SHELL-READY\$ ' bash --norc --noprofile"
-tm_keys $S "$BENCHTOP -- sh -c 'sleep 1000 & sleep 1000 & wait'" Enter
+Z=1000.$$   # a duration only this script's sleeps have
+tm_keys $S "$BENCHTOP -- sh -c 'sleep $Z & sleep $Z & wait'" Enter
 if ! wait_for 20 on_screen "Processes"; then
 	screen | head -5 | sed 's/^/# /'; skip_all "the dashboard did not start"
 	exit
@@ -30,7 +31,7 @@ for t in Throughput CPUs Placement Residency Processes; do
 done
 check "residency says where its figures come from" \
 	sh -c "tmux capture-pane -p -t bt$$-$S | grep -Eq 'Residency +(kernel stats|sampled)|no cpufreq here'"
-bt=$(pgrep -f -n "^$BENCHTOP -- sh -c")
+bt=$(bt_main "^$BENCHTOP -- sh -c sleep $Z")
 wl=$(pgrep -P "$bt" -x sh | head -1)
 check "the workload's pid $wl is in the process table" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-$S | grep -qw '$wl'"
 check "MiB/s on screen" on_screen "MiB/s"

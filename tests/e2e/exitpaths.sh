@@ -12,7 +12,7 @@ n=0
 for how in TERM INT HUP SEGV q; do
 	S=x$how
 	n=$((n + 1))
-	secs=$((7000 + $$ % 1000 * 10 + n))   # a duration no other process here uses
+	secs=$((7000 + n)).$$   # a duration no other process here uses
 	tm_start $S 100x30 "$BENCHTOP -- sleep $secs 2>/dev/null; echo EXIT=\$?; sleep 30"
 	up() { pgrep -x -f "sleep $secs" >/dev/null && [ "$(alt_screen $S)" = 1 ]; }
 	wait_for 30 up

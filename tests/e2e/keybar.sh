@@ -119,8 +119,10 @@ check "F6 lists the columns" sh -c "tmux capture-pane -p -t bt$$-k | grep -q 'HO
 tm_keys k End Enter
 asc() { nrows k 4 && [ "$(rows k | cut -d' ' -f1 | tr '\n' ' ')" = "$(rows k | cut -d' ' -f1 | sort -n | tr '\n' ' ')" ]; }
 desc() { nrows k 4 && [ "$(rows k | cut -d' ' -f1 | tr '\n' ' ')" = "$(rows k | cut -d' ' -f1 | sort -rn | tr '\n' ' ')" ]; }
+# (tracking order is PID order here too: the heading's mark is what shows
+# the sort was taken, waited for before the rows are looked at)
+check "the heading marks PID ($(scr k | grep ' WL ROLE' | cut -c1-12))" wait_for 5 sh -c "tmux capture-pane -p -t bt$$-k | grep -q 'PID[▲▼^v] WL'"
 check "F6 PID: rows in PID order ($(rows k | cut -d' ' -f1 | tr '\n' ' '))" wait_for 5 asc
-check "the heading marks PID ($(scr k | grep ' WL ROLE' | cut -c1-12))" sh -c "tmux capture-pane -p -t bt$$-k | grep -q 'PID[▲▼^v] WL'"
 tm_keys k F6
 tm_keys k I Enter
 check "F6 I: the order inverted ($(rows k | cut -d' ' -f1 | tr '\n' ' '))" wait_for 5 desc

@@ -113,10 +113,15 @@ bt_main() {
 	all=$(pgrep -f "$1") || return 1
 	for p in $all; do
 		pp=$(ps -o ppid= -p "$p" | tr -d ' ')
+		[ -n "$pp" ] || continue   # ended since pgrep
 		grep -qx -- "$pp" <<<"$all" || { echo "$p"; return 0; }
 	done
 	return 1
 }
+
+# ended PID: PID has exited (gone, or a zombie its parent has not reaped
+# yet: a tmux server may leave a pane's process so for many seconds).
+ended() { ! kill -0 "$1" 2>/dev/null || [ "$(ps -o stat= -p "$1" | cut -c1)" = Z ]; }
 
 # wait_for SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
 # SECONDS only bounds the wait, and never below E2E_WAIT_MIN (20 s): a

@@ -35,7 +35,7 @@ alive() { pgrep -f "^sleep $1\$" >/dev/null; }
 workload() { echo "sh -c 'setsid sleep $1 & sleep $1'"; }
 
 # ---- the dashboard: Ctrl-\ is a key, kill -QUIT ends the run cleanly ----
-secs=$((7100 + $$ % 1000 * 10))
+secs=7100.$$
 tm_start dq 120x40 "cd '$T' && $BENCHTOP --sysfs $FS --governor performance -- $(workload $secs) 2>/dev/null; echo EXIT=\$?; sleep 60"
 check "dashboard: governors set to performance" wait_for 20 govs_are performance
 check "dashboard: the workload runs (setsid'd child too)" wait_for 10 bash -c "[ \$(pgrep -c -f '^sleep $secs\$') = 2 ]"
@@ -67,7 +67,7 @@ tm_kill dq
 n=0
 for sig in QUIT USR1 USR2 PIPE ALRM; do
 	n=$((n + 1))
-	secs=$((7200 + $$ % 1000 * 10 + n))
+	secs=$((7200 + n)).$$
 	"$BENCHTOP" -b -t 60 --sysfs "$FS" --governor performance -- sh -c "setsid sleep $secs & sleep $secs" \
 		>"$T/$sig.out" 2>"$T/$sig.err" &
 	pid=$!
@@ -103,7 +103,7 @@ check "USR2 (sweep): journal removed" no_journal
 
 # ---- a crash: the cgroup is killed, a setsid'd child too ----------------
 if has_cgroup2; then
-	secs=$((7300 + $$ % 1000 * 10))
+	secs=7300.$$
 	"$BENCHTOP" -b -t 60 -- sh -c "setsid sleep $secs & sleep $secs" >"$T/segv.out" 2>&1 &
 	pid=$!
 	wait_for 10 bash -c "[ \$(pgrep -c -f '^sleep $secs\$') = 2 ]" || fail "SEGV: workload not running"
