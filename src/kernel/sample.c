@@ -563,12 +563,16 @@ static bool wl_counts_reads(const struct swl *w)
 }
 
 /* Process slot i of s from p: its allowed mask is the snapshot's (s->ncpu
- * bytes), the sampler's holds nconf. */
+ * bytes), the sampler's holds nconf.  boot: seconds since boot when the
+ * tick read the processes (an age is as of the sample, not of the end
+ * of a tick that ran long). */
 static void fill_proc(struct snapshot *s, int i, const struct sproc *p, const struct swl *w, double hz,
-                      int nconf)
+                      int nconf, double boot)
 {
 	struct proc_sample *o = &s->procs[i];
-	double age = p->start > 0 ? boot_seconds() - p->start : -1;
+	double age = p->start > 0 ? boot - p->start : -1;
+	if (p->start > 0 && age < 0)
+		age = 0;  /* started while the tick read the others */
 	*o = (struct proc_sample){
 		.age = age,
 		.pid = p->pid, .ppid = p->ppid, .workload = p->wl, .cpu = p->cpu, .state = p->state,
@@ -600,9 +604,13 @@ static int fill_procs(struct sampler *sp, struct snapshot *s)
 	if (snapshot_reserve_procs(s, n))
 		return -ENOMEM;
 	s->nproc = 0;
+	double boot = boot_seconds();
+	if (sp->t_procs > 0)
+		boot -= clock_mono() - sp->t_procs;
 	for (int i = 0; i < sp->n; i++)
 		if (!sp->procs[i].gone)
-			fill_proc(s, s->nproc++, &sp->procs[i], &sp->wl[sp->procs[i].wl], (double)sp->hz, sp->nconf);
+			fill_proc(s, s->nproc++, &sp->procs[i], &sp->wl[sp->procs[i].wl], (double)sp->hz,
+			          sp->nconf, boot);
 	return 0;
 }
 
