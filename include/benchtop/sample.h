@@ -62,6 +62,9 @@ void sampler_own_output(struct sampler *sp, uint64_t bytes);
 int sampler_owner(const struct sampler *sp, pid_t pid);
 /* A file whose block device should be watched (dev from st_dev). */
 void sampler_watch_path(struct sampler *sp, const char *path);
+/* Nothing named a file: the device under path (the current directory)
+ * until the first file the tree writes, whose device is watched then. */
+void sampler_guess_path(struct sampler *sp, const char *path);
 
 /* Number of processes currently tracked (alive). */
 int sampler_nprocs(const struct sampler *sp);

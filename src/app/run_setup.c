@@ -340,7 +340,7 @@ static int setup_workloads(struct app *a, char *msg, size_t len)
 	if (a->scratch_made)
 		sampler_watch_path(a->sp, a->scratch);
 	else
-		sampler_watch_path(a->sp, ".");
+		sampler_guess_path(a->sp, ".");
 	setup_cgroups(a);
 	return 0;
 }

@@ -514,6 +514,11 @@ void sampler_watch_path(struct sampler *sp, const char *path)
 	ssys_watch(sp->sys, path);
 }
 
+void sampler_guess_path(struct sampler *sp, const char *path)
+{
+	ssys_watch_guess(sp->sys, path);
+}
+
 int sampler_nprocs(const struct sampler *sp)
 {
 	int n = 0;

@@ -346,7 +346,11 @@ int ssys_mem(struct ssys *y, struct snapshot *s);
 void ssys_watch(struct ssys *y, const char *path);
 /* The same for the device a file is on (st_dev). */
 void ssys_watch_dev(struct ssys *y, dev_t dev);
-/* A path or device was given to watch (the device may still be missing). */
+/* The device under path until the tree writes a file (ssys_watching
+ * stays false, so that file's device is watched instead). */
+void ssys_watch_guess(struct ssys *y, const char *path);
+/* A path or device was given to watch (the device may still be missing),
+ * not only guessed. */
 bool ssys_watching(const struct ssys *y);
 
 #endif

@@ -35,6 +35,8 @@ struct ssys {
 	uint64_t rsect, wsect;
 	bool have_sect;
 	bool watched;          /* a path or device was given (ssys_watch) */
+	bool guessed;          /* only a guess (ssys_watch_guess): the first
+	                        * file the tree writes names the device */
 };
 
 struct ssys *ssys_new(int ncpu)
@@ -187,11 +189,20 @@ void ssys_watch(struct ssys *y, const char *path)
 		ssys_watch_dev(y, st.st_dev);
 }
 
+void ssys_watch_guess(struct ssys *y, const char *path)
+{
+	if (y->watched)
+		return;
+	ssys_watch(y, path);
+	y->watched = y->guessed = true;
+}
+
 void ssys_watch_dev(struct ssys *y, dev_t dev)
 {
 	char name[32], dir[PATH_MAX], path[PATH_MAX + 8];
 
 	y->watched = true;
+	y->guessed = false;
 	if (disk_of_dev(dev, name, sizeof name, dir, sizeof dir) != 0)
 		return;  /* tmpfs, overlay: no block device; stays missing */
 	if (strcmp(name, y->device) == 0 && y->disk_fd >= 0)
@@ -206,7 +217,7 @@ void ssys_watch_dev(struct ssys *y, dev_t dev)
 
 bool ssys_watching(const struct ssys *y)
 {
-	return y->watched;
+	return y->watched && !y->guessed;
 }
 
 int ssys_disk(struct ssys *y, struct snapshot *s, double dt)
