@@ -201,10 +201,19 @@ void ssys_watch_dev(struct ssys *y, dev_t dev)
 {
 	char name[32], dir[PATH_MAX], path[PATH_MAX + 8];
 
+	bool guess = y->guessed;
 	y->watched = true;
 	y->guessed = false;
-	if (disk_of_dev(dev, name, sizeof name, dir, sizeof dir) != 0)
-		return;  /* tmpfs, overlay: no block device; stays missing */
+	if (disk_of_dev(dev, name, sizeof name, dir, sizeof dir) != 0) {
+		/* tmpfs, overlay: no block device; stays missing (a guess's
+		 * device goes: the tree writes where there is none) */
+		if (guess && y->disk_fd >= 0) {
+			close(y->disk_fd);
+			y->disk_fd = -1;
+			y->device[0] = '\0';
+		}
+		return;
+	}
 	if (strcmp(name, y->device) == 0 && y->disk_fd >= 0)
 		return;
 	if (y->disk_fd >= 0)
