@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -52,11 +53,33 @@ static void child_signals(void)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
+/* An engine is a fork of benchtop: it lets go of every descriptor it
+ * was handed but its standard ones and keep (its pipe's ends, a net
+ * listener; -1: none): benchtop's held /proc files (thousands with
+ * many tracked processes), its taskstats socket, its records and
+ * journal are not the engine's to hold. */
+static void child_descriptors(const int keep[2])
+{
+	int a = keep[0] < keep[1] ? keep[0] : keep[1], b = keep[0] < keep[1] ? keep[1] : keep[0];
+	unsigned from = 3;
+
+	for (int k = 0; k < 2; k++) {
+		int fd = k == 0 ? a : b;
+		if (fd < (int)from)
+			continue;
+		if ((unsigned)fd > from)
+			close_range(from, (unsigned)fd - 1, 0);
+		from = (unsigned)fd + 1;
+	}
+	close_range(from, ~0U, 0);
+}
+
 _Noreturn void engine_fill_child(const char *path, uint64_t size, struct engine_counters *c)
 {
 	int fd, e;
 
 	child_signals();
+	child_descriptors((const int[2]){ -1, -1 });
 	eng_phase(c, 0);
 	fd = eng_open_empty(path, 0);
 	e = fd < 0 ? errno : engine_fill_fd(fd, size, c);
@@ -107,6 +130,7 @@ _Noreturn void engine_child(const struct wl_spec *w, const struct engine_plan *p
 	int rc;
 
 	child_signals();
+	child_descriptors(x.pipefd);
 	if (r == 0)
 		eng_phase(c, 0);
 	switch (w->kind) {
