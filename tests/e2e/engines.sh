@@ -132,4 +132,29 @@ else
 	fail "SIGTERM mid-write: the write never started ($(head -3 "$T/term"))"
 fi
 
+# An engine is a fork of benchtop: it holds its standard descriptors, its
+# files and its pipe, none of benchtop's (held /proc files, its records)
+timeout 120 "$BENCHTOP" -b -t 60 -o "$T/fds.jsonl" -w "write:size=4G,bs=4k,sync=each" >/dev/null 2>&1 &
+bpid=$!
+# (timeout's child is benchtop; the engine benchtop's)
+eng_fds() {
+	local b e
+	b=$(ps -o pid= --ppid $bpid | tr -d ' ' | head -1) && [ -n "$b" ] &&
+		e=$(ps -o pid= --ppid "$b" | tr -d ' ' | head -1) && [ -n "$e" ] &&
+		[ "$(cat /proc/$e/comm 2>/dev/null)" != benchtop ] &&
+		ls -l /proc/$e/fd 2>/dev/null | grep -q 'bt-write\|benchtop\.' &&
+		ls -l "/proc/$e/fd" > "$T/eng.fds" 2>/dev/null && [ -s "$T/eng.fds" ] &&
+		ls -l "/proc/$b/fd" > "$T/bt.fds" 2>/dev/null
+}
+if wait_for 20 eng_fds; then
+	check "engine: benchtop holds /proc files and its record ($(grep -c ' /proc/' "$T/bt.fds") /proc)" \
+		sh -c "grep -q ' /proc/' '$T/bt.fds' && grep -q 'fds.jsonl' '$T/bt.fds'"
+	check "engine: holds none of benchtop's ($(awk 'NR > 1 { print $NF }' "$T/eng.fds" | tr '\n' ' '))" \
+		sh -c "! grep -qE ' /proc/|fds\.jsonl|socket:' '$T/eng.fds'"
+else
+	fail "engine: no write engine seen with its file open"
+fi
+kill -TERM $bpid 2>/dev/null
+wait $bpid
+
 finish
