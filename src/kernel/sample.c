@@ -676,6 +676,7 @@ int sampler_tick(struct sampler *sp, struct snapshot *s, double now)
 
 	sp->ticks++;
 	sp->now = now;
+	sp->boot_now = boot_seconds();
 	for (size_t i = 0; i < sizeof sp->src / sizeof *sp->src; i++)
 		source_run(sp, &sp->src[i]);
 	int rc = fill_procs(sp, s);

@@ -223,6 +223,7 @@ struct sampler {
 	uint64_t ticks;
 	double last_now;
 	double now;                    /* the current tick's CLOCK_MONOTONIC time */
+	double boot_now;               /* and CLOCK_BOOTTIME's (start times count on it) */
 	double t_procs, dt_procs;      /* when the processes were last read, and since the read before */
 	double t_first;                /* after sampler_prime: when the first workload was
 	                                * first tracked, where the next sample's interval

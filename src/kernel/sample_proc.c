@@ -156,6 +156,7 @@ static int thr_poll(struct sampler *sp, struct sproc *p, struct sthr *t, uint64_
 }
 
 #define PREEXEC_TICKS 10
+#define PREEXEC_AGE 5.0   /* s: how long a busy machine may hold up an exec */
 
 /* Poll every thread of p: run and wait time, threads gone, p gone. */
 static void proc_poll(struct sampler *sp, struct sproc *p, double dt)
@@ -185,10 +186,12 @@ static void proc_poll(struct sampler *sp, struct sproc *p, double dt)
 	 * until its exec shows: its exec and its forks may be all it does
 	 * before it sleeps (a shell that forked its command and waits), and
 	 * its run time need not show them (its first look came in between).
-	 * Only in its first PREEXEC_TICKS: a fork that never execs (a
-	 * server's workers, a thousand of them) is read when it runs. */
-	p->ran = p->fresh || drun > 0 ||
-	         (p->parents_name && sp->ticks - p->first_tick < PREEXEC_TICKS);
+	 * Only in its first PREEXEC_TICKS, or while it is younger than
+	 * PREEXEC_AGE: a fork that never execs (a server's workers, a
+	 * thousand of them) is read when it runs. */
+	bool young = sp->ticks - p->first_tick < PREEXEC_TICKS ||
+	             (p->start > 0 && sp->boot_now - p->start < PREEXEC_AGE);
+	p->ran = p->fresh || drun > 0 || (p->parents_name && young);
 	p->cpu_pct = dt > 0 ? 100.0 * (double)drun / (dt * 1e9) : 0;
 	p->wait_pct = dt > 0 ? 100.0 * (double)dwait / (dt * 1e9) : 0;
 }
