@@ -412,6 +412,12 @@ static int setup_attach(struct app *a, char *msg, size_t len)
 		return -ENOMEM;
 	a->wl_names[0] = workload_name(a->wl[0]);
 	workload_set_placer(a->wl[0], action_placer, &a->ac);
+	/* the disk line: the device under the first attached process's
+	 * working directory until they write a file (one that writes and
+	 * ends between two ticks is never seen holding it) */
+	char cwd[64];
+	snprintf(cwd, sizeof cwd, "/proc/%d/cwd", (int)a->attach.pids[0]);
+	sampler_guess_path(a->sp, cwd);
 	return 0;
 }
 
