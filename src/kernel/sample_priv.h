@@ -103,6 +103,7 @@ struct sproc {
 	                                    * (its fstat counts them: sfiles_unchanged) */
 	bool kids_found;                   /* a child of it was ever tracked */
 	bool parents_name;                 /* its last stat showed its parent's name */
+	bool named_only;                   /* read this tick for that alone (it did not run) */
 	uint64_t first_tick;               /* the sampler's tick at its first look */
 	bool prexec;                       /* first look, under its parent's name: a fork
 	                                    * not yet exec'd, holding its parent's pipes */

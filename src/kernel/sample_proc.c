@@ -192,6 +192,7 @@ static void proc_poll(struct sampler *sp, struct sproc *p, double dt)
 	bool young = sp->ticks - p->first_tick < PREEXEC_TICKS ||
 	             (p->start > 0 && sp->boot_now - p->start < PREEXEC_AGE);
 	p->ran = p->fresh || drun > 0 || (p->parents_name && young);
+	p->named_only = p->ran && !p->fresh && drun == 0;
 	p->cpu_pct = dt > 0 ? 100.0 * (double)drun / (dt * 1e9) : 0;
 	p->wait_pct = dt > 0 ? 100.0 * (double)dwait / (dt * 1e9) : 0;
 }
@@ -477,12 +478,14 @@ void sprocs_read(struct sampler *sp, double dt)
 		 * through most ticks) */
 		p->frd = p->fwr = 0;
 		p->prexec = p->fresh && p->parents_name;
-		p->ran_unscanned |= p->ran;
+		/* (one read only for its parent's name did not run: it
+		 * opened nothing; an exec shows in its io and rescans it) */
+		p->ran_unscanned |= p->ran && !p->named_only;
 		/* one that holds only devices (dd if=/dev/zero of=/dev/null)
 		 * and as many descriptors as then: its last scan stands,
 		 * but for every 4th tick */
 		bool rescan = p->measure_io &&
-		              ((p->ran && (p->io_moved || p->fresh || sfiles_holds_write(p))) ||
+		              ((p->ran && !p->named_only && (p->io_moved || p->fresh || sfiles_holds_write(p))) ||
 		               (p->ran_unscanned && !p->zombie && sp->ticks % 4 == 0));
 		if (rescan && !p->fresh && sp->ticks % 4 != 0 && sfiles_unchanged(sp->root, p))
 			rescan = false;
