@@ -20,7 +20,6 @@
  * exit), and fills the snapshot. */
 #include "benchtop/sample.h"
 #include "benchtop/ptree.h"
-#include "benchtop/fdlimit.h"
 #include "sample_priv.h"
 
 #include <errno.h>
@@ -568,9 +567,9 @@ static bool wl_counts_reads(const struct swl *w)
 }
 
 /* Process slot i of s from p: its allowed mask is the snapshot's (s->ncpu
- * bytes), the sampler's holds nconf.  boot: seconds since boot when the
- * tick read the processes (an age is as of the sample, not of the end
- * of a tick that ran long). */
+ * bytes), the sampler's holds nconf.  boot: seconds since boot at the
+ * tick's start (an age is as of the sample, not of the end of a tick
+ * that ran long). */
 static void fill_proc(struct snapshot *s, int i, const struct sproc *p, const struct swl *w, double hz,
                       int nconf, double boot)
 {
@@ -609,13 +608,10 @@ static int fill_procs(struct sampler *sp, struct snapshot *s)
 	if (snapshot_reserve_procs(s, n))
 		return -ENOMEM;
 	s->nproc = 0;
-	double boot = boot_seconds();
-	if (sp->t_procs > 0)
-		boot -= clock_mono() - sp->t_procs;
 	for (int i = 0; i < sp->n; i++)
 		if (!sp->procs[i].gone)
 			fill_proc(s, s->nproc++, &sp->procs[i], &sp->wl[sp->procs[i].wl], (double)sp->hz,
-			          sp->nconf, boot);
+			          sp->nconf, sp->boot_now);
 	return 0;
 }
 
